@@ -1,0 +1,76 @@
+# Two commands do all the set-up: `make run` and `make test` (see README.md).
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+VENV := .venv
+PY := $(VENV)/bin/python
+KAFKA_JARS := .cache/kafka-4.3.1/.fetched
+SPARK_JARS := .cache/spark-kafka-4.3.0/.fetched
+MVN := mvn -q -B
+
+# Development defaults; production sets its own environment (see docker-compose.yml).
+export DJANGO_DEBUG ?= 1
+export DJANGO_SETTINGS_MODULE := console.settings
+
+# With an external cluster or Redis, `make run` starts no local one.
+PROCS := web worker beat $(if $(KAFKA_BOOTSTRAP_SERVERS),,kafka) $(if $(REDIS_URL),,redis)
+
+.PHONY: help deps test-deps run test test-db migrate clean-data
+help:
+	@echo "make run    start Kafka, Redis, Celery worker and beat, and Django on http://127.0.0.1:8000"
+	@echo "make test   install what the tests need and run the whole suite against a real broker"
+
+$(VENV)/.created:
+	@py=$$(bash console/devstack/find_python.sh) && echo "Creating $(VENV) with $$py" && $$py -m venv $(VENV)
+	@$(PY) -m pip install -q -U pip
+	@touch $@
+
+$(VENV)/.deps-run: pyproject.toml $(VENV)/.created
+	$(PY) -m pip install -q -e .
+	@touch $@
+
+$(VENV)/.deps-test: pyproject.toml $(VENV)/.deps-run
+	$(PY) -m pip install -q -e '.[test]'
+	@touch $@
+
+$(KAFKA_JARS): console/devstack/kafka-pom.xml .data/.system-run
+	@echo "Fetching Apache Kafka 4.3.1 jars with Maven into $(@D)/libs"
+	@rm -rf $(@D)/libs && $(MVN) -f $< dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(@D)/libs
+	@touch $@
+
+$(SPARK_JARS): console/devstack/spark-kafka-pom.xml .data/.system-run
+	@echo "Fetching Spark's Kafka connector jars with Maven into $(@D)/jars"
+	@rm -rf $(@D)/jars && $(MVN) -f $< dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(@D)/jars
+	@touch $@
+
+.data/.system-run:
+	@command -v redis-server >/dev/null || bash console/devstack/apt_install.sh redis-server
+	@command -v java >/dev/null || bash console/devstack/apt_install.sh default-jre-headless
+	@command -v mvn >/dev/null || bash console/devstack/apt_install.sh maven
+	@mkdir -p .data/redis && touch $@
+
+.data/.system-test: .data/.system-run
+	@command -v chromium >/dev/null || bash console/devstack/apt_install.sh chromium fonts-dejavu-core
+	@touch $@
+
+deps: $(VENV)/.deps-run $(KAFKA_JARS) $(SPARK_JARS) .data/.system-run
+
+test-deps: deps $(VENV)/.deps-test .data/.system-test
+
+migrate: deps
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py ensure_admin
+
+run: migrate
+	@echo "Starting: $(PROCS). Ctrl-C stops them all."
+	$(VENV)/bin/honcho start -f Procfile $(PROCS)
+
+test: test-deps
+	bash console/devstack/pytest.sh $(PY) -m pytest $(PYTEST_ARGS)
+
+# The tests that touch the database, against whatever DATABASE_URL names (CI: a local PostgreSQL).
+test-db: test-deps
+	bash console/devstack/pytest.sh $(PY) -m pytest -m database $(PYTEST_ARGS)
+
+clean-data:
+	rm -rf .data/kafka .data/redis .data/console.sqlite3

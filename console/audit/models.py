@@ -1,0 +1,77 @@
+"""The audit log: append-only rows chained by a keyed hash (see console/audit/chain.py)."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+
+class AppendOnlyError(Exception):
+    pass
+
+
+MSG_APPEND_ONLY = "Audit events are append-only: they cannot be changed or deleted."
+
+
+class AuditEventQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise AppendOnlyError(MSG_APPEND_ONLY)
+
+    def delete(self):
+        raise AppendOnlyError(MSG_APPEND_ONLY)
+
+    def bulk_update(self, *args, **kwargs):
+        raise AppendOnlyError(MSG_APPEND_ONLY)
+
+
+class AuditEvent(models.Model):
+    class Source(models.TextChoices):
+        WEB = "web"
+        CLI = "cli"
+        SYSTEM = "system"
+
+    class Outcome(models.TextChoices):
+        INTENT = "intent"
+        SUCCESS = "success"
+        FAILURE = "failure"
+        REFUSED = "refused"
+
+    seq = models.PositiveBigIntegerField(unique=True, editable=False)
+    created_at = models.DateTimeField(db_index=True, editable=False)
+    # PROTECT: deleting a user would otherwise rewrite their audit rows; deactivate users instead.
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    actor_name = models.CharField(max_length=150, db_index=True)
+    source = models.CharField(max_length=10, choices=Source.choices)
+    remote_addr = models.GenericIPAddressField(null=True, blank=True)
+    cluster = models.CharField(max_length=100, blank=True, db_index=True)
+    action = models.CharField(max_length=100, db_index=True)
+    target = models.CharField(max_length=500, blank=True, db_index=True)
+    reason = models.TextField(blank=True)
+    params = models.JSONField(default=dict, blank=True)
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    outcome = models.CharField(max_length=10, choices=Outcome.choices)
+    error = models.TextField(blank=True)
+    correlation_id = models.UUIDField(default=uuid.uuid4, db_index=True)
+    prev_hash = models.CharField(max_length=64)
+    hash = models.CharField(max_length=64, unique=True)
+
+    objects = AuditEventQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-seq"]
+        indexes = [models.Index(fields=["cluster", "target", "-seq"])]
+
+    def __str__(self) -> str:
+        return f"#{self.seq} {self.action} {self.target} {self.outcome}"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise AppendOnlyError(MSG_APPEND_ONLY)
+        kwargs["force_insert"] = True
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AppendOnlyError(MSG_APPEND_ONLY)

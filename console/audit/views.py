@@ -1,0 +1,64 @@
+import csv
+import json
+
+from django.core.paginator import Paginator
+from django.http import StreamingHttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_GET
+
+from console.accounts.decorators import role_required
+from console.accounts.roles import Role
+from console.audit.forms import AuditFilterForm
+from console.audit.models import AuditEvent
+from console.audit.selectors import audit_events
+from console.http import HtmxHttpRequest
+
+CSV_COLUMNS = ("seq", "created_at", "actor_name", "source", "remote_addr", "cluster", "action", "target", "reason",
+               "outcome", "error", "correlation_id", "params", "before", "after", "prev_hash", "hash")
+
+
+@require_GET
+@role_required(Role.VIEWER)
+def audit_list(request: HtmxHttpRequest):
+    form = AuditFilterForm(request.GET or None)
+    page = Paginator(audit_events(form.filters()), 50).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    context = {"form": form, "page": page, "query": query.urlencode()}
+    return render(request, "audit/list.html#audit-table" if request.htmx else "audit/list.html", context)
+
+
+@require_GET
+@role_required(Role.VIEWER)
+def audit_detail(request: HtmxHttpRequest, seq: int):
+    event = get_object_or_404(AuditEvent, seq=seq)
+    related = AuditEvent.objects.filter(correlation_id=event.correlation_id).order_by("seq")
+    pretty = {name: json.dumps(getattr(event, name), indent=2, sort_keys=True) for name in ("params", "before", "after")}
+    return render(request, "audit/detail.html", {"event": event, "related": related, "pretty": pretty})
+
+
+class _Echo:
+    def write(self, value: str) -> str:
+        return value
+
+
+@require_GET
+@role_required(Role.VIEWER)
+def audit_export(request: HtmxHttpRequest):
+    """Streams every matching event (not just one page) as CSV, oldest first."""
+    form = AuditFilterForm(request.GET or None)
+    events = audit_events(form.filters()).order_by("seq")
+    writer = csv.writer(_Echo())
+
+    def rows():
+        yield writer.writerow(CSV_COLUMNS)
+        for event in events.iterator(chunk_size=1000):
+            values = []
+            for column in CSV_COLUMNS:
+                value = getattr(event, column)
+                values.append(json.dumps(value, sort_keys=True) if column in ("params", "before", "after") else value)
+            yield writer.writerow(values)
+
+    response = StreamingHttpResponse(rows(), content_type="text/csv")
+    response["Content-Disposition"] = 'attachment; filename="audit.csv"'
+    return response

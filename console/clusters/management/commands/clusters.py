@@ -1,0 +1,65 @@
+import json
+
+from django.core.management.base import CommandError
+
+from console.accounts.commands import ActorCommand
+from console.accounts.roles import Role
+from console.clusters.models import Cluster
+from console.clusters.selectors import clusters_health
+from console.clusters.services import cluster_register
+from console.errors import ConsoleError
+
+
+def _pairs(values: list[str], option: str) -> dict[str, str]:
+    pairs = {}
+    for value in values or []:
+        key, sep, val = value.partition("=")
+        if not sep or not key:
+            raise CommandError(f"{option} expects key=value, got '{value}'")
+        pairs[key.strip()] = val.strip()
+    return pairs
+
+
+class Command(ActorCommand):
+    help = "List registered clusters with their health, or register one (admin)."
+
+    def add_arguments(self, parser):
+        sub = parser.add_subparsers(dest="subcommand", required=True)
+        listing = sub.add_parser("list", help="clusters with reachability, broker count and controller")
+        listing.add_argument("--format", choices=["table", "json"], default="table")
+        add = sub.add_parser("add", help="register or update a cluster")
+        add.add_argument("--name", required=True)
+        add.add_argument("--bootstrap-servers", required=True)
+        add.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
+                         help="non-secret librdkafka setting, repeatable")
+        add.add_argument("--secret-env", action="append", default=[], metavar="KEY=ENV_VAR",
+                         help="secret librdkafka setting read from an environment variable, repeatable")
+        add.add_argument("--description", default="")
+        self.add_actor_arguments(add)
+
+    def handle(self, *args, **options):
+        if options["subcommand"] == "list":
+            return self._list(options["format"])
+        actor, reason = self.acting(options, role=Role.ADMIN)
+        try:
+            cluster = cluster_register(
+                actor=actor, name=options["name"], bootstrap_servers=options["bootstrap_servers"],
+                client_config=_pairs(options["config"], "--config"),
+                secret_env=_pairs(options["secret_env"], "--secret-env"),
+                description=options["description"], reason=reason,
+            )
+        except ConsoleError as exc:
+            raise CommandError(exc.message) from exc
+        self.stdout.write(f"Cluster '{cluster.name}' registered ({cluster.bootstrap_servers}).")
+
+    def _list(self, fmt: str) -> None:
+        health = clusters_health()
+        if fmt == "json":
+            self.stdout.write(json.dumps([{"name": h.name, **h.as_json()} for h in health], indent=2))
+            return
+        self.stdout.write(f"{'NAME':<20} {'REACHABLE':<10} {'BROKERS':<8} {'CONTROLLER':<10} PROBLEM")
+        for h in health:
+            self.stdout.write(f"{h.name:<20} {'yes' if h.reachable else 'no':<10} {h.broker_count or '-':<8} "
+                              f"{h.controller_id if h.controller_id is not None else '-':<10} {h.error}")
+        if not Cluster.objects.exists():
+            self.stdout.write("No clusters registered.")

@@ -1,0 +1,40 @@
+from django.core.exceptions import ValidationError
+from django.core.validators import RegexValidator
+from django.db import models
+
+# librdkafka settings that carry secrets: they may only be given as environment variable names.
+SECRET_CONFIG_KEYS = frozenset({
+    "sasl.password", "sasl.oauthbearer.client.secret", "ssl.key.password", "ssl.keystore.password",
+    "ssl.key.pem", "sasl.oauthbearer.config", "ssl.truststore.password",
+})
+MSG_SECRET_IN_CONFIG = "'{key}' is a secret: give the name of an environment variable in secret_env instead."
+
+name_validator = RegexValidator(r"^[a-z0-9][a-z0-9_-]{0,62}$", "Lower-case letters, digits, '-' and '_' only.")
+
+
+class Cluster(models.Model):
+    """A Kafka cluster the console manages. Secrets are never stored: only the names of environment variables."""
+
+    name = models.CharField(max_length=63, unique=True, validators=[name_validator])
+    bootstrap_servers = models.CharField(max_length=1000)
+    # Non-secret librdkafka settings, e.g. {"security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512",
+    # "sasl.username": "console"}.
+    client_config = models.JSONField(default=dict, blank=True)
+    # librdkafka setting -> environment variable holding its value, e.g. {"sasl.password": "KAFKA_PROD_PASSWORD"}.
+    secret_env = models.JSONField(default=dict, blank=True)
+    description = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self) -> None:
+        for key in self.client_config:
+            if key in SECRET_CONFIG_KEYS:
+                raise ValidationError({"client_config": MSG_SECRET_IN_CONFIG.format(key=key)})
+        for key, env_name in self.secret_env.items():
+            if not isinstance(env_name, str) or not env_name.isidentifier():
+                raise ValidationError({"secret_env": f"'{key}' must map to an environment variable name."})

@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from console.clusters.models import Cluster
+from console.errors import ConsoleError, NotFound
+from console.kafka.admin import KafkaAdmin
+from console.kafka.errors import KafkaGatewayError, MSG_MISSING_SECRET
+from console.kafka.types import ClusterConnection, ClusterDescription
+
+MSG_UNKNOWN_CLUSTER = "There is no cluster named '{name}'."
+
+
+def cluster_get(name: str) -> Cluster:
+    try:
+        return Cluster.objects.get(name=name)
+    except Cluster.DoesNotExist as exc:
+        raise NotFound(MSG_UNKNOWN_CLUSTER.format(name=name)) from exc
+
+
+def cluster_connection(cluster: Cluster) -> ClusterConnection:
+    """Builds the client settings, reading secrets from the environment at the last moment."""
+    config = {str(k): str(v) for k, v in cluster.client_config.items()}
+    for key, env_name in cluster.secret_env.items():
+        value = os.environ.get(env_name)
+        if value is None:
+            raise ConsoleError(MSG_MISSING_SECRET.format(cluster=cluster.name, env=env_name, key=key))
+        config[key] = value
+    return ClusterConnection(name=cluster.name, bootstrap_servers=cluster.bootstrap_servers, config=config)
+
+
+def cluster_admin(cluster: Cluster | str) -> KafkaAdmin:
+    if isinstance(cluster, str):
+        cluster = cluster_get(cluster)
+    return KafkaAdmin(
+        cluster_connection(cluster),
+        timeout=settings.KAFKA_REQUEST_TIMEOUT_S,
+        unreachable_backoff=settings.KAFKA_UNREACHABLE_BACKOFF_S,
+    )
+
+
+@dataclass(frozen=True)
+class ClusterHealth:
+    name: str
+    bootstrap_servers: str
+    reachable: bool
+    description: ClusterDescription | None = None
+    error: str = ""
+
+    @property
+    def broker_count(self) -> int | None:
+        return self.description.broker_count if self.description else None
+
+    @property
+    def controller_id(self) -> int | None:
+        return self.description.controller_id if self.description else None
+
+    def as_json(self) -> dict:
+        """No bootstrap servers or settings: /health is public."""
+        return {"reachable": self.reachable, "brokers": self.broker_count, "controller": self.controller_id,
+                "error": self.error or None}
+
+
+def cluster_health(cluster: Cluster) -> ClusterHealth:
+    try:
+        description = cluster_admin(cluster).describe_cluster()
+    except (KafkaGatewayError, ConsoleError) as exc:
+        return ClusterHealth(cluster.name, cluster.bootstrap_servers, reachable=False, error=exc.message)
+    return ClusterHealth(cluster.name, cluster.bootstrap_servers, reachable=True, description=description)
+
+
+def clusters_health() -> list[ClusterHealth]:
+    """Checks every cluster at once, so one slow cluster does not add up with the others."""
+    clusters = list(Cluster.objects.all())
+    if not clusters:
+        return []
+    with ThreadPoolExecutor(max_workers=min(8, len(clusters))) as pool:
+        return list(pool.map(cluster_health, clusters))

@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+
+from console.audit.actor import Actor
+from console.audit.services import audited
+from console.clusters.models import Cluster
+from console.errors import ConsoleError
+
+
+def cluster_seed_local(*, using: str = "default") -> None:
+    """Keeps the `local` cluster pointing at KAFKA_BOOTSTRAP_SERVERS; runs after every migrate."""
+    name, servers = settings.KAFKA_LOCAL_CLUSTER_NAME, settings.KAFKA_BOOTSTRAP_SERVERS
+    cluster, created = Cluster.objects.using(using).get_or_create(
+        name=name, defaults={"bootstrap_servers": servers, "description": "Seeded from KAFKA_BOOTSTRAP_SERVERS"}
+    )
+    if not created and cluster.bootstrap_servers != servers:
+        Cluster.objects.using(using).filter(pk=cluster.pk).update(bootstrap_servers=servers)
+
+
+def cluster_register(
+    *,
+    actor: Actor,
+    name: str,
+    bootstrap_servers: str,
+    client_config: dict | None = None,
+    secret_env: dict | None = None,
+    description: str = "",
+    reason: str = "",
+) -> Cluster:
+    """Adds or updates a cluster registration. No secret values: only environment variable names."""
+    cluster = Cluster.objects.filter(name=name).first() or Cluster(name=name)
+    before = None if cluster.pk is None else _snapshot(cluster)
+    cluster.bootstrap_servers = bootstrap_servers
+    cluster.client_config = client_config or {}
+    cluster.secret_env = secret_env or {}
+    cluster.description = description
+    try:
+        cluster.full_clean()
+    except ValidationError as exc:
+        raise ConsoleError("; ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items())) from exc
+    with audited(actor=actor, action="cluster.register", cluster=name, target=f"cluster:{name}", reason=reason,
+                 params=_snapshot(cluster), before=before) as record:
+        cluster.save()
+        record.after = _snapshot(cluster)
+    return cluster
+
+
+def _snapshot(cluster: Cluster) -> dict:
+    return {"bootstrap_servers": cluster.bootstrap_servers, "client_config": cluster.client_config,
+            "secret_env": cluster.secret_env, "description": cluster.description}

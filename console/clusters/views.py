@@ -1,0 +1,23 @@
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from console.accounts.decorators import role_required
+from console.accounts.roles import Role
+from console.clusters.selectors import cluster_admin, cluster_get, clusters_health
+from console.http import HtmxHttpRequest
+
+
+@require_GET
+@role_required(Role.VIEWER)
+def cluster_list(request: HtmxHttpRequest):
+    context = {"clusters": clusters_health()}
+    template = "clusters/list.html#cluster-table" if request.htmx else "clusters/list.html"
+    return render(request, template, context)
+
+
+@require_GET
+@role_required(Role.VIEWER)
+def cluster_detail(request: HtmxHttpRequest, cluster: str):
+    registration = cluster_get(cluster)
+    description = cluster_admin(registration).describe_cluster()
+    return render(request, "clusters/detail.html", {"cluster": registration, "description": description})

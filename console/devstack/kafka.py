@@ -1,0 +1,185 @@
+"""A single-node KRaft Kafka (broker + controller) run from the jars Maven fetched into .cache/.
+
+`python -m console.devstack.kafka run` formats the data folder on first use and then becomes the broker
+process (exec), so a process runner can stop it with a signal. Tests use `KafkaNode` directly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from console.devstack.paths import DATA_DIR, KAFKA_LIBS
+
+_SERVER_PROPERTIES = """\
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:{controller_port}
+listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}
+advertised.listeners=PLAINTEXT://127.0.0.1:{port}
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+log.dirs={log_dir}
+num.partitions=1
+num.network.threads=2
+num.io.threads=2
+num.recovery.threads.per.data.dir=1
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions={offsets_partitions}
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+group.initial.rebalance.delay.ms=0
+log.cleaner.dedupe.buffer.size=1048577
+auto.create.topics.enable=false
+delete.topic.enable=true
+"""
+
+_LOG4J2 = """\
+status = warn
+appender.out.type = Console
+appender.out.name = OUT
+appender.out.layout.type = PatternLayout
+appender.out.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = {level}
+rootLogger.appenderRef.out.ref = OUT
+logger.kafka.name = kafka
+logger.kafka.level = {level}
+logger.apache.name = org.apache.kafka
+logger.apache.level = {level}
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def java_classpath(libs: Path = KAFKA_LIBS) -> str:
+    if not libs.is_dir() or not any(libs.glob("kafka_2.13-*.jar")):
+        raise SystemExit(f"Kafka jars are missing in {libs}: run `make deps` (it fetches them with Maven).")
+    return f"{libs}/*"
+
+
+@dataclass
+class KafkaNode:
+    home: Path
+    port: int = 9092
+    controller_port: int = 9093
+    heap: tuple[str, ...] = ("-Xms256m", "-Xmx768m")
+    log_level: str = "WARN"
+    offsets_partitions: int = 1
+    libs: Path = KAFKA_LIBS
+    process: subprocess.Popen | None = field(default=None, repr=False)
+
+    @property
+    def bootstrap(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    @property
+    def config_file(self) -> Path:
+        return self.home / "server.properties"
+
+    @property
+    def log_dir(self) -> Path:
+        return self.home / "data"
+
+    def jvm_args(self) -> list[str]:
+        return [
+            "java", *self.heap, "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-Djava.awt.headless=true",
+            f"-Dlog4j2.configurationFile={self.home / 'log4j2.properties'}",
+            f"-Dkafka.logs.dir={self.home / 'logs'}",
+            "-cp", java_classpath(self.libs),
+        ]
+
+    def prepare(self) -> None:
+        """Writes the configuration and formats the storage once; later starts keep the data."""
+        self.home.mkdir(parents=True, exist_ok=True)
+        (self.home / "logs").mkdir(exist_ok=True)
+        self.config_file.write_text(
+            _SERVER_PROPERTIES.format(
+                port=self.port, controller_port=self.controller_port, log_dir=self.log_dir,
+                offsets_partitions=self.offsets_partitions,
+            )
+        )
+        (self.home / "log4j2.properties").write_text(_LOG4J2.format(level=self.log_level))
+        if (self.log_dir / "meta.properties").exists():
+            return
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+        subprocess.run(
+            [*self.jvm_args(), "kafka.tools.StorageTool", "format", "--cluster-id", cluster_id,
+             "--config", str(self.config_file), "--ignore-formatted"],
+            check=True, stdout=subprocess.DEVNULL,
+        )
+
+    def server_command(self) -> list[str]:
+        return [*self.jvm_args(), "kafka.Kafka", str(self.config_file)]
+
+    def start(self, *, stdout=None) -> None:
+        self.prepare()
+        self.process = subprocess.Popen(self.server_command(), stdout=stdout, stderr=subprocess.STDOUT)
+
+    def wait_ready(self, timeout: float = 90.0) -> None:
+        """Waits until the broker answers a DescribeCluster, failing early if the JVM died."""
+        from console.kafka.admin import KafkaAdmin
+        from console.kafka.client import forget_clients
+        from console.kafka.errors import KafkaGatewayError
+        from console.kafka.types import ClusterConnection
+
+        deadline = time.monotonic() + timeout
+        admin = KafkaAdmin(ClusterConnection("devstack", self.bootstrap), timeout=3.0, unreachable_backoff=0.0)
+        while time.monotonic() < deadline:
+            if self.process is not None and self.process.poll() is not None:
+                raise RuntimeError(f"Kafka exited with code {self.process.returncode} before it was ready")
+            try:
+                if admin.describe_cluster().brokers:
+                    forget_clients()
+                    return
+            except KafkaGatewayError:
+                time.sleep(0.5)
+        raise TimeoutError(f"Kafka on {self.bootstrap} not ready after {timeout:.0f} s")
+
+    def stop(self, timeout: float = 20.0) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def run_tool(self, main_class: str, *args: str, timeout: float = 120.0) -> subprocess.CompletedProcess:
+        """Runs one of Kafka's own command-line tools (TopicCommand, ConsumerGroupCommand...) from the jars."""
+        command = ["java", "-Xmx256m", f"-Dlog4j2.configurationFile={self.home / 'log4j2.properties'}",
+                   "-cp", java_classpath(self.libs), main_class, *args]
+        return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("command", choices=["run"])
+    parser.add_argument("--home", type=Path, default=DATA_DIR / "kafka")
+    parser.add_argument("--port", type=int, default=int(os.environ.get("KAFKA_PORT", 9092)))
+    parser.add_argument("--controller-port", type=int, default=int(os.environ.get("KAFKA_CONTROLLER_PORT", 9093)))
+    args = parser.parse_args(argv)
+    node = KafkaNode(home=args.home.resolve(), port=args.port, controller_port=args.controller_port, heap=("-Xms256m", "-Xmx1g"))
+    node.prepare()
+    print(f"Kafka {KAFKA_LIBS.parent.name} on {node.bootstrap}, data in {node.log_dir}", flush=True)
+    command = node.server_command()
+    os.execvp(command[0], command)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

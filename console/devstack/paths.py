@@ -1,0 +1,8 @@
+from pathlib import Path
+
+PROJECT_DIR = Path(__file__).resolve().parents[2]
+CACHE_DIR = PROJECT_DIR / ".cache"
+DATA_DIR = PROJECT_DIR / ".data"
+KAFKA_VERSION = "4.3.1"
+KAFKA_LIBS = CACHE_DIR / f"kafka-{KAFKA_VERSION}" / "libs"
+SPARK_KAFKA_JARS = CACHE_DIR / "spark-kafka-4.3.0" / "jars"

@@ -1,0 +1,81 @@
+"""The application's one error family, and the middleware that renders it (and gateway errors) for people."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django_htmx.http import reswap, retarget
+
+from console.kafka import errors as kafka_errors
+
+
+class ConsoleError(Exception):
+    """A refusal or failure with a message meant for the person who asked."""
+
+    status = 400
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class PermissionRefused(ConsoleError):
+    status = 403
+
+
+class NotFound(ConsoleError):
+    status = 404
+
+
+class Conflict(ConsoleError):
+    """The state changed or does not allow the action (active group, moved offsets...)."""
+
+    status = 409
+
+
+_GATEWAY_STATUS: dict[type, int] = {
+    kafka_errors.ClusterUnavailable: 503,
+    kafka_errors.NotAuthorized: 403,
+    kafka_errors.TopicNotFound: 404,
+    kafka_errors.GroupNotFound: 404,
+    kafka_errors.GroupNotEmpty: 409,
+    kafka_errors.TopicAlreadyExists: 409,
+    kafka_errors.InvalidRequest: 400,
+}
+
+
+def error_status(exc: Exception) -> int:
+    if isinstance(exc, ConsoleError):
+        return exc.status
+    for cls, status in _GATEWAY_STATUS.items():
+        if isinstance(exc, cls):
+            return status
+    return 502
+
+
+def error_title(status: int) -> str:
+    return {
+        400: "Request refused", 403: "Not allowed", 404: "Not found", 409: "Not possible right now",
+        502: "Kafka refused the request", 503: "Cluster unreachable",
+    }.get(status, "Error")
+
+
+class ConsoleErrorMiddleware:
+    """Renders ConsoleError and gateway errors as an error partial (htmx) or an error page."""
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
+        if not isinstance(exc, ConsoleError | kafka_errors.KafkaGatewayError):
+            return None
+        status = error_status(exc)
+        context = {"error_title": error_title(status), "error_message": exc.message, "error_status": status}
+        if getattr(request, "htmx", False):
+            response = render(request, "console/_error.html", context, status=status)
+            # Show the error where errors go, instead of replacing the part of the page that asked.
+            return reswap(retarget(response, "#flash"), "innerHTML")
+        return render(request, "console/error.html", context, status=status)

@@ -1,0 +1,60 @@
+"""/health: the state of every dependency, for load balancers and people. Public, so it names no secrets."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import redis
+from django.conf import settings
+from django.contrib.auth.decorators import login_not_required
+from django.db import connection
+from django.http import JsonResponse
+from django.views.decorators.http import require_GET
+
+from console.clusters.selectors import clusters_health
+
+
+def database_state() -> dict:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+        return {"ok": True, "vendor": connection.vendor}
+    except Exception as exc:  # any driver error means "down"
+        return {"ok": False, "error": type(exc).__name__}
+
+
+def redis_state() -> dict:
+    try:
+        client = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=1, socket_timeout=1)
+        client.ping()
+        return {"ok": True}
+    except redis.RedisError as exc:
+        return {"ok": False, "error": type(exc).__name__}
+
+
+def celery_state(redis_ok: bool) -> dict:
+    if not redis_ok:
+        return {"ok": False, "workers": 0, "error": "broker (Redis) down"}
+    from console.celery import app
+
+    try:
+        replies = app.control.ping(timeout=1.0) or []
+    except Exception as exc:  # kombu raises several connection error types
+        return {"ok": False, "workers": 0, "error": type(exc).__name__}
+    return {"ok": bool(replies), "workers": len(replies)}
+
+
+@login_not_required
+@require_GET
+def health(request):
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        clusters_future = pool.submit(clusters_health)
+        redis_future = pool.submit(redis_state)
+        db = database_state()
+        redis_info = redis_future.result()
+        clusters = {c.name: c.as_json() for c in clusters_future.result()}
+    celery = celery_state(redis_info["ok"])
+    ok = db["ok"] and redis_info["ok"] and celery["ok"] and all(c["reachable"] for c in clusters.values())
+    body = {"status": "ok" if ok else "degraded", "database": db, "redis": redis_info, "celery": celery,
+            "kafka": clusters}
+    return JsonResponse(body, status=200 if ok else 503)

@@ -1,0 +1,67 @@
+"""Client factory: one AdminClient per cluster configuration, with timeouts that bound every call."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+from confluent_kafka.admin import AdminClient
+
+from console.kafka import errors
+from console.kafka.types import ClusterConnection
+
+# librdkafka reconnects quickly and gives up on a silent socket well before our request timeout.
+_BOUNDED_DEFAULTS = {
+    "socket.connection.setup.timeout.ms": 3000,
+    "reconnect.backoff.ms": 100,
+    "reconnect.backoff.max.ms": 1000,
+    "log.connection.close": False,
+}
+
+# librdkafka logs go to Python logging (drained on each call) instead of flooding stderr while a cluster is down.
+_librdkafka_log = logging.getLogger("console.kafka.librdkafka")
+
+_admins: dict[tuple, AdminClient] = {}
+_admins_lock = threading.Lock()
+_unreachable_until: dict[str, tuple[float, str]] = {}
+
+
+def client_config(connection: ClusterConnection, **overrides: object) -> dict[str, object]:
+    """The librdkafka configuration shared by admin clients, consumers and producers of a cluster."""
+    config: dict[str, object] = {**_BOUNDED_DEFAULTS, **connection.config}
+    config["bootstrap.servers"] = connection.bootstrap_servers
+    config.update(overrides)
+    return config
+
+
+def admin_client(connection: ClusterConnection) -> AdminClient:
+    key = (connection.name, connection.bootstrap_servers, tuple(sorted(connection.config.items())))
+    with _admins_lock:
+        admin = _admins.get(key)
+        if admin is None:
+            admin = AdminClient({**client_config(connection), "logger": _librdkafka_log})
+            _admins[key] = admin
+        return admin
+
+
+def check_not_known_unreachable(connection: ClusterConnection) -> None:
+    """Fails fast while a cluster is known to be down, so a page with several calls waits only once."""
+    entry = _unreachable_until.get(connection.name)
+    if entry and time.monotonic() < entry[0]:
+        raise errors.ClusterUnavailable(entry[1], code="_TRANSPORT", cluster=connection.name)
+
+
+def mark_unreachable(connection: ClusterConnection, message: str, backoff_s: float) -> None:
+    _unreachable_until[connection.name] = (time.monotonic() + backoff_s, message)
+
+
+def mark_reachable(connection: ClusterConnection) -> None:
+    _unreachable_until.pop(connection.name, None)
+
+
+def forget_clients() -> None:
+    """Drops cached clients and reachability (tests restart brokers; settings may change)."""
+    with _admins_lock:
+        _admins.clear()
+    _unreachable_until.clear()

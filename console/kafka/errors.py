@@ -1,0 +1,75 @@
+"""Named exceptions for everything Kafka can refuse, so callers never inspect librdkafka codes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class KafkaGatewayError(Exception):
+    """Base of every error the gateway raises. `message` is meant for people."""
+
+    def __init__(self, message: str, *, code: str = "", cluster: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.cluster = cluster
+
+
+class ClusterUnavailable(KafkaGatewayError):
+    """No broker answered within the bounded timeout."""
+
+
+class NotAuthorized(KafkaGatewayError):
+    """The cluster refused the credentials or an ACL denied the operation."""
+
+
+class TopicNotFound(KafkaGatewayError):
+    pass
+
+
+class TopicAlreadyExists(KafkaGatewayError):
+    pass
+
+
+class GroupNotFound(KafkaGatewayError):
+    pass
+
+
+class GroupNotEmpty(KafkaGatewayError):
+    """The group has live members, so its offsets cannot be changed or the group deleted."""
+
+
+class InvalidRequest(KafkaGatewayError):
+    """The broker rejected the request's content (partitions, replication factor, topic name...)."""
+
+
+class InvalidConfig(InvalidRequest):
+    """The broker rejected a configuration value; `message` is the broker's own text."""
+
+
+class KafkaRequestFailed(KafkaGatewayError):
+    """Any other error, with the Kafka error name kept in `code`."""
+
+
+@dataclass(frozen=True)
+class PartitionError:
+    topic: str
+    partition: int
+    code: str
+    message: str
+
+
+class PartitionErrors(KafkaGatewayError):
+    """A request succeeded as a whole but some partitions failed; each one is listed."""
+
+    def __init__(self, errors: list[PartitionError], *, cluster: str = "") -> None:
+        listed = ", ".join(f"{e.topic}-{e.partition}: {e.message or e.code}" for e in errors[:10])
+        more = f" and {len(errors) - 10} more" if len(errors) > 10 else ""
+        super().__init__(f"{len(errors)} partition(s) failed: {listed}{more}", code="PARTITION_ERRORS", cluster=cluster)
+        self.errors = errors
+
+
+MSG_UNREACHABLE = "Cluster '{cluster}' did not answer within {timeout:g} s ({detail})."
+MSG_MISSING_SECRET = "Cluster '{cluster}' needs the environment variable {env} for {key}, and it is not set."
+MSG_TOPIC_NOT_FOUND = "Topic '{topic}' does not exist on cluster '{cluster}'."
+MSG_GROUP_NOT_FOUND = "Consumer group '{group}' does not exist on cluster '{cluster}'."

@@ -1,0 +1,75 @@
+"""Frozen values the gateway returns: callers never see confluent-kafka objects."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class ClusterConnection:
+    """Everything needed to reach one cluster; `config` already holds secrets resolved from the environment."""
+
+    name: str
+    bootstrap_servers: str
+    config: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class BrokerInfo:
+    id: int
+    host: str
+    port: int
+    rack: str | None = None
+    is_controller: bool = False
+
+
+@dataclass(frozen=True)
+class ClusterDescription:
+    cluster_id: str | None
+    controller_id: int | None
+    brokers: tuple[BrokerInfo, ...]
+
+    @property
+    def broker_count(self) -> int:
+        return len(self.brokers)
+
+
+@dataclass(frozen=True)
+class PartitionMetadata:
+    partition: int
+    leader: int | None
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
+    error: str | None = None
+
+    @property
+    def under_replicated(self) -> bool:
+        return len(self.isr) < len(self.replicas)
+
+    @property
+    def offline(self) -> bool:
+        return self.leader is None
+
+
+@dataclass(frozen=True)
+class TopicMetadata:
+    name: str
+    partitions: tuple[PartitionMetadata, ...]
+    error: str | None = None
+    topic_id: str | None = None
+    internal: bool | None = None  # known from DescribeTopics; Metadata from list_topics does not carry it
+
+    @property
+    def is_internal(self) -> bool:
+        if self.internal is not None:
+            return self.internal
+        return self.name.startswith("__")
+
+    @property
+    def partition_count(self) -> int:
+        return len(self.partitions)
+
+    @property
+    def replication_factor(self) -> int:
+        return max((len(p.replicas) for p in self.partitions), default=0)

@@ -1,0 +1,149 @@
+"""Session services: one real Kafka broker, one Redis and (on demand) one Celery worker, on free ports."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from console.devstack.kafka import KafkaNode, free_port
+from console.devstack.paths import PROJECT_DIR
+from console.devstack.redis import RedisNode
+from console.kafka.client import forget_clients
+
+
+def pytest_collection_modifyitems(items):
+    """Marks every test that touches the database, so CI can re-run just those on PostgreSQL (-m database)."""
+    db_fixtures = {"db", "transactional_db", "django_db_setup", "django_user_model", "admin_user"}
+    for item in items:
+        if item.get_closest_marker("django_db") or db_fixtures & set(getattr(item, "fixturenames", ())):
+            item.add_marker("database")
+
+
+@pytest.fixture(scope="session")
+def kafka_node(tmp_path_factory) -> KafkaNode:
+    home = tmp_path_factory.mktemp("kafka")
+    node = KafkaNode(home=home, port=free_port(), controller_port=free_port(), heap=("-Xms256m", "-Xmx768m"),
+                     log_level="WARN")
+    with open(home / "broker.log", "w") as log:
+        node.start(stdout=log)
+        try:
+            node.wait_ready()
+        except Exception:
+            node.stop()
+            raise RuntimeError(f"Kafka did not start; see {home / 'broker.log'}") from None
+    settings.KAFKA_BOOTSTRAP_SERVERS = os.environ["KAFKA_BOOTSTRAP_SERVERS"] = node.bootstrap
+    yield node
+    node.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_node(tmp_path_factory) -> RedisNode:
+    """Started only by tests that need it; points the settings and the Celery app at it."""
+    from console.celery import app
+
+    node = RedisNode(home=tmp_path_factory.mktemp("redis"), port=free_port())
+    node.start()
+    settings.REDIS_URL = settings.CELERY_BROKER_URL = settings.CELERY_RESULT_BACKEND = node.url
+    app.conf.broker_url = app.conf.result_backend = node.url
+    os.environ["REDIS_URL"] = node.url
+    yield node
+    node.stop()
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker, kafka_node):
+    """After pytest-django made the test database, aim the seeded `local` cluster at the session broker."""
+    from console.clusters.models import Cluster
+
+    with django_db_blocker.unblock():
+        Cluster.objects.update_or_create(name="local", defaults={"bootstrap_servers": kafka_node.bootstrap})
+    yield
+
+
+@pytest.fixture(autouse=True)
+def _fresh_kafka_clients():
+    """A test that saw a cluster down must not make the next one fail fast."""
+    forget_clients()
+    yield
+    forget_clients()
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(django_db_setup, redis_node, kafka_node, tmp_path_factory):
+    """A real `celery worker` subprocess on the session Redis and the test database."""
+    from django.db import connection
+
+    env = {**os.environ, "DJANGO_DEBUG": "1", "REDIS_URL": redis_node.url,
+           "KAFKA_BOOTSTRAP_SERVERS": kafka_node.bootstrap}
+    db = connection.settings_dict
+    if db["ENGINE"].endswith("sqlite3"):
+        env["DATABASE_URL"] = f"sqlite:///{db['NAME']}"
+    else:
+        env["DATABASE_URL"] = f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+    log = open(tmp_path_factory.mktemp("celery") / "worker.log", "w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "console", "worker", "--pool=solo", "--loglevel=INFO",
+         f"--hostname=test-worker-{os.getpid()}@%h"],
+        cwd=PROJECT_DIR, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    from console.celery import app
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"celery worker exited with {process.returncode}; see {log.name}")
+        if app.control.ping(timeout=0.5):
+            break
+    else:
+        process.kill()
+        raise RuntimeError(f"celery worker did not answer a ping; see {log.name}")
+    yield process
+    process.terminate()
+    try:
+        process.wait(20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+    log.close()
+
+
+@pytest.fixture
+def make_user(db, django_user_model):
+    from django.contrib.auth.models import Group
+
+    def make(username: str, role: str | None) -> object:
+        user = django_user_model.objects.create_user(username=username, password="pw-" + username)
+        if role:
+            user.groups.add(Group.objects.get(name=role))
+        return user
+
+    return make
+
+
+@pytest.fixture
+def viewer(make_user):
+    return make_user("vera", "viewer")
+
+
+@pytest.fixture
+def operator(make_user):
+    return make_user("otto", "operator")
+
+
+@pytest.fixture
+def admin(make_user):
+    return make_user("ada", "admin")
+
+
+@pytest.fixture
+def client_for(client):
+    def login(user):
+        client.force_login(user)
+        return client
+
+    return login

@@ -11,6 +11,7 @@ from django.db import connection
 from django.http import JsonResponse
 from django.views.decorators.http import require_GET
 
+from console.clusters.models import Cluster
 from console.clusters.selectors import clusters_health
 
 
@@ -47,10 +48,11 @@ def celery_state(redis_ok: bool) -> dict:
 @login_not_required
 @require_GET
 def health(request):
+    db = database_state()
+    registered = list(Cluster.objects.all()) if db["ok"] else []
     with ThreadPoolExecutor(max_workers=2) as pool:
-        clusters_future = pool.submit(clusters_health)
+        clusters_future = pool.submit(clusters_health, registered)
         redis_future = pool.submit(redis_state)
-        db = database_state()
         redis_info = redis_future.result()
         clusters = {c.name: c.as_json() for c in clusters_future.result()}
     celery = celery_state(redis_info["ok"])

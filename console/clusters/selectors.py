@@ -73,9 +73,12 @@ def cluster_health(cluster: Cluster) -> ClusterHealth:
     return ClusterHealth(cluster.name, cluster.bootstrap_servers, reachable=True, description=description)
 
 
-def clusters_health() -> list[ClusterHealth]:
-    """Checks every cluster at once, so one slow cluster does not add up with the others."""
-    clusters = list(Cluster.objects.all())
+def clusters_health(clusters: list[Cluster] | None = None) -> list[ClusterHealth]:
+    """Checks every cluster at once, so one slow cluster does not add up with the others.
+
+    The database is read here, in the caller's thread; the threads only talk to Kafka.
+    """
+    clusters = list(Cluster.objects.all()) if clusters is None else clusters
     if not clusters:
         return []
     with ThreadPoolExecutor(max_workers=min(8, len(clusters))) as pool:

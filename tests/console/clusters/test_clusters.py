@@ -1,0 +1,88 @@
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from console.clusters.models import Cluster
+from console.clusters.selectors import cluster_connection
+
+pytestmark = pytest.mark.django_db
+
+
+def test_local_cluster_is_seeded_and_points_at_the_session_broker(kafka_node):
+    assert Cluster.objects.get(name="local").bootstrap_servers == kafka_node.bootstrap
+
+
+def test_secret_values_are_refused_in_client_config(admin):
+    with pytest.raises(CommandError, match="'sasl.password' is a secret"):
+        call_command("clusters", "add", "--name", "leaky", "--bootstrap-servers", "k:9092",
+                     "--config", "sasl.password=hunter2", "--actor", "ada", "--reason", "x")
+    assert not Cluster.objects.filter(name="leaky").exists()
+
+
+def test_secrets_are_read_from_the_environment_when_connecting(monkeypatch):
+    cluster = Cluster.objects.create(name="sasl", bootstrap_servers="k:9092",
+                                     client_config={"sasl.username": "console"},
+                                     secret_env={"sasl.password": "SASL_CLUSTER_PASSWORD"})
+    monkeypatch.setenv("SASL_CLUSTER_PASSWORD", "s3cret")
+
+    assert cluster_connection(cluster).config == {"sasl.username": "console", "sasl.password": "s3cret"}
+
+
+def test_missing_secret_env_is_a_clear_error_on_the_page(client_for, viewer):
+    Cluster.objects.create(name="nosecret", bootstrap_servers="k:9092", secret_env={"sasl.password": "UNSET_VAR_X"})
+
+    response = client_for(viewer).get("/clusters/nosecret/")
+
+    assert response.status_code == 400
+    assert "needs the environment variable UNSET_VAR_X for sasl.password" in response.content.decode()
+
+
+def test_clusters_page_shows_health_of_each_cluster(client_for, viewer):
+    Cluster.objects.create(name="gone", bootstrap_servers="127.0.0.1:1")
+
+    body = client_for(viewer).get("/clusters/").content.decode()
+
+    assert "local" in body and "gone" in body
+    assert body.count('<span class="ok">yes</span>') == 1 and body.count('<span class="bad">no</span>') == 1
+
+
+def test_cluster_detail_lists_brokers_and_controller(client_for, viewer, kafka_node):
+    body = client_for(viewer).get("/clusters/local/").content.decode()
+
+    assert f"<td>{kafka_node.port}</td>" in body and "Controller" in body
+
+
+def test_unknown_cluster_is_a_404_with_its_name(client_for, viewer):
+    response = client_for(viewer).get("/clusters/nope/")
+
+    assert response.status_code == 404 and "no cluster named &#x27;nope&#x27;" in response.content.decode()
+
+
+def test_unreachable_cluster_page_answers_within_five_seconds(client_for, viewer):
+    import time
+
+    Cluster.objects.create(name="down", bootstrap_servers="127.0.0.1:1")
+    client = client_for(viewer)
+
+    started = time.monotonic()
+    response = client.get("/clusters/down/")
+
+    assert time.monotonic() - started < 5
+    assert response.status_code == 503 and "did not answer" in response.content.decode()
+
+
+def test_unreachable_cluster_htmx_request_gets_the_error_partial(client_for, viewer):
+    Cluster.objects.create(name="down2", bootstrap_servers="127.0.0.1:1")
+
+    response = client_for(viewer).get("/clusters/down2/", headers={"HX-Request": "true"})
+
+    assert response.status_code == 503
+    assert response.headers["HX-Retarget"] == "#flash" and 'role="alert"' in response.content.decode()
+
+
+def test_clusters_list_command_json(capsys):
+    call_command("clusters", "list", "--format", "json")
+
+    listed = json.loads(capsys.readouterr().out)
+    assert listed[0]["name"] == "local" and listed[0]["reachable"] is True and listed[0]["brokers"] == 1

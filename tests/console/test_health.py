@@ -1,0 +1,50 @@
+"""/health against the real services: all up, then Redis stopped."""
+
+import time
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+
+def test_health_is_200_when_everything_is_up(client, celery_worker_process):
+    response = client.get("/health")
+
+    body = response.json()
+    assert response.status_code == 200, body
+    assert body["status"] == "ok"
+    assert body["database"]["ok"] and body["redis"]["ok"]
+    assert body["celery"] == {"ok": True, "workers": 1}
+    assert body["kafka"]["local"] == {"reachable": True, "brokers": 1, "controller": 1, "error": None}
+
+
+def test_health_needs_no_login_and_reveals_no_addresses(client, kafka_node, redis_node):
+    body = client.get("/health").content.decode()
+
+    assert str(kafka_node.port) not in body and str(redis_node.port) not in body
+
+
+def test_health_is_503_within_seconds_when_redis_is_stopped(client, celery_worker_process, redis_node):
+    redis_node.stop()
+    try:
+        started = time.monotonic()
+        response = client.get("/health")
+        elapsed = time.monotonic() - started
+    finally:
+        redis_node.start()
+
+    body = response.json()
+    assert response.status_code == 503 and body["status"] == "degraded"
+    assert body["redis"]["ok"] is False and body["celery"]["ok"] is False
+    assert body["kafka"]["local"]["reachable"] is True
+    assert elapsed < 5
+
+
+def test_health_is_503_when_a_cluster_is_down(client, redis_node, celery_worker_process):
+    from console.clusters.models import Cluster
+
+    Cluster.objects.create(name="down", bootstrap_servers="127.0.0.1:1")
+
+    response = client.get("/health")
+
+    assert response.status_code == 503 and response.json()["kafka"]["down"]["reachable"] is False

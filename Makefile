@@ -5,8 +5,8 @@ SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
 KAFKA_JARS := .cache/kafka-4.3.1/.fetched
-SPARK_JARS := .cache/spark-kafka-4.3.0/.fetched
-MVN := mvn -q -B
+SPARK_JARS := .cache/spark-kafka/.fetched
+MVN := mvn -q -B -s console/devstack/maven-settings.xml
 
 # Development defaults; production sets its own environment (see docker-compose.yml).
 export DJANGO_DEBUG ?= 1

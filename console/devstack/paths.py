@@ -1,3 +1,4 @@
+import os
 from pathlib import Path
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
@@ -5,4 +6,4 @@ CACHE_DIR = PROJECT_DIR / ".cache"
 DATA_DIR = PROJECT_DIR / ".data"
 KAFKA_VERSION = "4.3.1"
 KAFKA_LIBS = CACHE_DIR / f"kafka-{KAFKA_VERSION}" / "libs"
-SPARK_KAFKA_JARS = CACHE_DIR / "spark-kafka-4.3.0" / "jars"
+SPARK_KAFKA_JARS = Path(os.environ.get("SPARK_KAFKA_JARS_DIR") or CACHE_DIR / "spark-kafka" / "jars")

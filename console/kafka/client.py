@@ -21,6 +21,7 @@ _BOUNDED_DEFAULTS = {
 
 # librdkafka logs go to Python logging (drained on each call) instead of flooding stderr while a cluster is down.
 _librdkafka_log = logging.getLogger("console.kafka.librdkafka")
+_librdkafka_log.addHandler(logging.NullHandler())  # silent unless logging is configured for it (LIBRDKAFKA_LOG_LEVEL)
 
 _admins: dict[tuple, AdminClient] = {}
 _admins_lock = threading.Lock()

@@ -1,0 +1,54 @@
+# syntax=docker/dockerfile:1
+
+# Maven only resolves Spark's Kafka connector jars, so replay jobs need no network at run time;
+# Maven itself stays out of the final image.
+FROM debian:bookworm-slim AS spark-kafka-jars
+# slim images strip man pages, and the JRE's postinst fails when this directory is missing.
+RUN mkdir -p /usr/share/man/man1 \
+ && apt-get update \
+ && apt-get install -y --no-install-recommends ca-certificates maven \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /build
+COPY console/devstack/spark-kafka-pom.xml console/devstack/maven-settings.xml console/devstack/
+RUN mvn -q -B -s console/devstack/maven-settings.xml -f console/devstack/spark-kafka-pom.xml dependency:copy-dependencies \
+      -DincludeScope=runtime -DoutputDirectory=/opt/spark-kafka-jars
+
+
+FROM python:3.12-slim-bookworm
+
+# Java for PySpark's spark-submit, procps because Spark's launch scripts call ps,
+# tini so signals reach gunicorn/celery and zombies are reaped.
+RUN mkdir -p /usr/share/man/man1 \
+ && apt-get update \
+ && apt-get install -y --no-install-recommends openjdk-17-jre-headless procps tini \
+ && rm -rf /var/lib/apt/lists/*
+
+ENV PYTHONUNBUFFERED=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    DJANGO_SETTINGS_MODULE=console.settings \
+    SPARK_KAFKA_JARS_DIR=/opt/spark-kafka-jars
+
+# Dependencies from pyproject.toml alone, so this large layer (PySpark) survives source edits.
+# The project itself ships no packages; it runs from /app.
+COPY pyproject.toml /tmp/deps/pyproject.toml
+RUN pip install --no-cache-dir /tmp/deps && rm -rf /tmp/deps
+
+COPY --from=spark-kafka-jars /opt/spark-kafka-jars /opt/spark-kafka-jars
+
+# The replay directory is created here, owned by app, so a fresh named volume mounted on it
+# inherits that ownership.
+RUN groupadd --system app \
+ && useradd --system --gid app --create-home --home-dir /home/app app \
+ && mkdir -p /var/lib/console/replays \
+ && chown -R app:app /var/lib/console
+
+WORKDIR /app
+COPY . .
+# Settings refuse to load without a key; this one exists only for this command.
+RUN SECRET_KEY=build-only python manage.py collectstatic --noinput
+
+# Source and static files stay root-owned: the app cannot rewrite its own code.
+USER app
+EXPOSE 8000
+ENTRYPOINT ["tini", "--"]
+CMD ["gunicorn", "console.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "30"]

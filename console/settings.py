@@ -34,7 +34,6 @@ INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS + LOCAL_APPS
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -45,6 +44,10 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "console.errors.ConsoleErrorMiddleware",
 ]
+
+if not DEBUG:
+    # Production serves its collected static files itself; runserver does it in development.
+    MIDDLEWARE.insert(1, "whitenoise.middleware.WhiteNoiseMiddleware")
 
 ROOT_URLCONF = "console.urls"
 WSGI_APPLICATION = "console.wsgi.application"

@@ -73,3 +73,64 @@ class TopicMetadata:
     @property
     def replication_factor(self) -> int:
         return max((len(p.replicas) for p in self.partitions), default=0)
+
+
+@dataclass(frozen=True, order=True)
+class PartitionRef:
+    """A topic partition, as a dict key or a list item (no tuples with positional meaning)."""
+
+    topic: str
+    partition: int
+
+    def __str__(self) -> str:
+        return f"{self.topic}-{self.partition}"
+
+
+@dataclass(frozen=True)
+class OffsetAt:
+    """An offset found by ListOffsets; `offset` is -1 when no record matches a timestamp query."""
+
+    offset: int
+    timestamp: int | None = None
+
+
+@dataclass(frozen=True)
+class ConfigSynonym:
+    name: str
+    value: str | None
+    source: str
+
+
+@dataclass(frozen=True)
+class ConfigEntryInfo:
+    name: str
+    value: str | None
+    source: str  # one of console.kafka.configs.SOURCE_NAMES values
+    is_default: bool
+    read_only: bool
+    sensitive: bool
+    synonyms: tuple[ConfigSynonym, ...] = ()
+
+    @property
+    def is_override(self) -> bool:
+        return self.source in ("topic", "dynamic-broker", "dynamic-default-broker")
+
+    @property
+    def inherited_value(self) -> str | None:
+        """The value this entry would have without its own override (the broker's or Kafka's default)."""
+        for synonym in self.synonyms:
+            if synonym.source != self.source:
+                return synonym.value
+        return None if self.is_override else self.value
+
+
+@dataclass(frozen=True)
+class RecordInfo:
+    topic: str
+    partition: int
+    offset: int
+    timestamp: int | None
+    timestamp_type: str
+    key: bytes | None
+    value: bytes | None
+    headers: tuple[tuple[str, bytes | None], ...] = ()

@@ -1,0 +1,64 @@
+"""The bounded call wrapper shared by every group of admin operations."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from confluent_kafka.admin import AdminClient
+
+from console.kafka import client
+from console.kafka.errors import ClusterUnavailable, KafkaGatewayError, PartitionError, PartitionErrors
+from console.kafka.futures import future_result, futures_outcomes
+from console.kafka.mapping import map_exception
+from console.kafka.types import ClusterConnection
+
+T = TypeVar("T")
+
+
+class AdminBase:
+    def __init__(self, connection: ClusterConnection, *, timeout: float, unreachable_backoff: float = 5.0) -> None:
+        self.connection = connection
+        self.timeout = timeout
+        self.unreachable_backoff = unreachable_backoff
+
+    @property
+    def cluster(self) -> str:
+        return self.connection.name
+
+    def _call(self, operation: Callable[[AdminClient], T]) -> T:
+        """Runs `operation` with the cluster's AdminClient, mapping errors and remembering unreachability."""
+        client.check_not_known_unreachable(self.connection)
+        admin = client.admin_client(self.connection)
+        try:
+            result = operation(admin)
+        except ClusterUnavailable as exc:
+            client.mark_unreachable(self.connection, exc.message, self.unreachable_backoff)
+            raise
+        except Exception as exc:
+            mapped = map_exception(exc, cluster=self.cluster, timeout=self.timeout)
+            if isinstance(mapped, ClusterUnavailable):
+                client.mark_unreachable(self.connection, mapped.message, self.unreachable_backoff)
+            raise mapped from exc
+        finally:
+            admin.poll(0)
+        client.mark_reachable(self.connection)
+        return result
+
+    def _wait(self, future):
+        return future_result(future, cluster=self.cluster, timeout=self.timeout)
+
+    def _wait_each(self, futures):
+        return futures_outcomes(futures, cluster=self.cluster, timeout=self.timeout)
+
+    def _raise_partition_failures(self, outcomes: dict) -> None:
+        """Raises for failed partitions of a batch: unreachability first, since it explains all the others."""
+        failures = {ref: o for ref, o in outcomes.items() if isinstance(o, KafkaGatewayError)}
+        for outcome in failures.values():
+            if isinstance(outcome, ClusterUnavailable):
+                raise outcome
+        if failures:
+            raise PartitionErrors(
+                [PartitionError(ref.topic, ref.partition, o.code, o.message) for ref, o in sorted(failures.items())],
+                cluster=self.cluster,
+            )

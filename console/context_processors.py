@@ -6,6 +6,7 @@ from console.accounts.roles import Role, user_role
 NAV = (
     ("Clusters", "clusters:list", False),
     ("Topics", "topics:list", True),
+    ("Brokers", "brokers:list", True),
     ("Consumer groups", "offsets:groups", True),
     ("Replays", "sparkjobs:list", True),
     ("Audit", "audit:list", False),

@@ -29,6 +29,7 @@ LOCAL_APPS = [
     "console.accounts",
     "console.audit",
     "console.clusters",
+    "topics",
 ]
 INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS + LOCAL_APPS
 
@@ -136,3 +137,4 @@ LOGGING = {
         "console.kafka.librdkafka": {"level": env("LIBRDKAFKA_LOG_LEVEL", default="CRITICAL")},
     },
 }
+TOPIC_LIST_CACHE_S = env.float("TOPIC_LIST_CACHE_S", default=15.0)

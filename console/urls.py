@@ -9,6 +9,8 @@ urlpatterns = [
     path("health", health, name="health"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
+    path("clusters/<str:cluster>/topics/", include("topics.urls")),
+    path("clusters/<str:cluster>/brokers/", include("topics.broker_urls")),
     path("clusters/", include("console.clusters.urls")),
     path("audit/", include("console.audit.urls")),
 ]

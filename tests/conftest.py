@@ -66,6 +66,46 @@ def django_db_setup(django_db_setup, django_db_blocker, kafka_node):
     yield
 
 
+@pytest.fixture
+def local_cluster(db, kafka_node):
+    """The `local` cluster row, recreated if a transactional test flushed it."""
+    from console.clusters.models import Cluster
+
+    return Cluster.objects.update_or_create(name="local", defaults={"bootstrap_servers": kafka_node.bootstrap})[0]
+
+
+@pytest.fixture
+def topic_factory(kafka_node):
+    """Creates uniquely named topics straight through the gateway (not the services under test)."""
+    import uuid
+
+    from console.kafka.admin import KafkaAdmin
+    from console.kafka.types import ClusterConnection
+
+    admin = KafkaAdmin(ClusterConnection("fixture", kafka_node.bootstrap), timeout=10)
+
+    def create(prefix: str = "t", partitions: int = 1, configs: dict | None = None) -> str:
+        name = f"{prefix}-{uuid.uuid4().hex[:10]}"
+        admin.create_topic(name, partitions=partitions, replication_factor=1, configs=configs or {})
+        return name
+
+    return create
+
+
+@pytest.fixture
+def produce(kafka_node):
+    """produce(topic, [(partition, key, value, headers)...]) with a real producer; returns after delivery."""
+    from confluent_kafka import Producer
+
+    def send(topic: str, records: list[tuple]) -> None:
+        producer = Producer({"bootstrap.servers": kafka_node.bootstrap, "linger.ms": 5})
+        for partition, key, value, headers in records:
+            producer.produce(topic, key=key, value=value, partition=partition, headers=headers or None)
+        assert producer.flush(15) == 0
+
+    return send
+
+
 @pytest.fixture(autouse=True)
 def _fresh_kafka_clients():
     """A test that saw a cluster down must not make the next one fail fast."""
@@ -119,7 +159,8 @@ def make_user(db, django_user_model):
     def make(username: str, role: str | None) -> object:
         user = django_user_model.objects.create_user(username=username, password="pw-" + username)
         if role:
-            user.groups.add(Group.objects.get(name=role))
+            # get_or_create: a transactional test (the browser one) flushes the data migration's groups.
+            user.groups.add(Group.objects.get_or_create(name=role)[0])
         return user
 
     return make

@@ -116,7 +116,9 @@ class KafkaNode:
         (self.home / "log4j2.properties").write_text(_LOG4J2.format(level=self.log_level))
         if (self.log_dir / "meta.properties").exists():
             return
-        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+        cluster_id = "-"
+        while cluster_id.startswith("-"):  # StorageTool would read a leading '-' as an option
+            cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
         subprocess.run(
             [*self.jvm_args(), "kafka.tools.StorageTool", "format", "--cluster-id", cluster_id,
              "--config", str(self.config_file), "--ignore-formatted"],

@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+from django.contrib import messages
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from console.accounts.decorators import role_required
+from console.accounts.roles import Role
+from console.audit.actor import Actor
+from console.clusters.selectors import cluster_admin
+from console.http import HtmxHttpRequest
+from topics import forms, selectors, services
+from topics.diffing import config_diff
+from topics.views import _redirect, _valid
+
+
+@require_GET
+@role_required(Role.VIEWER)
+def broker_list(request: HtmxHttpRequest, cluster: str):
+    description = cluster_admin(cluster).describe_cluster()
+    return render(request, "topics/brokers.html", {"cluster": cluster, "description": description})
+
+
+@require_GET
+@role_required(Role.VIEWER)
+def broker_detail(request: HtmxHttpRequest, cluster: str, broker_id: int):
+    rows = selectors.broker_config_rows(cluster, broker_id)
+    q = request.GET.get("q", "").strip().lower()
+    overridden = request.GET.get("overridden") == "1"
+    shown = [r for r in rows if q in r.name and (not overridden or r.source != "default")]
+    context = {"cluster": cluster, "broker_id": broker_id, "rows": shown, "total": len(rows), "q": q,
+               "overridden": overridden, "config_form": forms.ConfigChangeForm()}
+    return render(request, "topics/broker.html#broker-configs" if request.htmx else "topics/broker.html", context)
+
+
+@require_POST
+@role_required(Role.ADMIN)
+def broker_config_preview(request: HtmxHttpRequest, cluster: str, broker_id: int):
+    data = _valid(forms.ConfigChangeForm(request.POST))
+    services.config_request_check(data["set_values"], data["delete"])
+    changes = config_diff(selectors.broker_config_entries(cluster, broker_id), set_values=data["set_values"],
+                          delete=data["delete"])
+    context = {"changes": changes, "form_data": request.POST,
+               "apply_url": reverse("brokers:config-apply", args=[cluster, broker_id])}
+    return render(request, "topics/_config_preview.html", context)
+
+
+@require_POST
+@role_required(Role.ADMIN)
+def broker_config_apply(request: HtmxHttpRequest, cluster: str, broker_id: int):
+    data = _valid(forms.ConfigChangeForm(request.POST))
+    services.broker_configs_alter(actor=Actor.from_request(request), cluster=cluster, broker_id=broker_id,
+                                  set_values=data["set_values"], delete=data["delete"], reason=data["reason"])
+    messages.success(request, f"Configs of broker {broker_id} changed.")
+    return _redirect(request, reverse("brokers:detail", args=[cluster, broker_id]))

@@ -1,0 +1,93 @@
+from __future__ import annotations
+
+from datetime import UTC
+
+from django import forms
+
+MSG_BAD_PAIR = "Line '{line}' is not key=value."
+
+
+def parse_pairs(text: str) -> dict[str, str]:
+    """key=value per line (or comma-separated); blank lines ignored."""
+    pairs: dict[str, str] = {}
+    for raw in text.replace(",", "\n").splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        key, sep, value = line.partition("=")
+        if not sep or not key.strip():
+            raise forms.ValidationError(MSG_BAD_PAIR.format(line=line))
+        pairs[key.strip()] = value.strip()
+    return pairs
+
+
+def parse_keys(text: str) -> list[str]:
+    return [k.strip() for k in text.replace("\n", ",").split(",") if k.strip()]
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(max_length=1000, widget=forms.TextInput(attrs={"placeholder": "why (goes into the audit log)"}))
+
+
+class TopicCreateForm(ReasonForm):
+    name = forms.CharField(max_length=249)
+    partitions = forms.IntegerField(min_value=1, max_value=100_000, initial=3)
+    replication_factor = forms.IntegerField(min_value=1, max_value=32767, initial=1)
+    configs = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 4, "placeholder": "retention.ms=604800000\ncleanup.policy=delete"}))
+
+    def clean_configs(self) -> dict[str, str]:
+        return parse_pairs(self.cleaned_data["configs"])
+
+
+class ConfigChangeForm(ReasonForm):
+    set_values = forms.CharField(required=False, label="Set",
+                                 widget=forms.Textarea(attrs={"rows": 3, "placeholder": "retention.ms=86400000"}))
+    delete = forms.CharField(required=False, label="Remove overrides",
+                             widget=forms.TextInput(attrs={"placeholder": "segment.ms, retention.bytes"}))
+
+    def clean_set_values(self) -> dict[str, str]:
+        return parse_pairs(self.cleaned_data["set_values"])
+
+    def clean_delete(self) -> list[str]:
+        return parse_keys(self.cleaned_data["delete"])
+
+
+class PartitionsForm(ReasonForm):
+    new_total = forms.IntegerField(min_value=1, label="New partition count")
+    understood = forms.BooleanField(label="I understand keys will map to different partitions from now on")
+
+
+class DeleteForm(ReasonForm):
+    confirm = forms.CharField(label="Type the topic name to confirm")
+
+
+class PurgeForm(ReasonForm):
+    partitions = forms.CharField(required=False, help_text="e.g. 0,2 (empty: all partitions)")
+    before_offset = forms.IntegerField(required=False, min_value=0,
+                                       help_text="delete records below this offset (empty: everything present now)")
+
+    def requested(self, partition_ids: list[int] | None = None) -> dict[int, int | None] | None:
+        raw = self.cleaned_data.get("partitions") or ""
+        offset = self.cleaned_data.get("before_offset")
+        try:
+            chosen = [int(p) for p in parse_keys(raw)]
+        except ValueError as exc:
+            raise forms.ValidationError("Partitions are numbers separated by commas.") from exc
+        if not chosen:
+            return None if offset is None else {p: offset for p in (partition_ids or [])}
+        return {p: offset for p in chosen}
+
+
+class BrowseForm(forms.Form):
+    partition = forms.IntegerField(min_value=0, initial=0)
+    offset = forms.IntegerField(required=False, min_value=0)
+    since = forms.DateTimeField(required=False, label="From time (UTC)",
+                                widget=forms.DateTimeInput(attrs={"type": "datetime-local", "step": "1"}))
+    limit = forms.IntegerField(required=False, min_value=1, max_value=500, initial=50)
+
+    def timestamp_ms(self) -> int | None:
+        since = self.cleaned_data.get("since")
+        if since is None:
+            return None
+        since = since if since.tzinfo else since.replace(tzinfo=UTC)
+        return int(since.timestamp() * 1000)

@@ -1,0 +1,147 @@
+"""On-call shell interface to topics, with options in the style of kafka-topics.sh; same services as the pages."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+from django.core.management.base import CommandError
+
+from console.accounts.commands import ActorCommand
+from console.accounts.roles import Role
+from console.errors import ConsoleError
+from console.kafka.errors import KafkaGatewayError
+from topics import selectors, services
+from topics.forms import parse_keys
+
+
+def _pairs(values: list[str]) -> dict[str, str]:
+    pairs: dict[str, str] = {}
+    for value in values:
+        for item in value.split(","):
+            key, sep, val = item.partition("=")
+            if not sep or not key.strip():
+                raise CommandError(f"Expected key=value, got '{item}'")
+            pairs[key.strip()] = val.strip()
+    return pairs
+
+
+class Command(ActorCommand):
+    help = "Topics: list | describe | create | alter-config | add-partitions | delete | purge"
+
+    def add_arguments(self, parser):
+        sub = parser.add_subparsers(dest="action", required=True)
+
+        def command(name: str, help_text: str, *, mutating: bool, topic: bool = True):
+            p = sub.add_parser(name, help=help_text)
+            p.add_argument("--cluster", default="local")
+            p.add_argument("--format", choices=["table", "json"], default="table")
+            if topic:
+                p.add_argument("--topic", required=True)
+            if mutating:
+                self.add_actor_arguments(p)
+            return p
+
+        listing = command("list", "topics with partitions, replication and message counts", mutating=False, topic=False)
+        listing.add_argument("--search", default="", help="substring, or a regular expression with --regex")
+        listing.add_argument("--regex", action="store_true")
+        listing.add_argument("--include-internal", action="store_true")
+        command("describe", "partitions with leader, replicas, ISR and offsets; configs with sources", mutating=False)
+        create = command("create", "create a topic (validated by the broker first)", mutating=True)
+        create.add_argument("--partitions", type=int, required=True)
+        create.add_argument("--replication-factor", type=int, default=1)
+        create.add_argument("--config", action="append", default=[], metavar="KEY=VALUE")
+        alter = command("alter-config", "set or remove topic config overrides", mutating=True)
+        alter.add_argument("--add-config", action="append", default=[], metavar="K=V[,K=V]")
+        alter.add_argument("--delete-config", action="append", default=[], metavar="K[,K]")
+        grow = command("add-partitions", "grow the partition count (keyed ordering changes)", mutating=True)
+        grow.add_argument("--partitions", type=int, required=True, help="the new total")
+        delete = command("delete", "delete a topic", mutating=True)
+        delete.add_argument("--yes", action="store_true", help="confirm the deletion")
+        purge = command("purge", "delete records below an offset (DeleteRecords)", mutating=True)
+        purge.add_argument("--partition", action="append", default=[], metavar="P[,P]", help="default: all")
+        purge.add_argument("--offset", type=int, help="delete below this offset (default: everything now present)")
+        purge.add_argument("--dry-run", action="store_true", help="show what would be deleted and stop")
+
+    def handle(self, *args, **options):
+        action = options["action"].replace("-", "_")
+        try:
+            getattr(self, f"do_{action}")(options)
+        except (ConsoleError, KafkaGatewayError) as exc:
+            raise CommandError(exc.message) from exc
+
+    def emit(self, options, data, table_lines) -> None:
+        if options["format"] == "json":
+            self.stdout.write(json.dumps(data, indent=2, default=str))
+        else:
+            for line in table_lines:
+                self.stdout.write(line)
+
+    def do_list(self, options):
+        rows = selectors.filter_topics(selectors.topic_table(options["cluster"]), query=options["search"],
+                                       regex=options["regex"], include_internal=options["include_internal"])
+        lines = [f"{'TOPIC':<50} {'PARTITIONS':>10} {'RF':>3} {'UNDER-REPL':>10} {'OFFLINE':>7} {'MESSAGES':>12}"]
+        lines += [f"{r.name:<50} {r.partitions:>10} {r.replication_factor:>3} {r.under_replicated:>10} {r.offline:>7} "
+                  f"{r.messages:>12}" for r in rows]
+        self.emit(options, [asdict(r) for r in rows], lines)
+
+    def do_describe(self, options):
+        detail = selectors.topic_detail(options["cluster"], options["topic"])
+        data = {"name": detail.name, "topic_id": detail.topic_id, "internal": detail.internal,
+                "partitions": [{**asdict(p), "messages": p.messages} for p in detail.partitions],
+                "configs": [{"name": c.name, "value": None if c.sensitive else c.value, "source": c.source,
+                             "broker_default": c.inherited, "read_only": c.read_only, "sensitive": c.sensitive}
+                            for c in detail.configs]}
+        lines = [f"Topic: {detail.name}\tTopicId: {detail.topic_id}\tPartitionCount: {len(detail.partitions)}\t"
+                 f"ReplicationFactor: {detail.replication_factor}"]
+        lines += [f"\tPartition: {p.partition}\tLeader: {p.leader if p.leader is not None else 'none'}\t"
+                  f"Replicas: {','.join(map(str, p.replicas))}\tIsr: {','.join(map(str, p.isr))}\t"
+                  f"Start: {p.start}\tEnd: {p.end}" for p in detail.partitions]
+        lines += ["Configs (overrides):"] + [f"\t{c.name}={c.value} ({c.source}; broker default {c.inherited})"
+                                             for c in detail.configs if c.is_override]
+        self.emit(options, data, lines)
+
+    def do_create(self, options):
+        actor, reason = self.acting(options, role=Role.ADMIN)
+        services.topic_create(actor=actor, cluster=options["cluster"], name=options["topic"],
+                              partitions=options["partitions"], replication_factor=options["replication_factor"],
+                              configs=_pairs(options["config"]), reason=reason)
+        self.stdout.write(f"Created topic {options['topic']}.")
+
+    def do_alter_config(self, options):
+        actor, reason = self.acting(options, role=Role.ADMIN)
+        delete = [k for value in options["delete_config"] for k in parse_keys(value)]
+        after = services.topic_configs_alter(actor=actor, cluster=options["cluster"], topic=options["topic"],
+                                             set_values=_pairs(options["add_config"]), delete=delete, reason=reason)
+        self.emit(options, after, [f"{k}={(v or {}).get('value')} ({(v or {}).get('source')})" for k, v in after.items()])
+
+    def do_add_partitions(self, options):
+        actor, reason = self.acting(options, role=Role.ADMIN)
+        services.topic_partitions_add(actor=actor, cluster=options["cluster"], topic=options["topic"],
+                                      new_total=options["partitions"], reason=reason)
+        self.stdout.write(f"{options['topic']} now has {options['partitions']} partitions.")
+
+    def do_delete(self, options):
+        if not options["yes"]:
+            raise CommandError(f"Refusing to delete {options['topic']} without --yes.")
+        actor, reason = self.acting(options, role=Role.ADMIN)
+        services.topic_delete(actor=actor, cluster=options["cluster"], topic=options["topic"],
+                              confirm=options["topic"], reason=reason)
+        self.stdout.write(f"Deleted topic {options['topic']}.")
+
+    def do_purge(self, options):
+        partitions = [int(p) for value in options["partition"] for p in parse_keys(value)]
+        requested = {p: options["offset"] for p in partitions} if partitions else None
+        if requested is None and options["offset"] is not None:
+            described = selectors.topic_detail(options["cluster"], options["topic"])
+            requested = {p.partition: options["offset"] for p in described.partitions}
+        if options["dry_run"]:
+            rows = services.topic_purge_preview(cluster=options["cluster"], topic=options["topic"], requested=requested)
+        else:
+            actor, reason = self.acting(options, role=Role.ADMIN)
+            rows = services.topic_records_purge(actor=actor, cluster=options["cluster"], topic=options["topic"],
+                                                requested=requested, reason=reason)
+        lines = [f"{'PARTITION':>9} {'LOG-START':>10} {'LOG-END':>10} {'DELETE-BELOW':>12} {'RECORDS':>10}"]
+        lines += [f"{r.partition:>9} {r.log_start:>10} {r.log_end:>10} {r.target:>12} {r.records_deleted:>10}"
+                  + (" (clamped)" if r.clamped else "") for r in rows]
+        self.emit(options, [{**asdict(r), "records_deleted": r.records_deleted} for r in rows], lines)

@@ -1,0 +1,307 @@
+"""Reads for topics and brokers. Everything about many topics is fetched in batches and cached briefly."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.core.cache import cache
+
+from console.clusters.selectors import cluster_admin, cluster_connection, cluster_get
+from console.errors import ConsoleError
+from console.kafka.ops_configs import BROKER, TOPIC
+from console.kafka.ops_offsets import EARLIEST, LATEST
+from console.kafka.reader import read_records
+from console.kafka.types import ConfigEntryInfo, PartitionRef, TopicMetadata
+from topics.configdocs import EXPLANATIONS, broker_default, human_value
+from topics.decoding import Decoded, decode_bytes
+
+SORT_KEYS = {
+    "name": lambda r: r.name,
+    "partitions": lambda r: (r.partitions, r.name),
+    "replication": lambda r: (r.replication_factor, r.name),
+    "messages": lambda r: (r.messages, r.name),
+    "under_replicated": lambda r: (r.under_replicated + r.offline, r.name),
+}
+MSG_BAD_REGEX = "Invalid regular expression: {error}"
+
+
+@dataclass(frozen=True)
+class TopicRow:
+    name: str
+    partitions: int
+    replication_factor: int
+    under_replicated: int
+    offline: int
+    messages: int
+    internal: bool
+    cleanup_policy: str | None = None
+    retention_ms: str | None = None
+    retention_bytes: str | None = None
+
+    @property
+    def retention_human(self) -> str:
+        return human_value("retention.ms", self.retention_ms)
+
+
+def _cache_key(cluster: str) -> str:
+    return f"topics:table:{cluster}"
+
+
+def topic_table_invalidate(cluster: str) -> None:
+    cache.delete(_cache_key(cluster))
+
+
+def topic_table(cluster: str) -> list[TopicRow]:
+    """Every topic with its counts: one Metadata request and two ListOffsets rounds, cached for a few seconds."""
+    cached = cache.get(_cache_key(cluster))
+    if cached is not None:
+        return cached
+    admin = cluster_admin(cluster)
+    topics = admin.list_topics()
+    refs = [PartitionRef(t.name, p.partition) for t in topics for p in t.partitions]
+    offsets = admin.list_offsets_many(refs, [EARLIEST, LATEST])
+    rows = [_row(t, offsets) for t in topics]
+    cache.set(_cache_key(cluster), rows, settings.TOPIC_LIST_CACHE_S)
+    return rows
+
+
+def _row(topic: TopicMetadata, offsets) -> TopicRow:
+    messages = 0
+    for p in topic.partitions:
+        ref = PartitionRef(topic.name, p.partition)
+        start, end = offsets[EARLIEST].get(ref), offsets[LATEST].get(ref)
+        if start is not None and end is not None:
+            messages += max(0, end.offset - start.offset)
+    return TopicRow(
+        name=topic.name, partitions=topic.partition_count, replication_factor=topic.replication_factor,
+        under_replicated=sum(p.under_replicated for p in topic.partitions),
+        offline=sum(p.offline for p in topic.partitions), messages=messages, internal=topic.is_internal,
+    )
+
+
+def filter_topics(rows: list[TopicRow], *, query: str = "", regex: bool = False, include_internal: bool = False,
+                  sort: str = "name", descending: bool = False) -> list[TopicRow]:
+    """Pure: search by substring (case-insensitive) or regular expression, hide internal topics, sort."""
+    if regex and query:
+        try:
+            pattern = re.compile(query)
+        except re.error as exc:
+            raise ConsoleError(MSG_BAD_REGEX.format(error=exc)) from exc
+        matches = lambda name: pattern.search(name) is not None  # noqa: E731
+    else:
+        needle = query.lower()
+        matches = lambda name: needle in name.lower()  # noqa: E731
+    picked = [r for r in rows if (include_internal or not r.internal) and matches(r.name)]
+    return sorted(picked, key=SORT_KEYS.get(sort, SORT_KEYS["name"]), reverse=descending)
+
+
+def with_configs(cluster: str, rows: list[TopicRow]) -> list[TopicRow]:
+    """Adds cleanup.policy and retention to the rows shown, in one DescribeConfigs round for all of them."""
+    if not rows:
+        return rows
+    configs = cluster_admin(cluster).describe_configs(TOPIC, [r.name for r in rows])
+
+    def value(name: str, key: str) -> str | None:
+        entry = configs.get(name, {}).get(key)
+        return entry.value if entry else None
+
+    return [
+        TopicRow(**{**r.__dict__, "cleanup_policy": value(r.name, "cleanup.policy"),
+                    "retention_ms": value(r.name, "retention.ms"), "retention_bytes": value(r.name, "retention.bytes")})
+        for r in rows
+    ]
+
+
+@dataclass(frozen=True)
+class PartitionRow:
+    partition: int
+    leader: int | None
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
+    start: int
+    end: int
+
+    @property
+    def messages(self) -> int:
+        return max(0, self.end - self.start)
+
+    @property
+    def under_replicated(self) -> bool:
+        return len(self.isr) < len(self.replicas)
+
+
+@dataclass(frozen=True)
+class ConfigRow:
+    name: str
+    value: str | None
+    source: str
+    inherited: str | None
+    read_only: bool
+    sensitive: bool
+    explanation: str = ""
+
+    @property
+    def is_override(self) -> bool:
+        return self.source in ("topic", "dynamic-broker", "dynamic-default-broker")
+
+    @property
+    def human(self) -> str:
+        return human_value(self.name, self.value)
+
+    @property
+    def inherited_human(self) -> str:
+        return human_value(self.name, self.inherited)
+
+
+@dataclass(frozen=True)
+class TopicDetail:
+    name: str
+    topic_id: str | None
+    internal: bool
+    partitions: list[PartitionRow]
+    configs: list[ConfigRow] = field(default_factory=list)
+
+    @property
+    def messages(self) -> int:
+        return sum(p.messages for p in self.partitions)
+
+    @property
+    def replication_factor(self) -> int:
+        return max((len(p.replicas) for p in self.partitions), default=0)
+
+
+def topic_detail(cluster: str, name: str) -> TopicDetail:
+    admin = cluster_admin(cluster)
+    topic = admin.describe_topics([name])[name]
+    refs = [PartitionRef(name, p.partition) for p in topic.partitions]
+    offsets = admin.list_offsets_many(refs, [EARLIEST, LATEST])
+    partitions = [
+        PartitionRow(partition=p.partition, leader=p.leader, replicas=p.replicas, isr=p.isr,
+                     start=offsets[EARLIEST][PartitionRef(name, p.partition)].offset,
+                     end=offsets[LATEST][PartitionRef(name, p.partition)].offset)
+        for p in topic.partitions
+    ]
+    return TopicDetail(name=name, topic_id=topic.topic_id, internal=topic.is_internal, partitions=partitions,
+                       configs=topic_config_rows(cluster, name))
+
+
+def _broker_values(cluster: str) -> dict[str, str | None]:
+    admin = cluster_admin(cluster)
+    description = admin.describe_cluster()
+    broker_id = str(description.controller_id if description.controller_id is not None else description.brokers[0].id)
+    return {k: e.value for k, e in admin.describe_configs(BROKER, [broker_id])[broker_id].items()}
+
+
+def topic_config_entries(cluster: str, name: str) -> dict[str, ConfigEntryInfo]:
+    return cluster_admin(cluster).describe_configs(TOPIC, [name])[name]
+
+
+def topic_config_rows(cluster: str, name: str, entries: dict[str, ConfigEntryInfo] | None = None) -> list[ConfigRow]:
+    """Each config with its source and the value it would have without a topic override (the broker's)."""
+    entries = entries if entries is not None else topic_config_entries(cluster, name)
+    broker_values = _broker_values(cluster)
+    rows = []
+    for key, entry in sorted(entries.items()):
+        inherited = broker_default(key, broker_values)
+        rows.append(ConfigRow(
+            name=key, value=entry.value, source=entry.source,
+            inherited=inherited if inherited is not None else entry.inherited_value,
+            read_only=entry.read_only, sensitive=entry.sensitive, explanation=EXPLANATIONS.get(key, ""),
+        ))
+    # The common ones first, in the order an admin looks for them.
+    order = {key: i for i, key in enumerate(EXPLANATIONS)}
+    return sorted(rows, key=lambda r: (order.get(r.name, len(order)), r.name))
+
+
+def topic_inherited_values(cluster: str, keys: list[str]) -> dict[str, str | None]:
+    broker_values = _broker_values(cluster)
+    return {key: broker_default(key, broker_values) for key in keys}
+
+
+@dataclass(frozen=True)
+class BrokerConfigRow:
+    name: str
+    value: str | None
+    source: str
+    read_only: bool
+    sensitive: bool
+
+    @property
+    def human(self) -> str:
+        return human_value(self.name, self.value)
+
+
+def broker_config_rows(cluster: str, broker_id: int) -> list[BrokerConfigRow]:
+    entries = cluster_admin(cluster).describe_configs(BROKER, [str(broker_id)])[str(broker_id)]
+    return [BrokerConfigRow(name=k, value=e.value, source=e.source, read_only=e.read_only, sensitive=e.sensitive)
+            for k, e in sorted(entries.items())]
+
+
+def broker_config_entries(cluster: str, broker_id: int) -> dict[str, ConfigEntryInfo]:
+    return cluster_admin(cluster).describe_configs(BROKER, [str(broker_id)])[str(broker_id)]
+
+
+@dataclass(frozen=True)
+class RecordRow:
+    offset: int
+    timestamp: int | None
+    timestamp_type: str
+    key: Decoded
+    value: Decoded
+    headers: list[tuple[str, Decoded]]
+    size: int
+
+
+@dataclass(frozen=True)
+class RecordsPage:
+    topic: str
+    partition: int
+    start: int
+    log_start: int
+    log_end: int
+    records: list[RecordRow]
+    limit: int
+
+    @property
+    def older_offset(self) -> int | None:
+        return max(self.log_start, self.start - self.limit) if self.start > self.log_start else None
+
+    @property
+    def newer_offset(self) -> int | None:
+        last = self.records[-1].offset + 1 if self.records else self.start + self.limit
+        return last if last < self.log_end else None
+
+
+MSG_NO_PARTITION = "Topic '{topic}' has no partition {partition}."
+
+
+def records_page(cluster: str, topic: str, partition: int, *, offset: int | None = None,
+                 timestamp_ms: int | None = None, limit: int = 50) -> RecordsPage:
+    """A page of records from `offset` (or from the first record at or after `timestamp_ms`, or the last page)."""
+    admin = cluster_admin(cluster)
+    described = admin.describe_topics([topic])[topic]
+    if partition not in {p.partition for p in described.partitions}:
+        raise ConsoleError(MSG_NO_PARTITION.format(topic=topic, partition=partition))
+    ref = PartitionRef(topic, partition)
+    ats: list = [EARLIEST, LATEST] + ([timestamp_ms] if timestamp_ms is not None else [])
+    found = admin.list_offsets_many([ref], ats)
+    log_start, log_end = found[EARLIEST][ref].offset, found[LATEST][ref].offset
+    if timestamp_ms is not None:
+        start = found[timestamp_ms][ref].offset
+        start = log_end if start < 0 else start  # no record at or after that time
+    elif offset is None:
+        start = max(log_start, log_end - limit)
+    else:
+        start = min(max(offset, log_start), log_end)
+    records = read_records(cluster_connection(cluster_get(cluster)), topic, partition, start=start, limit=limit, end=log_end,
+                           timeout=settings.KAFKA_REQUEST_TIMEOUT_S + 2)
+    rows = [
+        RecordRow(offset=r.offset, timestamp=r.timestamp, timestamp_type=r.timestamp_type, key=decode_bytes(r.key),
+                  value=decode_bytes(r.value), headers=[(k, decode_bytes(v)) for k, v in r.headers],
+                  size=len(r.key or b"") + len(r.value or b""))
+        for r in records
+    ]
+    return RecordsPage(topic=topic, partition=partition, start=start, log_start=log_start, log_end=log_end,
+                       records=rows, limit=limit)

@@ -1,0 +1,134 @@
+"""Changes to topics and brokers. Each asks the broker to validate first, then acts inside an audit record."""
+
+from __future__ import annotations
+
+import re
+
+from console.audit.actor import Actor
+from console.audit.services import audited
+from console.clusters.selectors import cluster_admin
+from console.errors import ConsoleError
+from console.kafka.ops_configs import BROKER, TOPIC
+from console.kafka.ops_offsets import EARLIEST, LATEST
+from console.kafka.types import PartitionRef
+from topics.diffing import PurgeRow, purge_plan
+from topics.selectors import topic_table_invalidate
+
+TOPIC_NAME = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
+MSG_BAD_TOPIC_NAME = "Topic names use letters, digits, '.', '_' and '-' only, at most 249 characters ('{name}')."
+MSG_CONFIRM_MISMATCH = "Type the topic name '{name}' exactly to confirm the deletion."
+MSG_NOTHING_TO_CHANGE = "Nothing to change: give at least one config to set or remove."
+MSG_SET_AND_DELETE = "A config cannot be set and removed at once: {keys}."
+MSG_NOTHING_TO_PURGE = "Nothing to purge: every chosen partition is already empty below that offset."
+
+
+def topic_create(*, actor: Actor, cluster: str, name: str, partitions: int, replication_factor: int,
+                 configs: dict[str, str], reason: str = "") -> None:
+    """CreateTopics, validated by the broker first (validate_only) so bad input changes nothing."""
+    if not TOPIC_NAME.match(name) or name in (".", ".."):
+        raise ConsoleError(MSG_BAD_TOPIC_NAME.format(name=name))
+    admin = cluster_admin(cluster)
+    admin.create_topic(name, partitions=partitions, replication_factor=replication_factor, configs=configs,
+                       validate_only=True)
+    params = {"partitions": partitions, "replication_factor": replication_factor, "configs": configs}
+    with audited(actor=actor, action="topic.create", cluster=cluster, target=f"topic:{name}", reason=reason,
+                 params=params) as record:
+        admin.create_topic(name, partitions=partitions, replication_factor=replication_factor, configs=configs)
+        record.after = params
+    topic_table_invalidate(cluster)
+
+
+def config_request_check(set_values: dict[str, str], delete: list[str]) -> None:
+    if not set_values and not delete:
+        raise ConsoleError(MSG_NOTHING_TO_CHANGE)
+    both = sorted(set(set_values) & set(delete))
+    if both:
+        raise ConsoleError(MSG_SET_AND_DELETE.format(keys=", ".join(both)))
+
+
+def _configs_alter(*, actor: Actor, cluster: str, kind: str, name: str, target: str, set_values: dict[str, str],
+                   delete: list[str], reason: str) -> dict:
+    config_request_check(set_values, delete)
+    admin = cluster_admin(cluster)
+    admin.alter_configs(kind, name, set_values=set_values, delete=delete, validate_only=True)
+    keys = sorted(set(set_values) | set(delete))
+    current = admin.describe_configs(kind, [name])[name]
+    before = {k: {"value": current[k].value, "source": current[k].source} if k in current else None for k in keys}
+    with audited(actor=actor, action=f"{kind}.config.alter", cluster=cluster, target=target, reason=reason,
+                 params={"set": set_values, "delete": delete}, before=before) as record:
+        admin.alter_configs(kind, name, set_values=set_values, delete=delete)
+        after = admin.describe_configs(kind, [name])[name]
+        record.after = {k: {"value": after[k].value, "source": after[k].source} if k in after else None for k in keys}
+    return record.after
+
+
+def topic_configs_alter(*, actor: Actor, cluster: str, topic: str, set_values: dict[str, str], delete: list[str],
+                        reason: str = "") -> dict:
+    """IncrementalAlterConfigs on a topic: sets or removes overrides; the audit keeps values before and after."""
+    result = _configs_alter(actor=actor, cluster=cluster, kind=TOPIC, name=topic, target=f"topic:{topic}",
+                            set_values=set_values, delete=delete, reason=reason)
+    topic_table_invalidate(cluster)
+    return result
+
+
+def broker_configs_alter(*, actor: Actor, cluster: str, broker_id: int, set_values: dict[str, str],
+                         delete: list[str], reason: str = "") -> dict:
+    """IncrementalAlterConfigs on one broker's dynamic configs (the broker refuses read-only ones)."""
+    return _configs_alter(actor=actor, cluster=cluster, kind=BROKER, name=str(broker_id), target=f"broker:{broker_id}",
+                          set_values=set_values, delete=delete, reason=reason)
+
+
+def topic_partitions_add(*, actor: Actor, cluster: str, topic: str, new_total: int, reason: str = "") -> None:
+    """CreatePartitions. Keys hash to new partitions afterwards, so per-key ordering breaks across the change."""
+    admin = cluster_admin(cluster)
+    current = admin.describe_topics([topic])[topic].partition_count
+    admin.add_partitions(topic, new_total=new_total, validate_only=True)
+    with audited(actor=actor, action="topic.partitions.add", cluster=cluster, target=f"topic:{topic}", reason=reason,
+                 params={"new_total": new_total}, before={"partitions": current}) as record:
+        admin.add_partitions(topic, new_total=new_total)
+        record.after = {"partitions": admin.describe_topics([topic])[topic].partition_count}
+    topic_table_invalidate(cluster)
+
+
+def topic_delete(*, actor: Actor, cluster: str, topic: str, confirm: str, reason: str = "") -> None:
+    """DeleteTopics, only when the caller typed the topic's name."""
+    if confirm != topic:
+        raise ConsoleError(MSG_CONFIRM_MISMATCH.format(name=topic))
+    admin = cluster_admin(cluster)
+    described = admin.describe_topics([topic])[topic]  # TopicNotFound before any audit row
+    before = {"partitions": described.partition_count, "replication_factor": described.replication_factor,
+              "topic_id": described.topic_id}
+    with audited(actor=actor, action="topic.delete", cluster=cluster, target=f"topic:{topic}", reason=reason,
+                 before=before):
+        admin.delete_topic(topic)
+    topic_table_invalidate(cluster)
+
+
+def topic_purge_preview(*, cluster: str, topic: str, requested: dict[int, int | None] | None) -> list[PurgeRow]:
+    """How many records each partition would lose; None requests mean "all partitions, everything"."""
+    admin = cluster_admin(cluster)
+    described = admin.describe_topics([topic])[topic]
+    known = {p.partition for p in described.partitions}
+    requested = requested if requested is not None else {p: None for p in known}
+    unknown = sorted(set(requested) - known)
+    if unknown:
+        raise ConsoleError(f"Topic '{topic}' has no partition {', '.join(map(str, unknown))}.")
+    refs = [PartitionRef(topic, p) for p in requested]
+    offsets = admin.list_offsets_many(refs, [EARLIEST, LATEST])
+    return purge_plan(topic, requested, offsets[EARLIEST], offsets[LATEST])
+
+
+def topic_records_purge(*, actor: Actor, cluster: str, topic: str, requested: dict[int, int | None] | None,
+                        reason: str = "") -> list[PurgeRow]:
+    """DeleteRecords up to the previewed offsets; the audit keeps each partition's log start before and after."""
+    plan = [row for row in topic_purge_preview(cluster=cluster, topic=topic, requested=requested)
+            if row.records_deleted > 0]
+    if not plan:
+        raise ConsoleError(MSG_NOTHING_TO_PURGE)
+    before = {str(r.partition): r.log_start for r in plan}
+    with audited(actor=actor, action="topic.records.purge", cluster=cluster, target=f"topic:{topic}", reason=reason,
+                 params={"delete_before": {str(r.partition): r.target for r in plan}}, before=before) as record:
+        low = cluster_admin(cluster).delete_records({PartitionRef(topic, r.partition): r.target for r in plan})
+        record.after = {str(ref.partition): offset for ref, offset in sorted(low.items())}
+    topic_table_invalidate(cluster)
+    return plan

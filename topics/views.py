@@ -1,0 +1,162 @@
+"""Thin views: parse, call a selector or service, render a page or its partial."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from console.accounts.decorators import role_required
+from console.accounts.roles import Role
+from console.audit.actor import Actor
+from console.clusters.selectors import cluster_get
+from console.errors import ConsoleError
+from console.http import HtmxHttpRequest
+from topics import forms, selectors, services
+from topics.diffing import config_diff
+
+PAGE_SIZE = 50
+
+
+def _redirect(request: HtmxHttpRequest, url: str):
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+
+
+def _form_errors(form) -> str:
+    return "; ".join(f"{'' if k == '__all__' else k + ': '}{' '.join(v)}" for k, v in form.errors.items())
+
+
+def _valid(form):
+    if not form.is_valid():
+        raise ConsoleError(_form_errors(form))
+    return form.cleaned_data
+
+
+@require_GET
+@role_required(Role.VIEWER)
+def topic_list(request: HtmxHttpRequest, cluster: str):
+    cluster_get(cluster)
+    query = request.GET.get("q", "").strip()
+    regex = request.GET.get("regex") == "1"
+    internal = request.GET.get("internal") == "1"
+    sort = request.GET.get("sort", "name")
+    descending = request.GET.get("desc") == "1"
+    rows = selectors.filter_topics(selectors.topic_table(cluster), query=query, regex=regex,
+                                   include_internal=internal, sort=sort, descending=descending)
+    page = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
+    page.object_list = selectors.with_configs(cluster, list(page.object_list))
+    params = request.GET.copy()
+    params.pop("page", None)
+    context = {"cluster": cluster, "page": page, "q": query, "regex": regex, "internal": internal, "sort": sort,
+               "desc": descending, "query": params.urlencode(), "total": len(rows)}
+    return render(request, "topics/list.html#topic-table" if request.htmx else "topics/list.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+@role_required(Role.ADMIN)
+def topic_create(request: HtmxHttpRequest, cluster: str):
+    cluster_get(cluster)
+    form = forms.TopicCreateForm(request.POST or None)
+    if request.method == "POST":
+        data = _valid(form)
+        services.topic_create(actor=Actor.from_request(request), cluster=cluster, name=data["name"],
+                              partitions=data["partitions"], replication_factor=data["replication_factor"],
+                              configs=data["configs"], reason=data["reason"])
+        messages.success(request, f"Topic {data['name']} created.")
+        return _redirect(request, reverse("topics:detail", args=[cluster, data["name"]]))
+    return render(request, "topics/create.html", {"cluster": cluster, "form": form})
+
+
+@require_GET
+@role_required(Role.VIEWER)
+def topic_detail(request: HtmxHttpRequest, cluster: str, topic: str):
+    detail = selectors.topic_detail(cluster, topic)
+    context = {
+        "cluster": cluster, "topic": detail, "config_form": forms.ConfigChangeForm(),
+        "partitions_form": forms.PartitionsForm(initial={"new_total": len(detail.partitions) + 1}),
+        "delete_form": forms.DeleteForm(), "purge_form": forms.PurgeForm(),
+    }
+    template = "topics/detail.html#partitions" if request.htmx else "topics/detail.html"
+    return render(request, template, context)
+
+
+@require_POST
+@role_required(Role.ADMIN)
+def topic_config_preview(request: HtmxHttpRequest, cluster: str, topic: str):
+    data = _valid(forms.ConfigChangeForm(request.POST))
+    services.config_request_check(data["set_values"], data["delete"])
+    entries = selectors.topic_config_entries(cluster, topic)
+    inherited = selectors.topic_inherited_values(cluster, data["delete"])
+    changes = config_diff(entries, set_values=data["set_values"], delete=data["delete"], inherited=inherited)
+    context = {"cluster": cluster, "topic_name": topic, "changes": changes, "form_data": request.POST,
+               "apply_url": reverse("topics:config-apply", args=[cluster, topic])}
+    return render(request, "topics/_config_preview.html", context)
+
+
+@require_POST
+@role_required(Role.ADMIN)
+def topic_config_apply(request: HtmxHttpRequest, cluster: str, topic: str):
+    data = _valid(forms.ConfigChangeForm(request.POST))
+    services.topic_configs_alter(actor=Actor.from_request(request), cluster=cluster, topic=topic,
+                                 set_values=data["set_values"], delete=data["delete"], reason=data["reason"])
+    messages.success(request, f"Configs of {topic} changed.")
+    return _redirect(request, reverse("topics:detail", args=[cluster, topic]) + "#configs")
+
+
+@require_POST
+@role_required(Role.ADMIN)
+def topic_partitions_add(request: HtmxHttpRequest, cluster: str, topic: str):
+    data = _valid(forms.PartitionsForm(request.POST))
+    services.topic_partitions_add(actor=Actor.from_request(request), cluster=cluster, topic=topic,
+                                  new_total=data["new_total"], reason=data["reason"])
+    messages.success(request, f"{topic} now has {data['new_total']} partitions.")
+    return _redirect(request, reverse("topics:detail", args=[cluster, topic]))
+
+
+@require_POST
+@role_required(Role.ADMIN)
+def topic_delete(request: HtmxHttpRequest, cluster: str, topic: str):
+    data = _valid(forms.DeleteForm(request.POST))
+    services.topic_delete(actor=Actor.from_request(request), cluster=cluster, topic=topic, confirm=data["confirm"],
+                          reason=data["reason"])
+    messages.success(request, f"Topic {topic} deleted.")
+    return _redirect(request, reverse("topics:list", args=[cluster]))
+
+
+@require_POST
+@role_required(Role.ADMIN)
+def topic_purge_preview(request: HtmxHttpRequest, cluster: str, topic: str):
+    form = forms.PurgeForm(request.POST)
+    _valid(form)
+    detail_partitions = [p.partition for p in selectors.topic_detail(cluster, topic).partitions]
+    rows = services.topic_purge_preview(cluster=cluster, topic=topic, requested=form.requested(detail_partitions))
+    context = {"cluster": cluster, "topic_name": topic, "rows": rows, "form_data": request.POST,
+               "total": sum(r.records_deleted for r in rows),
+               "apply_url": reverse("topics:purge", args=[cluster, topic])}
+    return render(request, "topics/_purge_preview.html", context)
+
+
+@require_POST
+@role_required(Role.ADMIN)
+def topic_purge(request: HtmxHttpRequest, cluster: str, topic: str):
+    form = forms.PurgeForm(request.POST)
+    _valid(form)
+    detail_partitions = [p.partition for p in selectors.topic_detail(cluster, topic).partitions]
+    plan = services.topic_records_purge(actor=Actor.from_request(request), cluster=cluster, topic=topic,
+                                        requested=form.requested(detail_partitions), reason=form.cleaned_data["reason"])
+    messages.success(request, f"Deleted {sum(r.records_deleted for r in plan)} records from {topic}.")
+    return _redirect(request, reverse("topics:detail", args=[cluster, topic]))
+
+
+@require_GET
+@role_required(Role.VIEWER)
+def topic_messages(request: HtmxHttpRequest, cluster: str, topic: str):
+    form = forms.BrowseForm(request.GET or {"partition": 0})
+    data = _valid(form)
+    page = selectors.records_page(cluster, topic, data["partition"], offset=data.get("offset"),
+                                  timestamp_ms=form.timestamp_ms(), limit=data.get("limit") or 50)
+    context = {"cluster": cluster, "topic_name": topic, "form": form, "page": page}
+    return render(request, "topics/messages.html#records" if request.htmx else "topics/messages.html", context)

@@ -69,6 +69,7 @@ TEMPLATES = [
     },
 ]
 
+(BASE_DIR / ".data").mkdir(exist_ok=True)  # SQLite files (and the test database) live here
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / '.data' / 'console.sqlite3'}")}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # IMMEDIATE avoids "database is locked" when the web, worker and recorder write at once.

@@ -188,3 +188,41 @@ def client_for(client):
         return client
 
     return login
+
+
+CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's chromium driven by Playwright (which cannot download its own browsers here)."""
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def logged_in_page(browser, live_server):
+    """A page logged in as the given user through the real login form."""
+    contexts = []
+
+    def open_as(user):
+        context = browser.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 900})
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        page.goto("/accounts/login/")
+        page.fill("input[name=username]", user.username)
+        page.fill("input[name=password]", "pw-" + user.username)
+        page.click("button[type=submit]")
+        page.wait_for_url("**/clusters/")
+        return page
+
+    yield open_as
+    for context in contexts:
+        context.close()

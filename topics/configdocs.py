@@ -45,6 +45,7 @@ BROKER_SYNONYMS = {
     "unclean.leader.election.enable": ["unclean.leader.election.enable"],
 }
 _UNIT_TO_MS = {".minutes": 60_000, ".hours": 3_600_000}
+LONG_MAX = 2**63 - 1  # Kafka's "no limit" for many time and size settings
 
 
 def broker_default(topic_key: str, broker_values: dict[str, str | None]) -> str | None:
@@ -70,7 +71,7 @@ def human_duration_ms(value: str | None) -> str:
         ms = int(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return ""
-    if ms < 0:
+    if ms < 0 or ms == LONG_MAX:
         return "forever"
     for size, unit in ((86_400_000, "day"), (3_600_000, "hour"), (60_000, "minute"), (1000, "second")):
         if ms >= size:
@@ -84,7 +85,7 @@ def human_bytes(value: str | None) -> str:
         size = int(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return ""
-    if size < 0:
+    if size < 0 or size == LONG_MAX:
         return "unlimited"
     for factor, unit in ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
         if size >= factor:

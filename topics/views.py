@@ -103,7 +103,8 @@ def topic_config_apply(request: HtmxHttpRequest, cluster: str, topic: str):
     services.topic_configs_alter(actor=Actor.from_request(request), cluster=cluster, topic=topic,
                                  set_values=data["set_values"], delete=data["delete"], reason=data["reason"])
     messages.success(request, f"Configs of {topic} changed.")
-    return _redirect(request, reverse("topics:detail", args=[cluster, topic]) + "#configs")
+    # No "#configs" fragment: a client redirect to the same path plus a fragment only scrolls, it does not reload.
+    return _redirect(request, reverse("topics:detail", args=[cluster, topic]))
 
 
 @require_POST

@@ -38,7 +38,8 @@ def test_sort_by_messages_descending():
 
 
 @pytest.mark.parametrize(("ms", "text"), [("604800000", "7 days"), ("3600000", "1 hour"), ("-1", "forever"),
-                                          ("1500", "1.5 seconds"), ("1234567", "≈20.6 minutes"), ("x", "")])
+                                          ("1500", "1.5 seconds"), ("1234567", "≈20.6 minutes"), ("x", ""),
+                                          ("9223372036854775807", "forever")])
 def test_durations_in_human_units(ms, text):
     assert human_duration_ms(ms) == text
 

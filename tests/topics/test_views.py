@@ -98,7 +98,7 @@ def test_config_preview_shows_the_diff_and_apply_changes_it(client_for, admin, t
     assert cluster_admin("local").describe_configs(TOPIC, [name])[name]["segment.ms"].value == "3600000"
 
     applied = client.post(f"/clusters/local/topics/{name}/configs/apply/", form, headers={"HX-Request": "true"})
-    assert applied.status_code == 200 and applied.headers["HX-Redirect"].endswith(f"/topics/{name}/#configs")
+    assert applied.status_code == 200 and applied.headers["HX-Redirect"].endswith(f"/topics/{name}/")
     assert cluster_admin("local").describe_configs(TOPIC, [name])[name]["retention.ms"].value == "7200000"
 
 

@@ -28,6 +28,10 @@ def parse_keys(text: str) -> list[str]:
 class ReasonForm(forms.Form):
     reason = forms.CharField(max_length=1000, widget=forms.TextInput(attrs={"placeholder": "why (goes into the audit log)"}))
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.order_fields([name for name in self.fields if name != "reason"] + ["reason"])
+
 
 class TopicCreateForm(ReasonForm):
     name = forms.CharField(max_length=249)

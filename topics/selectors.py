@@ -61,7 +61,8 @@ def topic_table(cluster: str) -> list[TopicRow]:
     admin = cluster_admin(cluster)
     topics = admin.list_topics()
     refs = [PartitionRef(t.name, p.partition) for t in topics for p in t.partitions]
-    offsets = admin.list_offsets_many(refs, [EARLIEST, LATEST])
+    # strict=False: an offline partition leaves its topic's count partial instead of failing the whole list.
+    offsets = admin.list_offsets_many(refs, [EARLIEST, LATEST], strict=False)
     rows = [_row(t, offsets) for t in topics]
     cache.set(_cache_key(cluster), rows, settings.TOPIC_LIST_CACHE_S)
     return rows

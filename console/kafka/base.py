@@ -52,11 +52,10 @@ class AdminBase:
         return futures_outcomes(futures, cluster=self.cluster, timeout=self.timeout)
 
     def _raise_partition_failures(self, outcomes: dict) -> None:
-        """Raises for failed partitions of a batch: unreachability first, since it explains all the others."""
+        """Raises for failed partitions of a batch; the cluster counts as unreachable only if every one timed out."""
         failures = {ref: o for ref, o in outcomes.items() if isinstance(o, KafkaGatewayError)}
-        for outcome in failures.values():
-            if isinstance(outcome, ClusterUnavailable):
-                raise outcome
+        if failures and len(failures) == len(outcomes) and all(isinstance(o, ClusterUnavailable) for o in failures.values()):
+            raise next(iter(failures.values()))
         if failures:
             raise PartitionErrors(
                 [PartitionError(ref.topic, ref.partition, o.code, o.message) for ref, o in sorted(failures.items())],

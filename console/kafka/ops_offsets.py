@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import time
+
 from confluent_kafka import TopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
 from console.kafka.base import AdminBase
+from console.kafka.errors import KafkaGatewayError
+from console.kafka.mapping import RETRIABLE_PARTITION_CODES
 from console.kafka.types import OffsetAt, PartitionRef
 
 EARLIEST, LATEST = "earliest", "latest"
+_ATTEMPTS = 3
+_RETRY_PAUSE_S = 0.3
 
 
 def _spec(at: str | int) -> OffsetSpec:
@@ -27,25 +33,46 @@ class OffsetOps(AdminBase):
         """
         return self.list_offsets_many(refs, [at])[at]
 
-    def list_offsets_many(self, refs: list[PartitionRef], ats: list[str | int]) -> dict[str | int, dict[PartitionRef, OffsetAt]]:
-        """Several ListOffsets rounds sent together (e.g. earliest and latest), then waited for together."""
+    def list_offsets_many(self, refs: list[PartitionRef], ats: list[str | int], *,
+                          strict: bool = True) -> dict[str | int, dict[PartitionRef, OffsetAt]]:
+        """Several ListOffsets rounds sent together (e.g. earliest and latest), then waited for together.
+
+        Partitions failing with a passing error (leadership moving, a topic just created) are asked again, at most
+        twice. With strict=False, partitions that still fail are left out instead of failing the whole call.
+        """
 
         def run(admin: AdminClient) -> dict[str | int, dict[PartitionRef, OffsetAt]]:
-            if not refs:
-                return {at: {} for at in ats}
-            pending = {
-                at: admin.list_offsets({TopicPartition(r.topic, r.partition): _spec(at) for r in refs},
-                                       request_timeout=self.timeout)
-                for at in ats
-            }
-            results: dict[str | int, dict[PartitionRef, OffsetAt]] = {}
-            for at, futures in pending.items():
-                outcomes = self._wait_each({PartitionRef(tp.topic, tp.partition): f for tp, f in futures.items()})
-                self._raise_partition_failures(outcomes)
-                results[at] = {
-                    ref: OffsetAt(offset=o.offset, timestamp=o.timestamp if (o.timestamp or -1) >= 0 else None)
-                    for ref, o in outcomes.items()
-                }
+            results: dict[str | int, dict[PartitionRef, OffsetAt]] = {at: {} for at in ats}
+            pending = {at: list(refs) for at in ats if refs}
+            for attempt in range(_ATTEMPTS):
+                failures = self._offsets_round(admin, pending, results)
+                only_passing = all(e.code in RETRIABLE_PARTITION_CODES for f in failures.values() for e in f.values())
+                if failures and only_passing and attempt + 1 < _ATTEMPTS:
+                    pending = {at: list(failed) for at, failed in failures.items()}
+                    time.sleep(_RETRY_PAUSE_S)
+                    continue
+                if strict:
+                    for at, failed in failures.items():
+                        self._raise_partition_failures({**results[at], **failed})
+                return results
             return results
 
         return self._call(run)
+
+    def _offsets_round(self, admin: AdminClient, pending: dict, results: dict) -> dict:
+        """Sends one ListOffsets per offset kind, stores what succeeded, returns {kind: {ref: error}}."""
+        sent = {
+            at: admin.list_offsets({TopicPartition(r.topic, r.partition): _spec(at) for r in wanted},
+                                   request_timeout=self.timeout)
+            for at, wanted in pending.items()
+        }
+        failures: dict[str | int, dict[PartitionRef, KafkaGatewayError]] = {}
+        for at, futures in sent.items():
+            outcomes = self._wait_each({PartitionRef(tp.topic, tp.partition): f for tp, f in futures.items()})
+            for ref, outcome in outcomes.items():
+                if isinstance(outcome, KafkaGatewayError):
+                    failures.setdefault(at, {})[ref] = outcome
+                else:
+                    timestamp = outcome.timestamp if (outcome.timestamp or -1) >= 0 else None
+                    results[at][ref] = OffsetAt(outcome.offset, timestamp)
+        return failures

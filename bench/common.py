@@ -1,0 +1,93 @@
+"""Shared set-up for benchmarks: a broker (the local one, or a fresh one), a throwaway database, timing helpers."""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "RESULTS.md"
+
+
+@contextmanager
+def bench_stack(name: str):
+    """Starts a fresh broker on free ports unless KAFKA_BOOTSTRAP_SERVERS is set, and a scratch SQLite database."""
+    from console.devstack.kafka import KafkaNode, free_port
+
+    work = Path(tempfile.mkdtemp(prefix=f"bench-{name}-"))
+    node = None
+    if not os.environ.get("KAFKA_BOOTSTRAP_SERVERS"):
+        node = KafkaNode(home=work / "kafka", port=free_port(), controller_port=free_port(), heap=("-Xms512m", "-Xmx1g"))
+        log = open(work / "broker.log", "w")
+        node.start(stdout=log)
+        node.wait_ready()
+        os.environ["KAFKA_BOOTSTRAP_SERVERS"] = node.bootstrap
+    os.environ.update({"DJANGO_DEBUG": "1", "DATABASE_URL": f"sqlite:///{work / 'bench.sqlite3'}",
+                       "DJANGO_SETTINGS_MODULE": "console.settings", "DJANGO_ALLOW_ASYNC_UNSAFE": "true"})
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    try:
+        yield node
+    finally:
+        if node is not None:
+            node.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def timed(fn: Callable[[], object], repeat: int, before: Callable[[], None] | None = None) -> list[float]:
+    """Wall-clock milliseconds of `repeat` calls; `before` runs untimed before each (e.g. clear a cache)."""
+    samples = []
+    for _ in range(repeat):
+        if before:
+            before()
+        started = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - started) * 1000)
+    return samples
+
+
+def summary(samples: list[float]) -> str:
+    ordered = sorted(samples)
+    p95 = ordered[min(len(ordered) - 1, max(0, round(0.95 * len(ordered)) - 1))]
+    return f"median {statistics.median(ordered):.0f} ms, p95 {p95:.0f} ms (n={len(ordered)})"
+
+
+def machine() -> str:
+    cpu = "unknown CPU"
+    try:
+        cpu = re.search(r"model name\s*:\s*(.*)", Path("/proc/cpuinfo").read_text()).group(1)
+    except (OSError, AttributeError):
+        pass
+    memory = ""
+    try:
+        kib = int(re.search(r"MemTotal:\s*(\d+)", Path("/proc/meminfo").read_text()).group(1))
+        memory = f", {kib / 1024 / 1024:.0f} GiB RAM"
+    except (OSError, AttributeError):
+        pass
+    java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()[0]
+    return f"{os.cpu_count()} cores ({cpu}){memory}; {platform.platform()}; Python {platform.python_version()}; {java}"
+
+
+def write_section(name: str, body: str) -> None:
+    """Replaces this benchmark's section in bench/RESULTS.md, keeping the others."""
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n\nReproduce each section with the command it names.\n"
+    block = f"{start}\n{body.rstrip()}\n{end}"
+    if start in text:
+        text = re.sub(re.escape(start) + r".*?" + re.escape(end), lambda _: block, text, flags=re.S)
+    else:
+        text = text.rstrip() + "\n\n" + block + "\n"
+    RESULTS.write_text(text)

@@ -70,16 +70,11 @@ class PurgeForm(ReasonForm):
     before_offset = forms.IntegerField(required=False, min_value=0,
                                        help_text="delete records below this offset (empty: everything present now)")
 
-    def requested(self, partition_ids: list[int] | None = None) -> dict[int, int | None] | None:
-        raw = self.cleaned_data.get("partitions") or ""
-        offset = self.cleaned_data.get("before_offset")
+    def clean_partitions(self) -> list[int]:
         try:
-            chosen = [int(p) for p in parse_keys(raw)]
+            return [int(p) for p in parse_keys(self.cleaned_data.get("partitions") or "")]
         except ValueError as exc:
             raise forms.ValidationError("Partitions are numbers separated by commas.") from exc
-        if not chosen:
-            return None if offset is None else {p: offset for p in (partition_ids or [])}
-        return {p: offset for p in chosen}
 
 
 class BrowseForm(forms.Form):

@@ -21,7 +21,7 @@ SORT_KEYS = {
     "name": lambda r: r.name,
     "partitions": lambda r: (r.partitions, r.name),
     "replication": lambda r: (r.replication_factor, r.name),
-    "messages": lambda r: (r.messages, r.name),
+    "messages": lambda r: (-1 if r.messages is None else r.messages, r.name),
     "under_replicated": lambda r: (r.under_replicated + r.offline, r.name),
 }
 MSG_BAD_REGEX = "Invalid regular expression: {error}"
@@ -34,7 +34,7 @@ class TopicRow:
     replication_factor: int
     under_replicated: int
     offline: int
-    messages: int
+    messages: int | None  # None when some partition's offsets could not be read (offline, or the broker was slow)
     internal: bool
     cleanup_policy: str | None = None
     retention_ms: str | None = None
@@ -61,20 +61,24 @@ def topic_table(cluster: str) -> list[TopicRow]:
     admin = cluster_admin(cluster)
     topics = admin.list_topics()
     refs = [PartitionRef(t.name, p.partition) for t in topics for p in t.partitions]
-    # strict=False: an offline partition leaves its topic's count partial instead of failing the whole list.
+    # strict=False: an offline partition makes its topic's count unknown instead of failing the whole list.
     offsets = admin.list_offsets_many(refs, [EARLIEST, LATEST], strict=False)
     rows = [_row(t, offsets) for t in topics]
-    cache.set(_cache_key(cluster), rows, settings.TOPIC_LIST_CACHE_S)
+    complete = all(r.messages is not None for r in rows)
+    # An incomplete answer (a slow or busy broker) is kept only briefly, so the next request asks again.
+    cache.set(_cache_key(cluster), rows, settings.TOPIC_LIST_CACHE_S if complete else 2)
     return rows
 
 
 def _row(topic: TopicMetadata, offsets) -> TopicRow:
-    messages = 0
+    messages: int | None = 0
     for p in topic.partitions:
         ref = PartitionRef(topic.name, p.partition)
         start, end = offsets[EARLIEST].get(ref), offsets[LATEST].get(ref)
-        if start is not None and end is not None:
-            messages += max(0, end.offset - start.offset)
+        if start is None or end is None:
+            messages = None
+            break
+        messages += max(0, end.offset - start.offset)
     return TopicRow(
         name=topic.name, partitions=topic.partition_count, replication_factor=topic.replication_factor,
         under_replicated=sum(p.under_replicated for p in topic.partitions),

@@ -19,6 +19,7 @@ MSG_BAD_TOPIC_NAME = "Topic names use letters, digits, '.', '_' and '-' only, at
 MSG_CONFIRM_MISMATCH = "Type the topic name '{name}' exactly to confirm the deletion."
 MSG_NOTHING_TO_CHANGE = "Nothing to change: give at least one config to set or remove."
 MSG_SET_AND_DELETE = "A config cannot be set and removed at once: {keys}."
+MSG_NO_SUCH_PARTITIONS = "Topic '{topic}' has no partition {partitions}."
 MSG_NOTHING_TO_PURGE = "Nothing to purge: every chosen partition is already empty below that offset."
 
 
@@ -104,30 +105,30 @@ def topic_delete(*, actor: Actor, cluster: str, topic: str, confirm: str, reason
     topic_table_invalidate(cluster)
 
 
-def topic_purge_preview(*, cluster: str, topic: str, requested: dict[int, int | None] | None) -> list[PurgeRow]:
-    """How many records each partition would lose; None requests mean "all partitions, everything"."""
+def topic_purge_preview(*, cluster: str, topic: str, partitions: list[int] | None = None,
+                        before: int | None = None) -> list[PurgeRow]:
+    """How many records each partition would lose. No partitions: all of them; no offset: everything present now."""
     admin = cluster_admin(cluster)
-    described = admin.describe_topics([topic])[topic]
-    known = {p.partition for p in described.partitions}
-    requested = requested if requested is not None else {p: None for p in known}
-    unknown = sorted(set(requested) - known)
+    known = {p.partition for p in admin.describe_topics([topic])[topic].partitions}
+    chosen = sorted(set(partitions)) if partitions else sorted(known)
+    unknown = [p for p in chosen if p not in known]
     if unknown:
-        raise ConsoleError(f"Topic '{topic}' has no partition {', '.join(map(str, unknown))}.")
-    refs = [PartitionRef(topic, p) for p in requested]
+        raise ConsoleError(MSG_NO_SUCH_PARTITIONS.format(topic=topic, partitions=", ".join(map(str, unknown))))
+    refs = [PartitionRef(topic, p) for p in chosen]
     offsets = admin.list_offsets_many(refs, [EARLIEST, LATEST])
-    return purge_plan(topic, requested, offsets[EARLIEST], offsets[LATEST])
+    return purge_plan(topic, {p: before for p in chosen}, offsets[EARLIEST], offsets[LATEST])
 
 
-def topic_records_purge(*, actor: Actor, cluster: str, topic: str, requested: dict[int, int | None] | None,
-                        reason: str = "") -> list[PurgeRow]:
+def topic_records_purge(*, actor: Actor, cluster: str, topic: str, partitions: list[int] | None = None,
+                        before: int | None = None, reason: str = "") -> list[PurgeRow]:
     """DeleteRecords up to the previewed offsets; the audit keeps each partition's log start before and after."""
-    plan = [row for row in topic_purge_preview(cluster=cluster, topic=topic, requested=requested)
+    plan = [row for row in topic_purge_preview(cluster=cluster, topic=topic, partitions=partitions, before=before)
             if row.records_deleted > 0]
     if not plan:
         raise ConsoleError(MSG_NOTHING_TO_PURGE)
-    before = {str(r.partition): r.log_start for r in plan}
+    before_starts = {str(r.partition): r.log_start for r in plan}
     with audited(actor=actor, action="topic.records.purge", cluster=cluster, target=f"topic:{topic}", reason=reason,
-                 params={"delete_before": {str(r.partition): r.target for r in plan}}, before=before) as record:
+                 params={"delete_before": {str(r.partition): r.target for r in plan}}, before=before_starts) as record:
         low = cluster_admin(cluster).delete_records({PartitionRef(topic, r.partition): r.target for r in plan})
         record.after = {str(ref.partition): offset for ref, offset in sorted(low.items())}
     topic_table_invalidate(cluster)

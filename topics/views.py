@@ -44,14 +44,16 @@ def topic_list(request: HtmxHttpRequest, cluster: str):
     internal = request.GET.get("internal") == "1"
     sort = request.GET.get("sort", "name")
     descending = request.GET.get("desc") == "1"
-    rows = selectors.filter_topics(selectors.topic_table(cluster), query=query, regex=regex,
-                                   include_internal=internal, sort=sort, descending=descending)
+    table = selectors.topic_table(cluster)
+    rows = selectors.filter_topics(table, query=query, regex=regex, include_internal=internal, sort=sort,
+                                   descending=descending)
     page = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
     page.object_list = selectors.with_configs(cluster, list(page.object_list))
     params = request.GET.copy()
     params.pop("page", None)
     context = {"cluster": cluster, "page": page, "q": query, "regex": regex, "internal": internal, "sort": sort,
-               "desc": descending, "query": params.urlencode(), "total": len(rows)}
+               "desc": descending, "query": params.urlencode(), "total": len(rows),
+               "unknown_counts": sum(r.messages is None for r in table)}
     return render(request, "topics/list.html#topic-table" if request.htmx else "topics/list.html", context)
 
 
@@ -130,10 +132,9 @@ def topic_delete(request: HtmxHttpRequest, cluster: str, topic: str):
 @require_POST
 @role_required(Role.ADMIN)
 def topic_purge_preview(request: HtmxHttpRequest, cluster: str, topic: str):
-    form = forms.PurgeForm(request.POST)
-    _valid(form)
-    detail_partitions = [p.partition for p in selectors.topic_detail(cluster, topic).partitions]
-    rows = services.topic_purge_preview(cluster=cluster, topic=topic, requested=form.requested(detail_partitions))
+    data = _valid(forms.PurgeForm(request.POST))
+    rows = services.topic_purge_preview(cluster=cluster, topic=topic, partitions=data["partitions"],
+                                        before=data["before_offset"])
     context = {"cluster": cluster, "topic_name": topic, "rows": rows, "form_data": request.POST,
                "total": sum(r.records_deleted for r in rows),
                "apply_url": reverse("topics:purge", args=[cluster, topic])}
@@ -143,11 +144,10 @@ def topic_purge_preview(request: HtmxHttpRequest, cluster: str, topic: str):
 @require_POST
 @role_required(Role.ADMIN)
 def topic_purge(request: HtmxHttpRequest, cluster: str, topic: str):
-    form = forms.PurgeForm(request.POST)
-    _valid(form)
-    detail_partitions = [p.partition for p in selectors.topic_detail(cluster, topic).partitions]
+    data = _valid(forms.PurgeForm(request.POST))
     plan = services.topic_records_purge(actor=Actor.from_request(request), cluster=cluster, topic=topic,
-                                        requested=form.requested(detail_partitions), reason=form.cleaned_data["reason"])
+                                        partitions=data["partitions"], before=data["before_offset"],
+                                        reason=data["reason"])
     messages.success(request, f"Deleted {sum(r.records_deleted for r in plan)} records from {topic}.")
     return _redirect(request, reverse("topics:detail", args=[cluster, topic]))
 

@@ -134,12 +134,20 @@ def test_purge_previews_then_deletes_records_below_the_offset(actor, topic_facto
     name = topic_factory(partitions=2)
     produce(name, [(p, b"k", b"v%d" % i, None) for p in (0, 1) for i in range(10)])
 
-    preview = services.topic_purge_preview(cluster="local", topic=name, requested={0: 4, 1: None})
-    assert [(r.partition, r.target, r.records_deleted) for r in preview] == [(0, 4, 4), (1, 10, 10)]
+    preview = services.topic_purge_preview(cluster="local", topic=name, partitions=[0], before=4)
+    assert [(r.partition, r.target, r.records_deleted) for r in preview] == [(0, 4, 4)]
+    everything = services.topic_purge_preview(cluster="local", topic=name)
+    assert [(r.partition, r.target, r.records_deleted) for r in everything] == [(0, 10, 10), (1, 10, 10)]
 
-    services.topic_records_purge(actor=actor, cluster="local", topic=name, requested={0: 4, 1: None}, reason="poison")
-    outcome = AuditEvent.objects.get(outcome="success")
-    assert outcome.before == {"0": 0, "1": 0} and outcome.after == {"0": 4, "1": 10}
+    services.topic_records_purge(actor=actor, cluster="local", topic=name, partitions=[0], before=4, reason="poison")
+    services.topic_records_purge(actor=actor, cluster="local", topic=name, partitions=[1], reason="all of it")
+    first, second = AuditEvent.objects.filter(outcome="success").order_by("seq")
+    assert (first.before, first.after) == ({"0": 0}, {"0": 4})
+    assert (second.before, second.after) == ({"1": 0}, {"1": 10})
+    with pytest.raises(ConsoleError, match="has no partition 7"):
+        services.topic_purge_preview(cluster="local", topic=name, partitions=[7])
+    with pytest.raises(ConsoleError, match="Nothing to purge"):
+        services.topic_records_purge(actor=actor, cluster="local", topic=name, partitions=[1], reason="again")
 
 
 def test_broker_dynamic_config_change_and_read_only_refusal(actor, local_cluster):

@@ -130,17 +130,17 @@ class Command(ActorCommand):
         self.stdout.write(f"Deleted topic {options['topic']}.")
 
     def do_purge(self, options):
-        partitions = [int(p) for value in options["partition"] for p in parse_keys(value)]
-        requested = {p: options["offset"] for p in partitions} if partitions else None
-        if requested is None and options["offset"] is not None:
-            described = selectors.topic_detail(options["cluster"], options["topic"])
-            requested = {p.partition: options["offset"] for p in described.partitions}
+        try:
+            partitions = [int(p) for value in options["partition"] for p in parse_keys(value)]
+        except ValueError as exc:
+            raise CommandError("--partition takes numbers separated by commas") from exc
+        scope = {"cluster": options["cluster"], "topic": options["topic"], "partitions": partitions,
+                 "before": options["offset"]}
         if options["dry_run"]:
-            rows = services.topic_purge_preview(cluster=options["cluster"], topic=options["topic"], requested=requested)
+            rows = services.topic_purge_preview(**scope)
         else:
             actor, reason = self.acting(options, role=Role.ADMIN)
-            rows = services.topic_records_purge(actor=actor, cluster=options["cluster"], topic=options["topic"],
-                                                requested=requested, reason=reason)
+            rows = services.topic_records_purge(actor=actor, reason=reason, **scope)
         lines = [f"{'PARTITION':>9} {'LOG-START':>10} {'LOG-END':>10} {'DELETE-BELOW':>12} {'RECORDS':>10}"]
         lines += [f"{r.partition:>9} {r.log_start:>10} {r.log_end:>10} {r.target:>12} {r.records_deleted:>10}"
                   + (" (clamped)" if r.clamped else "") for r in rows]

@@ -4,25 +4,13 @@ from datetime import UTC
 
 from django import forms
 
-MSG_BAD_PAIR = "Line '{line}' is not key=value."
+from console.parsing import parse_keys, parse_pairs
 
-
-def parse_pairs(text: str) -> dict[str, str]:
-    """key=value per line (or comma-separated); blank lines ignored."""
-    pairs: dict[str, str] = {}
-    for raw in text.replace(",", "\n").splitlines():
-        line = raw.strip()
-        if not line:
-            continue
-        key, sep, value = line.partition("=")
-        if not sep or not key.strip():
-            raise forms.ValidationError(MSG_BAD_PAIR.format(line=line))
-        pairs[key.strip()] = value.strip()
-    return pairs
-
-
-def parse_keys(text: str) -> list[str]:
-    return [k.strip() for k in text.replace("\n", ",").split(",") if k.strip()]
+def _pairs(text: str) -> dict[str, str]:
+    try:
+        return parse_pairs(text)
+    except ValueError as exc:
+        raise forms.ValidationError(str(exc)) from exc
 
 
 class ReasonForm(forms.Form):
@@ -40,7 +28,7 @@ class TopicCreateForm(ReasonForm):
     configs = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 4, "placeholder": "retention.ms=604800000\ncleanup.policy=delete"}))
 
     def clean_configs(self) -> dict[str, str]:
-        return parse_pairs(self.cleaned_data["configs"])
+        return _pairs(self.cleaned_data["configs"])
 
 
 class ConfigChangeForm(ReasonForm):
@@ -50,7 +38,7 @@ class ConfigChangeForm(ReasonForm):
                              widget=forms.TextInput(attrs={"placeholder": "segment.ms, retention.bytes"}))
 
     def clean_set_values(self) -> dict[str, str]:
-        return parse_pairs(self.cleaned_data["set_values"])
+        return _pairs(self.cleaned_data["set_values"])
 
     def clean_delete(self) -> list[str]:
         return parse_keys(self.cleaned_data["delete"])

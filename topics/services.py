@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 
 from console.audit.actor import Actor
 from console.audit.services import audited
@@ -58,9 +59,21 @@ def _configs_alter(*, actor: Actor, cluster: str, kind: str, name: str, target: 
     with audited(actor=actor, action=f"{kind}.config.alter", cluster=cluster, target=target, reason=reason,
                  params={"set": set_values, "delete": delete}, before=before) as record:
         admin.alter_configs(kind, name, set_values=set_values, delete=delete)
-        after = admin.describe_configs(kind, [name])[name]
+        after = _read_back(admin, kind, name, set_values, delete)
         record.after = {k: {"value": after[k].value, "source": after[k].source} if k in after else None for k in keys}
     return record.after
+
+
+def _read_back(admin, kind: str, name: str, set_values: dict[str, str], delete: list[str], attempts: int = 10):
+    """Brokers apply dynamic configs from the metadata log a moment after acknowledging: wait until they show."""
+    for _ in range(attempts):
+        current = admin.describe_configs(kind, [name])[name]
+        applied = all(k in current and current[k].value == v for k, v in set_values.items()) and all(
+            k not in current or current[k].source not in ("topic", "dynamic-broker") for k in delete)
+        if applied:
+            break
+        time.sleep(0.2)
+    return current
 
 
 def topic_configs_alter(*, actor: Actor, cluster: str, topic: str, set_values: dict[str, str], delete: list[str],

@@ -12,18 +12,14 @@ from console.accounts.roles import Role
 from console.errors import ConsoleError
 from console.kafka.errors import KafkaGatewayError
 from topics import selectors, services
-from topics.forms import parse_keys
+from console.parsing import parse_keys, parse_pairs
 
 
 def _pairs(values: list[str]) -> dict[str, str]:
-    pairs: dict[str, str] = {}
-    for value in values:
-        for item in value.split(","):
-            key, sep, val = item.partition("=")
-            if not sep or not key.strip():
-                raise CommandError(f"Expected key=value, got '{item}'")
-            pairs[key.strip()] = val.strip()
-    return pairs
+    try:
+        return parse_pairs(values)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from exc
 
 
 class Command(ActorCommand):
@@ -110,7 +106,7 @@ class Command(ActorCommand):
 
     def do_alter_config(self, options):
         actor, reason = self.acting(options, role=Role.ADMIN)
-        delete = [k for value in options["delete_config"] for k in parse_keys(value)]
+        delete = parse_keys(options["delete_config"])
         after = services.topic_configs_alter(actor=actor, cluster=options["cluster"], topic=options["topic"],
                                              set_values=_pairs(options["add_config"]), delete=delete, reason=reason)
         self.emit(options, after, [f"{k}={(v or {}).get('value')} ({(v or {}).get('source')})" for k, v in after.items()])
@@ -131,7 +127,7 @@ class Command(ActorCommand):
 
     def do_purge(self, options):
         try:
-            partitions = [int(p) for value in options["partition"] for p in parse_keys(value)]
+            partitions = [int(p) for p in parse_keys(options["partition"])]
         except ValueError as exc:
             raise CommandError("--partition takes numbers separated by commas") from exc
         scope = {"cluster": options["cluster"], "topic": options["topic"], "partitions": partitions,

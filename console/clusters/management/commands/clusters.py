@@ -8,16 +8,14 @@ from console.clusters.models import Cluster
 from console.clusters.selectors import clusters_health
 from console.clusters.services import cluster_register
 from console.errors import ConsoleError
+from console.parsing import parse_pairs
 
 
 def _pairs(values: list[str], option: str) -> dict[str, str]:
-    pairs = {}
-    for value in values or []:
-        key, sep, val = value.partition("=")
-        if not sep or not key:
-            raise CommandError(f"{option} expects key=value, got '{value}'")
-        pairs[key.strip()] = val.strip()
-    return pairs
+    try:
+        return parse_pairs(values)
+    except ValueError as exc:
+        raise CommandError(f"{option}: {exc}") from exc
 
 
 class Command(ActorCommand):

@@ -11,7 +11,7 @@ from console.audit.actor import Actor
 from console.clusters.selectors import cluster_admin
 from console.http import HtmxHttpRequest
 from topics import forms, selectors, services
-from topics.diffing import config_diff
+from console.kafka.ops_configs import BROKER
 from topics.views import _redirect, _valid
 
 
@@ -38,9 +38,8 @@ def broker_detail(request: HtmxHttpRequest, cluster: str, broker_id: int):
 @role_required(Role.ADMIN)
 def broker_config_preview(request: HtmxHttpRequest, cluster: str, broker_id: int):
     data = _valid(forms.ConfigChangeForm(request.POST))
-    services.config_request_check(data["set_values"], data["delete"])
-    changes = config_diff(selectors.broker_config_entries(cluster, broker_id), set_values=data["set_values"],
-                          delete=data["delete"])
+    changes = selectors.config_change_preview(cluster, BROKER, str(broker_id), set_values=data["set_values"],
+                                              delete=data["delete"])
     context = {"changes": changes, "form_data": request.POST,
                "apply_url": reverse("brokers:config-apply", args=[cluster, broker_id])}
     return render(request, "topics/_config_preview.html", context)

@@ -4,7 +4,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from console.errors import ConsoleError
 from console.kafka.types import ConfigEntryInfo, OffsetAt, PartitionRef
+
+MSG_NOTHING_TO_CHANGE = "Nothing to change: give at least one config to set or remove."
+MSG_SET_AND_DELETE = "A config cannot be set and removed at once: {keys}."
+
+
+def check_config_request(set_values: dict[str, str], delete: list[str]) -> None:
+    if not set_values and not delete:
+        raise ConsoleError(MSG_NOTHING_TO_CHANGE)
+    both = sorted(set(set_values) & set(delete))
+    if both:
+        raise ConsoleError(MSG_SET_AND_DELETE.format(keys=", ".join(both)))
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,10 @@ from console.errors import ConsoleError
 from console.kafka.ops_configs import BROKER, TOPIC
 from console.kafka.ops_offsets import EARLIEST, LATEST
 from console.kafka.reader import read_records
-from console.kafka.types import ConfigEntryInfo, PartitionRef, TopicMetadata
+from console.kafka.types import PartitionRef, TopicMetadata
 from topics.configdocs import EXPLANATIONS, broker_default, human_value
 from topics.decoding import Decoded, decode_bytes
+from topics.diffing import ConfigChange, check_config_request, config_diff
 
 SORT_KEYS = {
     "name": lambda r: r.name,
@@ -193,19 +194,26 @@ def topic_detail(cluster: str, name: str) -> TopicDetail:
 
 
 def _broker_values(cluster: str) -> dict[str, str | None]:
+    """One broker's effective configuration, where topic defaults come from; cached briefly (it rarely changes)."""
+    key = f"topics:broker-values:{cluster}"
+    cached = cache.get(key)
+    if cached is not None:
+        return cached
     admin = cluster_admin(cluster)
     description = admin.describe_cluster()
     broker_id = str(description.controller_id if description.controller_id is not None else description.brokers[0].id)
-    return {k: e.value for k, e in admin.describe_configs(BROKER, [broker_id])[broker_id].items()}
+    values = {k: e.value for k, e in admin.describe_configs(BROKER, [broker_id])[broker_id].items()}
+    cache.set(key, values, 30)
+    return values
 
 
-def topic_config_entries(cluster: str, name: str) -> dict[str, ConfigEntryInfo]:
-    return cluster_admin(cluster).describe_configs(TOPIC, [name])[name]
+def broker_values_invalidate(cluster: str) -> None:
+    cache.delete(f"topics:broker-values:{cluster}")
 
 
-def topic_config_rows(cluster: str, name: str, entries: dict[str, ConfigEntryInfo] | None = None) -> list[ConfigRow]:
+def topic_config_rows(cluster: str, name: str) -> list[ConfigRow]:
     """Each config with its source and the value it would have without a topic override (the broker's)."""
-    entries = entries if entries is not None else topic_config_entries(cluster, name)
+    entries = cluster_admin(cluster).describe_configs(TOPIC, [name])[name]
     broker_values = _broker_values(cluster)
     rows = []
     for key, entry in sorted(entries.items()):
@@ -242,10 +250,6 @@ def broker_config_rows(cluster: str, broker_id: int) -> list[BrokerConfigRow]:
     entries = cluster_admin(cluster).describe_configs(BROKER, [str(broker_id)])[str(broker_id)]
     return [BrokerConfigRow(name=k, value=e.value, source=e.source, read_only=e.read_only, sensitive=e.sensitive)
             for k, e in sorted(entries.items())]
-
-
-def broker_config_entries(cluster: str, broker_id: int) -> dict[str, ConfigEntryInfo]:
-    return cluster_admin(cluster).describe_configs(BROKER, [str(broker_id)])[str(broker_id)]
 
 
 @dataclass(frozen=True)
@@ -310,3 +314,12 @@ def records_page(cluster: str, topic: str, partition: int, *, offset: int | None
     ]
     return RecordsPage(topic=topic, partition=partition, start=start, log_start=log_start, log_end=log_end,
                        records=rows, limit=limit)
+
+
+def config_change_preview(cluster: str, kind: str, name: str, *, set_values: dict[str, str],
+                          delete: list[str]) -> list[ConfigChange]:
+    """What a config change would do, for a topic or a broker; reads only."""
+    check_config_request(set_values, delete)
+    entries = cluster_admin(cluster).describe_configs(kind, [name])[name]
+    inherited = topic_inherited_values(cluster, delete) if kind == TOPIC and delete else None
+    return config_diff(entries, set_values=set_values, delete=delete, inherited=inherited)

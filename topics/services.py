@@ -12,14 +12,12 @@ from console.errors import ConsoleError
 from console.kafka.ops_configs import BROKER, TOPIC
 from console.kafka.ops_offsets import EARLIEST, LATEST
 from console.kafka.types import PartitionRef
-from topics.diffing import PurgeRow, purge_plan
-from topics.selectors import topic_table_invalidate
+from topics.diffing import PurgeRow, check_config_request, purge_plan
+from topics.selectors import broker_values_invalidate, topic_table_invalidate
 
 TOPIC_NAME = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
 MSG_BAD_TOPIC_NAME = "Topic names use letters, digits, '.', '_' and '-' only, at most 249 characters ('{name}')."
 MSG_CONFIRM_MISMATCH = "Type the topic name '{name}' exactly to confirm the deletion."
-MSG_NOTHING_TO_CHANGE = "Nothing to change: give at least one config to set or remove."
-MSG_SET_AND_DELETE = "A config cannot be set and removed at once: {keys}."
 MSG_NO_SUCH_PARTITIONS = "Topic '{topic}' has no partition {partitions}."
 MSG_NOTHING_TO_PURGE = "Nothing to purge: every chosen partition is already empty below that offset."
 
@@ -40,17 +38,9 @@ def topic_create(*, actor: Actor, cluster: str, name: str, partitions: int, repl
     topic_table_invalidate(cluster)
 
 
-def config_request_check(set_values: dict[str, str], delete: list[str]) -> None:
-    if not set_values and not delete:
-        raise ConsoleError(MSG_NOTHING_TO_CHANGE)
-    both = sorted(set(set_values) & set(delete))
-    if both:
-        raise ConsoleError(MSG_SET_AND_DELETE.format(keys=", ".join(both)))
-
-
 def _configs_alter(*, actor: Actor, cluster: str, kind: str, name: str, target: str, set_values: dict[str, str],
                    delete: list[str], reason: str) -> dict:
-    config_request_check(set_values, delete)
+    check_config_request(set_values, delete)
     admin = cluster_admin(cluster)
     admin.alter_configs(kind, name, set_values=set_values, delete=delete, validate_only=True)
     keys = sorted(set(set_values) | set(delete))
@@ -88,8 +78,10 @@ def topic_configs_alter(*, actor: Actor, cluster: str, topic: str, set_values: d
 def broker_configs_alter(*, actor: Actor, cluster: str, broker_id: int, set_values: dict[str, str],
                          delete: list[str], reason: str = "") -> dict:
     """IncrementalAlterConfigs on one broker's dynamic configs (the broker refuses read-only ones)."""
-    return _configs_alter(actor=actor, cluster=cluster, kind=BROKER, name=str(broker_id), target=f"broker:{broker_id}",
-                          set_values=set_values, delete=delete, reason=reason)
+    result = _configs_alter(actor=actor, cluster=cluster, kind=BROKER, name=str(broker_id),
+                            target=f"broker:{broker_id}", set_values=set_values, delete=delete, reason=reason)
+    broker_values_invalidate(cluster)
+    return result
 
 
 def topic_partitions_add(*, actor: Actor, cluster: str, topic: str, new_total: int, reason: str = "") -> None:

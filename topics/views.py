@@ -16,7 +16,7 @@ from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError
 from console.http import HtmxHttpRequest
 from topics import forms, selectors, services
-from topics.diffing import config_diff
+from console.kafka.ops_configs import TOPIC
 
 PAGE_SIZE = 50
 
@@ -89,10 +89,8 @@ def topic_detail(request: HtmxHttpRequest, cluster: str, topic: str):
 @role_required(Role.ADMIN)
 def topic_config_preview(request: HtmxHttpRequest, cluster: str, topic: str):
     data = _valid(forms.ConfigChangeForm(request.POST))
-    services.config_request_check(data["set_values"], data["delete"])
-    entries = selectors.topic_config_entries(cluster, topic)
-    inherited = selectors.topic_inherited_values(cluster, data["delete"])
-    changes = config_diff(entries, set_values=data["set_values"], delete=data["delete"], inherited=inherited)
+    changes = selectors.config_change_preview(cluster, TOPIC, topic, set_values=data["set_values"],
+                                              delete=data["delete"])
     context = {"cluster": cluster, "topic_name": topic, "changes": changes, "form_data": request.POST,
                "apply_url": reverse("topics:config-apply", args=[cluster, topic])}
     return render(request, "topics/_config_preview.html", context)

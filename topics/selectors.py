@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -14,6 +15,7 @@ from console.kafka.ops_configs import BROKER, TOPIC
 from console.kafka.ops_offsets import EARLIEST, LATEST
 from console.kafka.reader import read_records
 from console.kafka.types import PartitionRef, TopicMetadata
+from topics import table
 from topics.configdocs import EXPLANATIONS, broker_default, human_value
 from topics.decoding import Decoded, decode_bytes
 from topics.diffing import ConfigChange, check_config_request, config_diff
@@ -46,29 +48,28 @@ class TopicRow:
         return human_value("retention.ms", self.retention_ms)
 
 
-def _cache_key(cluster: str) -> str:
-    return f"topics:table:{cluster}"
-
-
 def topic_table_invalidate(cluster: str) -> None:
-    cache.delete(_cache_key(cluster))
+    table.invalidate(cluster)
+
+
+def topic_table_snapshot(cluster: str) -> table.Snapshot:
+    """Every topic with its counts (see topics/table.py for how it stays fast with thousands of topics)."""
+    return table.snapshot(cluster, lambda: cluster_admin(cluster), _build_table)
 
 
 def topic_table(cluster: str) -> list[TopicRow]:
-    """Every topic with its counts: one Metadata request and two ListOffsets rounds, cached for a few seconds."""
-    cached = cache.get(_cache_key(cluster))
-    if cached is not None:
-        return cached
-    admin = cluster_admin(cluster)
+    return topic_table_snapshot(cluster).rows
+
+
+def _build_table(admin) -> table.Snapshot:
+    """One Metadata request and two ListOffsets rounds for all partitions."""
+    taken_at = time.time()
     topics = admin.list_topics()
     refs = [PartitionRef(t.name, p.partition) for t in topics for p in t.partitions]
     # strict=False: an offline partition makes its topic's count unknown instead of failing the whole list.
     offsets = admin.list_offsets_many(refs, [EARLIEST, LATEST], strict=False)
     rows = [_row(t, offsets) for t in topics]
-    complete = all(r.messages is not None for r in rows)
-    # An incomplete answer (a slow or busy broker) is kept only briefly, so the next request asks again.
-    cache.set(_cache_key(cluster), rows, settings.TOPIC_LIST_CACHE_S if complete else 2)
-    return rows
+    return table.Snapshot(rows=rows, taken_at=taken_at, complete=all(r.messages is not None for r in rows))
 
 
 def _row(topic: TopicMetadata, offsets) -> TopicRow:

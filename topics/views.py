@@ -44,7 +44,8 @@ def topic_list(request: HtmxHttpRequest, cluster: str):
     internal = request.GET.get("internal") == "1"
     sort = request.GET.get("sort", "name")
     descending = request.GET.get("desc") == "1"
-    table = selectors.topic_table(cluster)
+    snapshot = selectors.topic_table_snapshot(cluster)
+    table = snapshot.rows
     rows = selectors.filter_topics(table, query=query, regex=regex, include_internal=internal, sort=sort,
                                    descending=descending)
     page = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
@@ -53,7 +54,7 @@ def topic_list(request: HtmxHttpRequest, cluster: str):
     params.pop("page", None)
     context = {"cluster": cluster, "page": page, "q": query, "regex": regex, "internal": internal, "sort": sort,
                "desc": descending, "query": params.urlencode(), "total": len(rows),
-               "unknown_counts": sum(r.messages is None for r in table)}
+               "unknown_counts": sum(r.messages is None for r in table), "age_s": round(snapshot.age_s)}
     return render(request, "topics/list.html#topic-table" if request.htmx else "topics/list.html", context)
 
 

@@ -30,6 +30,7 @@ LOCAL_APPS = [
     "console.audit",
     "console.clusters",
     "topics",
+    "offsets",
 ]
 INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS + LOCAL_APPS
 

@@ -16,12 +16,15 @@ MSG_REASON_REQUIRED = "--reason is required: say why, it goes into the audit log
 class ActorCommand(BaseCommand):
     """Adds --actor and --reason and resolves them into an Actor (source "cli") and a reason."""
 
-    def add_actor_arguments(self, parser) -> None:
-        parser.add_argument("--actor", required=True, help="username of the person acting (checked against the role)")
+    def add_actor_arguments(self, parser, *, required: bool = True) -> None:
+        parser.add_argument("--actor", required=required,
+                            help="username of the person acting (checked against the role)")
         parser.add_argument("--reason", default="", help="why: recorded in the audit log")
 
     def acting(self, options, *, role: Role, reason_required: bool = True) -> tuple[Actor, str]:
         user_model = get_user_model()
+        if not options.get("actor"):
+            raise CommandError("--actor is required for a change.")
         try:
             user = user_model.objects.get(username=options["actor"], is_active=True)
         except user_model.DoesNotExist as exc:

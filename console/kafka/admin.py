@@ -6,6 +6,7 @@ from confluent_kafka.admin import AdminClient
 
 from console.kafka.base import AdminBase
 from console.kafka.ops_configs import ConfigOps
+from console.kafka.ops_groups import GroupOps
 from console.kafka.ops_offsets import OffsetOps
 from console.kafka.ops_topics import TopicOps
 from console.kafka.types import BrokerInfo, ClusterDescription
@@ -28,5 +29,5 @@ class ClusterOps(AdminBase):
         return self._call(run)
 
 
-class KafkaAdmin(ClusterOps, TopicOps, OffsetOps, ConfigOps):
+class KafkaAdmin(ClusterOps, TopicOps, OffsetOps, ConfigOps, GroupOps):
     """Composes an AdminClient (never exposes it); returns frozen dataclasses; raises console.kafka.errors only."""

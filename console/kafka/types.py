@@ -134,3 +134,41 @@ class RecordInfo:
     key: bytes | None
     value: bytes | None
     headers: tuple[tuple[str, bytes | None], ...] = ()
+
+
+# Kafka's own names for group states; KIP-848 "Assigning"/"Reconciling" reach librdkafka as "Unknown".
+INACTIVE_GROUP_STATES = frozenset({"Empty", "Dead"})
+
+
+@dataclass(frozen=True)
+class GroupListing:
+    group_id: str
+    state: str
+    protocol: str  # "classic", "consumer" or "unknown"
+    simple: bool = False
+
+
+@dataclass(frozen=True)
+class MemberInfo:
+    member_id: str
+    client_id: str
+    host: str
+    instance_id: str | None
+    assignment: tuple[PartitionRef, ...]
+    target_assignment: tuple[PartitionRef, ...] | None = None
+
+
+@dataclass(frozen=True)
+class GroupDescription:
+    group_id: str
+    state: str
+    protocol: str
+    assignor: str
+    coordinator: BrokerInfo | None
+    members: tuple[MemberInfo, ...]
+    simple: bool = False
+
+    @property
+    def inactive(self) -> bool:
+        """Whether offsets may be changed: Kafka's tool allows it only for Empty and Dead groups."""
+        return self.state in INACTIVE_GROUP_STATES

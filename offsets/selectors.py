@@ -1,0 +1,151 @@
+"""Reads for consumer groups: the list with lag, one group in detail, and reset previews."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from console.clusters.selectors import cluster_admin
+from console.errors import ConsoleError
+from console.kafka.errors import GroupNotFound, MSG_GROUP_NOT_FOUND
+from console.kafka.ops_offsets import EARLIEST, LATEST
+from console.kafka.types import GroupDescription, PartitionRef
+from offsets.planning import (
+    AllTopics,
+    PlanError,
+    ResetPlan,
+    Strategy,
+    TopicScope,
+    plan_reset,
+    reset_partitions,
+    resolve_partitions,
+    what_timestamps_needed,
+)
+
+
+@dataclass(frozen=True)
+class GroupRow:
+    group_id: str
+    protocol: str
+    state: str
+    members: int
+    topics: tuple[str, ...]
+    lag: int | None  # None when the group has no committed offsets
+
+
+def group_rows(cluster: str) -> list[GroupRow]:
+    """Every group with state, members, topics and total lag: ListGroups, one DescribeGroups for all groups,
+    one OffsetFetch per group sent together, and one ListOffsets round for every committed partition."""
+    admin = cluster_admin(cluster)
+    listings = admin.list_groups()
+    ids = [g.group_id for g in listings]
+    described = admin.describe_groups(ids)
+    committed = admin.group_offsets(ids)
+    refs = sorted({ref for offsets in committed.values() for ref in offsets})
+    ends = admin.list_offsets_many(refs, [LATEST], strict=False)[LATEST]
+    rows = []
+    for listing in listings:
+        offsets = committed.get(listing.group_id, {})
+        description = described.get(listing.group_id)
+        known = [(ref, o) for ref, o in offsets.items() if ref in ends]
+        rows.append(GroupRow(
+            group_id=listing.group_id, protocol=listing.protocol,
+            state=description.state if description else listing.state,
+            members=len(description.members) if description else 0,
+            topics=tuple(sorted({ref.topic for ref in offsets})),
+            lag=sum(max(0, ends[ref].offset - o) for ref, o in known) if known else None,
+        ))
+    return rows
+
+
+@dataclass(frozen=True)
+class PartitionLag:
+    ref: PartitionRef
+    committed: int | None
+    log_start: int
+    log_end: int
+    owner: str  # client id @ host of the member assigned to it, if any
+
+    @property
+    def lag(self) -> int | None:
+        return None if self.committed is None else max(0, self.log_end - self.committed)
+
+
+@dataclass(frozen=True)
+class GroupDetail:
+    description: GroupDescription
+    partitions: list[PartitionLag]
+
+    @property
+    def total_lag(self) -> int:
+        return sum(p.lag or 0 for p in self.partitions)
+
+
+def group_detail(cluster: str, group: str) -> GroupDetail:
+    """The group's members and, per partition it has commits for or is assigned, committed offset and lag."""
+    admin = cluster_admin(cluster)
+    description = admin.describe_groups([group])[group]
+    committed = admin.group_offsets([group])[group]
+    if description.state == "Dead" and not committed:
+        raise GroupNotFound(MSG_GROUP_NOT_FOUND.format(group=group, cluster=cluster), cluster=cluster)
+    owners = {ref: f"{m.client_id}@{m.host}" for m in description.members for ref in m.assignment}
+    refs = sorted(set(committed) | set(owners))
+    offsets = admin.list_offsets_many(refs, [EARLIEST, LATEST], strict=False)
+    partitions = [
+        PartitionLag(ref=ref, committed=committed.get(ref), log_start=offsets[EARLIEST][ref].offset,
+                     log_end=offsets[LATEST][ref].offset, owner=owners.get(ref, ""))
+        for ref in refs if ref in offsets[EARLIEST] and ref in offsets[LATEST]
+    ]
+    return GroupDetail(description=description, partitions=partitions)
+
+
+def committed_fingerprint(committed: dict[PartitionRef, int], refs: Sequence[PartitionRef]) -> str:
+    """A short digest of the committed offsets of `refs`: execute refuses when it changed since the preview."""
+    payload = json.dumps([[r.topic, r.partition, committed.get(r)] for r in sorted(refs)])
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class ResetPreview:
+    plan: ResetPlan
+    state: str
+    members: int
+    committed: dict[PartitionRef, int]
+    fingerprint: str
+
+    @property
+    def allowed(self) -> bool:
+        return self.state in ("Empty", "Dead")
+
+
+MSG_UNKNOWN_GROUP_RESET = ("Consumer group '{group}' does not exist on cluster '{cluster}' (no members, no committed "
+                           "offsets). Check the name; the console does not create groups by resetting them.")
+
+
+def reset_preview(cluster: str, group: str, scope: AllTopics | Sequence[TopicScope], strategy: Strategy, *,
+                  now_ms: int | None = None) -> ResetPreview:
+    """What `kafka-consumer-groups --reset-offsets --dry-run` computes, from the group's state read now."""
+    now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+    admin = cluster_admin(cluster)
+    description = admin.describe_groups([group])[group]
+    committed = admin.group_offsets([group])[group]
+    if description.state == "Dead" and not committed:
+        raise ConsoleError(MSG_UNKNOWN_GROUP_RESET.format(group=group, cluster=cluster))
+    topics = [] if isinstance(scope, AllTopics) else sorted({s.topic for s in scope})
+    partition_counts = {name: t.partition_count for name, t in admin.describe_topics(topics).items()}
+    try:
+        scope_partitions = resolve_partitions(scope, committed=committed, partition_counts=partition_counts)
+        refs = reset_partitions(strategy, group=group, scope_partitions=scope_partitions)
+        timestamp = what_timestamps_needed(strategy, now_ms)
+        ats: list = [EARLIEST, LATEST] + ([timestamp] if timestamp is not None else [])
+        offsets = admin.list_offsets_many(refs, ats)
+        plan = plan_reset(group=group, partitions=scope_partitions, strategy=strategy, committed=committed,
+                          log_start=offsets[EARLIEST], log_end=offsets[LATEST],
+                          by_timestamp=offsets.get(timestamp) if timestamp is not None else None, now_ms=now_ms)
+    except PlanError as exc:
+        raise ConsoleError(exc.message) from exc
+    return ResetPreview(plan=plan, state=description.state, members=len(description.members), committed=committed,
+                        fingerprint=committed_fingerprint(committed, [r.ref for r in plan.rows]))

@@ -1,0 +1,111 @@
+"""Consumer group pages: thin views over offsets.selectors and offsets.services."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from console.accounts.decorators import role_required
+from console.accounts.roles import Role
+from console.audit.actor import Actor
+from console.clusters.selectors import cluster_get
+from console.http import HtmxHttpRequest
+from offsets import selectors, services
+from offsets.forms import ExecuteForm, ResetForm
+from topics.views import _redirect, _valid
+
+
+@require_GET
+@role_required(Role.VIEWER)
+def group_list(request: HtmxHttpRequest, cluster: str):
+    cluster_get(cluster)
+    q = request.GET.get("q", "").strip().lower()
+    state = request.GET.get("state", "")
+    rows = [r for r in selectors.group_rows(cluster) if q in r.group_id.lower() and (not state or r.state == state)]
+    states = ["Stable", "Empty", "PreparingRebalance", "CompletingRebalance", "Dead", "Unknown"]
+    context = {"cluster": cluster, "rows": rows, "q": q, "state": state, "states": states}
+    return render(request, "offsets/list.html#group-table" if request.htmx else "offsets/list.html", context)
+
+
+@require_GET
+@role_required(Role.VIEWER)
+def group_detail(request: HtmxHttpRequest, cluster: str, group: str):
+    detail = selectors.group_detail(cluster, group)
+    context = {"cluster": cluster, "group": group, "detail": detail}
+    return render(request, "offsets/detail.html#group-live" if request.htmx else "offsets/detail.html", context)
+
+
+def _preview_context(cluster: str, group: str, form: ResetForm) -> dict:
+    preview = selectors.reset_preview(cluster, group, form.scope_value(), form.strategy_value(cluster))
+    query = form.data.copy()
+    query.pop("csrfmiddlewaretoken", None)
+    return {"cluster": cluster, "group": group, "preview": preview, "form_data": form.data, "query": query.urlencode(),
+            "execute_form": ExecuteForm(initial={"fingerprint": preview.fingerprint})}
+
+
+@require_http_methods(["GET", "POST"])
+@role_required(Role.OPERATOR)
+def group_reset(request: HtmxHttpRequest, cluster: str, group: str):
+    """GET: the form. POST: the preview (a dry run), which carries what execute needs."""
+    if request.method == "GET":
+        return render(request, "offsets/reset.html", {"cluster": cluster, "group": group, "form": ResetForm()})
+    form = ResetForm(request.POST)
+    _valid(form)
+    return render(request, "offsets/_preview.html", _preview_context(cluster, group, form))
+
+
+@require_GET
+@role_required(Role.OPERATOR)
+def group_reset_export(request: HtmxHttpRequest, cluster: str, group: str):
+    form = ResetForm(request.GET)
+    _valid(form)
+    plan = selectors.reset_preview(cluster, group, form.scope_value(), form.strategy_value(cluster)).plan
+    response = HttpResponse(plan.export_csv(), content_type="text/csv")
+    response["Content-Disposition"] = f'attachment; filename="reset-{group}.csv"'
+    return response
+
+
+@require_POST
+@role_required(Role.OPERATOR)
+def group_reset_execute(request: HtmxHttpRequest, cluster: str, group: str):
+    form = ResetForm(request.POST)
+    _valid(form)
+    execute = _valid(ExecuteForm(request.POST))
+    services.group_offsets_reset(actor=Actor.from_request(request), cluster=cluster, group=group,
+                                 scope=form.scope_value(), strategy=form.strategy_value(cluster),
+                                 reason=execute["reason"], confirm=execute["confirm"],
+                                 expected_fingerprint=execute["fingerprint"])
+    messages.success(request, f"Offsets of {group} reset. The audit log has them before and after.")
+    return _redirect(request, reverse("offsets:detail", args=[cluster, group]))
+
+
+@require_http_methods(["GET", "POST"])
+@role_required(Role.OPERATOR)
+def group_revert(request: HtmxHttpRequest, cluster: str, group: str, seq: int):
+    """GET: preview of going back to audit event `seq`'s "before" offsets. POST: execute it."""
+    event, strategy, scope = services.revert_strategy(seq)
+    if request.method == "POST":
+        execute = _valid(ExecuteForm(request.POST))
+        services.group_offsets_revert(actor=Actor.from_request(request), cluster=cluster, seq=seq,
+                                      reason=execute["reason"], confirm=execute["confirm"],
+                                      expected_fingerprint=execute["fingerprint"])
+        messages.success(request, f"Offsets of {group} are back to those before audit event #{seq}.")
+        return _redirect(request, reverse("offsets:detail", args=[cluster, group]))
+    preview = selectors.reset_preview(event.cluster or cluster, group, scope, strategy)
+    context = {"cluster": cluster, "group": group, "preview": preview, "event": event,
+               "execute_form": ExecuteForm(initial={"fingerprint": preview.fingerprint}),
+               "execute_url": reverse("offsets:revert", args=[cluster, group, seq])}
+    return render(request, "offsets/revert.html", context)
+
+
+@require_POST
+@role_required(Role.ADMIN)
+def group_delete(request: HtmxHttpRequest, cluster: str, group: str):
+    execute = request.POST
+    services.group_delete(actor=Actor.from_request(request), cluster=cluster, group=group,
+                          confirm=execute.get("confirm", ""), reason=execute.get("reason", ""))
+    messages.success(request, f"Group {group} deleted.")
+    return _redirect(request, reverse("offsets:groups", args=[cluster]))

@@ -1,0 +1,124 @@
+"""Offset resets on the real broker: execute, refusals that change nothing, revert, delete."""
+
+import pytest
+
+from console.audit.actor import Actor
+from console.audit.models import AuditEvent
+from console.clusters.selectors import cluster_admin
+from console.errors import Conflict, ConsoleError
+from console.kafka import errors
+from console.kafka.types import PartitionRef
+from offsets import services
+from offsets.planning import ALL_TOPICS, ShiftBy, ToEarliest, ToOffset, TopicScope
+from offsets.selectors import group_detail, group_rows, reset_preview
+from tests.offsets.conftest import wait_for_state
+
+pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
+
+
+@pytest.fixture
+def actor(operator, local_cluster):
+    return Actor(user=operator, source="web", remote_addr="127.0.0.1")
+
+
+def _committed(group):
+    return cluster_admin("local").group_offsets([group])[group]
+
+
+def test_execute_commits_reads_back_and_audits_before_and_after(actor, seeded):
+    group, topic = seeded["group"], seeded["topic"]
+
+    after = services.group_offsets_reset(actor=actor, cluster="local", group=group, scope=ALL_TOPICS,
+                                         strategy=ToEarliest(), reason="replay from start", confirm=group)
+
+    assert _committed(group) == {PartitionRef(topic, 0): 3, PartitionRef(topic, 1): 0}
+    assert after == {topic: {"0": 3, "1": 0}}
+    intent, outcome = AuditEvent.objects.order_by("seq")
+    assert (intent.outcome, outcome.outcome, outcome.target) == ("intent", "success", f"group:{group}")
+    assert intent.before == outcome.before == {topic: {"0": 8, "1": 2}}
+    assert outcome.after == {topic: {"0": 3, "1": 0}} and outcome.params["strategy"] == "--to-earliest"
+
+
+@pytest.mark.parametrize("protocol", ["classic", "consumer"])
+def test_active_group_is_refused_and_nothing_changes(actor, seeded, live_consumer, protocol):
+    group, topic = seeded["group"], seeded["topic"]
+    live_consumer(group, topic, protocol)
+    state = wait_for_state(group, {"Stable", "Unknown", "PreparingRebalance", "CompletingRebalance"})
+
+    with pytest.raises(Conflict, match=f"Assignments can only be reset if the group '{group}' is inactive"):
+        services.group_offsets_reset(actor=actor, cluster="local", group=group, scope=ALL_TOPICS,
+                                     strategy=ToEarliest(), reason="r", confirm=group)
+
+    assert _committed(group) == {PartitionRef(topic, 0): 8, PartitionRef(topic, 1): 2}
+    refusal = AuditEvent.objects.get()
+    assert refusal.outcome == "refused" and state in refusal.error
+
+
+def test_offsets_moved_since_the_preview_are_refused(actor, seeded, commit):
+    group, topic = seeded["group"], seeded["topic"]
+    preview = reset_preview("local", group, ALL_TOPICS, ToEarliest())
+    commit(group, {(topic, 0): 12})
+
+    with pytest.raises(Conflict, match="changed since the preview"):
+        services.group_offsets_reset(actor=actor, cluster="local", group=group, scope=ALL_TOPICS,
+                                     strategy=ToEarliest(), reason="r", confirm=group,
+                                     expected_fingerprint=preview.fingerprint)
+
+    assert _committed(group)[PartitionRef(topic, 0)] == 12
+    assert AuditEvent.objects.get().outcome == "refused"
+
+
+@pytest.mark.parametrize("row", ["intent", "success"])
+def test_revert_goes_back_to_the_recorded_before(actor, seeded, row):
+    group, topic = seeded["group"], seeded["topic"]
+    services.group_offsets_reset(actor=actor, cluster="local", group=group, scope=[TopicScope(topic, (0,))],
+                                 strategy=ToOffset(15), reason="skip poison", confirm=group)
+    assert _committed(group)[PartitionRef(topic, 0)] == 15
+    event = AuditEvent.objects.get(outcome=row)
+
+    services.group_offsets_revert(actor=actor, cluster="local", seq=event.seq, reason="undo", confirm=group)
+
+    assert _committed(group) == {PartitionRef(topic, 0): 8, PartitionRef(topic, 1): 2}
+    revert = AuditEvent.objects.filter(outcome="success").order_by("seq").last()
+    assert revert.params["revert_of"] == event.seq and revert.after == {topic: {"0": 8}}
+
+
+def test_confirmation_reason_unknown_group_and_topic(actor, seeded):
+    group, topic = seeded["group"], seeded["topic"]
+    common = dict(actor=actor, cluster="local", scope=ALL_TOPICS, strategy=ToEarliest())
+
+    with pytest.raises(ConsoleError, match="Type the group name"):
+        services.group_offsets_reset(group=group, reason="r", confirm="other", **common)
+    with pytest.raises(ConsoleError, match="reason is required"):
+        services.group_offsets_reset(group=group, reason=" ", confirm=group, **common)
+    with pytest.raises(ConsoleError, match="does not exist"):
+        services.group_offsets_reset(group="no-such-group", reason="r", confirm="no-such-group", **common)
+    with pytest.raises(errors.TopicNotFound, match="no-such-topic"):
+        services.group_offsets_reset(actor=actor, cluster="local", group=group, scope=[TopicScope("no-such-topic")],
+                                     strategy=ShiftBy(1), reason="r", confirm=group)
+    assert _committed(group) == {PartitionRef(topic, 0): 8, PartitionRef(topic, 1): 2}
+    assert not AuditEvent.objects.exists()
+
+
+def test_delete_group_refuses_active_and_deletes_empty(seeded, admin, live_consumer, local_cluster):
+    group, topic = seeded["group"], seeded["topic"]
+    actor = Actor(user=admin, source="cli")
+
+    services.group_delete(actor=actor, cluster="local", group=group, confirm=group, reason="retired")
+
+    assert _committed(group) == {}
+    assert AuditEvent.objects.get(outcome="success").before == {topic: {"0": 8, "1": 2}}
+
+
+def test_group_list_and_detail_show_state_members_and_lag(seeded, live_consumer, local_cluster):
+    group, topic = seeded["group"], seeded["topic"]
+    row = next(r for r in group_rows("local") if r.group_id == group)
+    assert (row.state, row.members, row.topics, row.lag) == ("Empty", 0, (topic,), (20 - 8) + (5 - 2))
+
+    live_consumer(group, topic, "classic")
+    wait_for_state(group, {"Stable"})
+    detail = group_detail("local", group)
+    assert detail.description.protocol == "classic" and len(detail.description.members) == 1
+    assert [(p.ref.partition, p.committed, p.log_end, p.lag) for p in detail.partitions] == [
+        (0, 8, 20, 12), (1, 2, 5, 3), (2, None, 0, None)]
+    assert all(p.owner for p in detail.partitions)

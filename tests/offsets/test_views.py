@@ -1,0 +1,92 @@
+"""Group pages on the real broker: list, detail, preview → execute → revert, refusals, roles."""
+
+import pytest
+
+from console.audit.models import AuditEvent
+from console.clusters.selectors import cluster_admin
+from console.kafka.types import PartitionRef
+
+pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
+
+
+def _committed(group):
+    return cluster_admin("local").group_offsets([group])[group]
+
+
+def test_groups_list_and_filters(client_for, viewer, seeded, local_cluster):
+    client = client_for(viewer)
+
+    body = client.get("/clusters/local/groups/").content.decode()
+    assert seeded["group"] in body and "<td>15</td>" in body  # total lag 12 + 3
+    assert seeded["group"] not in client.get("/clusters/local/groups/?state=Stable").content.decode()
+
+
+def test_group_detail_and_unknown_group(client_for, viewer, seeded, local_cluster):
+    client = client_for(viewer)
+
+    body = client.get(f"/clusters/local/groups/{seeded['group']}/").content.decode()
+    assert "Empty" in body and "No members" in body and "<td>12</td>" in body
+    missing = client.get("/clusters/local/groups/ghost-group/")
+    assert missing.status_code == 404 and "ghost-group" in missing.content.decode()
+
+
+def test_preview_export_execute_then_revert(client_for, operator, seeded, local_cluster):
+    group, topic = seeded["group"], seeded["topic"]
+    client = client_for(operator)
+    form = {"scope": "partitions", "topic": topic, "partitions": "0", "strategy": "shift-by", "value": "-4"}
+
+    preview = client.post(f"/clusters/local/groups/{group}/reset/", form, headers={"HX-Request": "true"})
+    body = preview.content.decode()
+    assert "<strong>4</strong>" in body and "-4" in body and _committed(group)[PartitionRef(topic, 0)] == 8
+    fingerprint = body.split('name="fingerprint" value="')[1].split('"')[0]
+    export = client.get(f"/clusters/local/groups/{group}/reset/export.csv", form)
+    assert export.content.decode() == f"{topic},0,4\n"
+
+    executed = client.post(f"/clusters/local/groups/{group}/reset/execute/",
+                           {**form, "fingerprint": fingerprint, "reason": "re-read", "confirm": group},
+                           headers={"HX-Request": "true"})
+    assert executed.headers["HX-Redirect"].endswith(f"/groups/{group}/")
+    assert _committed(group)[PartitionRef(topic, 0)] == 4
+
+    outcome = AuditEvent.objects.get(outcome="success")
+    revert_page = client.get(f"/clusters/local/groups/{group}/revert/{outcome.seq}/").content.decode()
+    assert "<strong>8</strong>" in revert_page
+    revert_fp = revert_page.split('name="fingerprint" value="')[1].split('"')[0]
+    client.post(f"/clusters/local/groups/{group}/revert/{outcome.seq}/",
+                {"fingerprint": revert_fp, "reason": "undo", "confirm": group})
+    assert _committed(group)[PartitionRef(topic, 0)] == 8
+
+
+def test_execute_with_a_stale_preview_is_refused(client_for, operator, seeded, commit, local_cluster):
+    group, topic = seeded["group"], seeded["topic"]
+    client = client_for(operator)
+    form = {"scope": "all", "strategy": "to-earliest"}
+    body = client.post(f"/clusters/local/groups/{group}/reset/", form).content.decode()
+    fingerprint = body.split('name="fingerprint" value="')[1].split('"')[0]
+    commit(group, {(topic, 1): 4})
+
+    response = client.post(f"/clusters/local/groups/{group}/reset/execute/",
+                           {**form, "fingerprint": fingerprint, "reason": "r", "confirm": group},
+                           headers={"HX-Request": "true"})
+
+    assert response.status_code == 409 and "changed since the preview" in response.content.decode()
+    assert _committed(group) == {PartitionRef(topic, 0): 8, PartitionRef(topic, 1): 4}
+
+
+def test_bad_date_is_a_clear_error(client_for, operator, seeded, local_cluster):
+    response = client_for(operator).post(f"/clusters/local/groups/{seeded['group']}/reset/",
+                                         {"scope": "all", "strategy": "to-datetime", "value": "yesterday"},
+                                         headers={"HX-Request": "true"})
+
+    assert response.status_code == 400 and "does not contain a &#x27;T&#x27;" in response.content.decode()
+
+
+def test_viewer_cannot_reset_and_operator_cannot_delete(client_for, viewer, operator, seeded, local_cluster):
+    group = seeded["group"]
+    form = {"scope": "all", "strategy": "to-earliest", "fingerprint": "x", "reason": "r", "confirm": group}
+
+    assert client_for(viewer).post(f"/clusters/local/groups/{group}/reset/execute/", form).status_code == 403
+    assert client_for(viewer).get(f"/clusters/local/groups/{group}/reset/").status_code == 403
+    assert client_for(operator).post(f"/clusters/local/groups/{group}/delete/",
+                                     {"confirm": group, "reason": "r"}).status_code == 403
+    assert _committed(group) != {} and not AuditEvent.objects.exists()

@@ -9,7 +9,10 @@ RUN mkdir -p /usr/share/man/man1 \
  && apt-get install -y --no-install-recommends ca-certificates maven \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /build
-COPY console/devstack/spark-kafka-pom.xml console/devstack/maven-settings.xml console/devstack/
+COPY console/devstack/spark-kafka-pom.xml console/devstack/kafka-pom.xml console/devstack/maven-settings.xml console/devstack/
+# Kafka's own tools: the console runs kafka-consumer-groups --delete-offsets, which confluent-kafka lacks.
+RUN mvn -q -B -s console/devstack/maven-settings.xml -f console/devstack/kafka-pom.xml dependency:copy-dependencies \
+      -DincludeScope=runtime -DoutputDirectory=/opt/kafka-libs
 RUN mvn -q -B -s console/devstack/maven-settings.xml -f console/devstack/spark-kafka-pom.xml dependency:copy-dependencies \
       -DincludeScope=runtime -DoutputDirectory=/opt/spark-kafka-jars
 
@@ -26,7 +29,8 @@ RUN mkdir -p /usr/share/man/man1 \
 ENV PYTHONUNBUFFERED=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     DJANGO_SETTINGS_MODULE=console.settings \
-    SPARK_KAFKA_JARS_DIR=/opt/spark-kafka-jars
+    SPARK_KAFKA_JARS_DIR=/opt/spark-kafka-jars \
+    KAFKA_TOOLS_LIBS=/opt/kafka-libs
 
 # Dependencies from pyproject.toml alone, so this large layer (PySpark) survives source edits.
 # The project itself ships no packages; it runs from /app.
@@ -34,6 +38,7 @@ COPY pyproject.toml /tmp/deps/pyproject.toml
 RUN pip install --no-cache-dir /tmp/deps && rm -rf /tmp/deps
 
 COPY --from=spark-kafka-jars /opt/spark-kafka-jars /opt/spark-kafka-jars
+COPY --from=spark-kafka-jars /opt/kafka-libs /opt/kafka-libs
 
 # The replay directory is created here, owned by app, so a fresh named volume mounted on it
 # inherits that ownership.

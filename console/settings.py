@@ -125,6 +125,9 @@ KAFKA_REQUEST_TIMEOUT_S = env.float("KAFKA_REQUEST_TIMEOUT_S", default=3.0)
 # After a cluster failed to answer, fail fast for this long instead of waiting again on each call.
 KAFKA_UNREACHABLE_BACKOFF_S = env.float("KAFKA_UNREACHABLE_BACKOFF_S", default=5.0)
 
+# Kafka's own command-line tools (for the few admin calls confluent-kafka-python lacks); make fetches them here.
+KAFKA_TOOLS_LIBS = env("KAFKA_TOOLS_LIBS", default=str(BASE_DIR / ".cache" / "kafka-4.3.1" / "libs"))
+
 # Keyed hash for the audit chain: without the key, a forged row cannot carry a valid hash.
 AUDIT_HASH_KEY = env("AUDIT_HASH_KEY", default=SECRET_KEY)
 

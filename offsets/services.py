@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from django.conf import settings
+
 from console.audit.actor import Actor
 from console.audit.models import AuditEvent
 from console.audit.services import audit_refusal, audited
-from console.clusters.selectors import cluster_admin
+from console.clusters.selectors import cluster_admin, cluster_connection, cluster_get
+from console.kafka.kafka_tools import delete_group_offsets
 from console.errors import Conflict, ConsoleError, NotFound
 from console.kafka.types import PartitionRef
 from offsets.planning import AllTopics, Strategy, ToRecorded, TopicScope, describe_strategy
@@ -126,3 +129,38 @@ def _scope_text(scope) -> str:
         return "--all-topics"
     return " ".join(f"--topic {s.topic}" + (":" + ",".join(map(str, s.partitions)) if s.partitions else "")
                     for s in scope)
+
+
+MSG_NO_OFFSETS_FOR_TOPIC = "Group '{group}' has no committed offsets for {what}."
+
+
+def group_offsets_delete_preview(*, cluster: str, group: str, topic: str,
+                                 partitions: list[int] | None) -> dict[PartitionRef, int]:
+    """The committed offsets that would be deleted."""
+    committed = cluster_admin(cluster).group_offsets([group])[group]
+    chosen = {ref: o for ref, o in committed.items()
+              if ref.topic == topic and (not partitions or ref.partition in partitions)}
+    if not chosen:
+        what = f"topic '{topic}'" + (f" partitions {partitions}" if partitions else "")
+        raise ConsoleError(MSG_NO_OFFSETS_FOR_TOPIC.format(group=group, what=what))
+    return chosen
+
+
+def group_offsets_delete(*, actor: Actor, cluster: str, group: str, topic: str, partitions: list[int] | None,
+                         confirm: str, reason: str) -> dict:
+    """OffsetDelete (KIP-496) for one topic of a group; the broker refuses it while the group consumes the topic."""
+    if confirm != group:
+        raise ConsoleError(MSG_CONFIRM_GROUP.format(group=group))
+    if not reason.strip():
+        raise ConsoleError(MSG_REASON)
+    chosen = group_offsets_delete_preview(cluster=cluster, group=group, topic=topic, partitions=partitions)
+    with audited(actor=actor, action="group.offsets.delete", cluster=cluster, target=f"group:{group}", reason=reason,
+                 params={"topic": topic, "partitions": partitions}, before=offsets_json(chosen)) as record:
+        rows = delete_group_offsets(cluster_connection(cluster_get(cluster)), group, topic,
+                                    sorted(r.partition for r in chosen), timeout=settings.KAFKA_REQUEST_TIMEOUT_S + 7)
+        committed = cluster_admin(cluster).group_offsets([group])[group]
+        record.after = offsets_json({ref: committed.get(ref) for ref in chosen})
+        failed = [f"{r.ref or r.topic}: {r.error}" for r in rows if r.error]
+        if failed:
+            raise Conflict("Kafka refused some partitions: " + "; ".join(failed))
+    return record.after

@@ -11,4 +11,6 @@ urlpatterns = [
     path("<str:group>/reset/execute/", views.group_reset_execute, name="reset-execute"),
     path("<str:group>/revert/<int:seq>/", views.group_revert, name="revert"),
     path("<str:group>/delete/", views.group_delete, name="delete"),
+    path("<str:group>/offsets/delete/preview/", views.group_offsets_delete_preview, name="offsets-delete-preview"),
+    path("<str:group>/offsets/delete/", views.group_offsets_delete, name="offsets-delete"),
 ]

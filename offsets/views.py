@@ -12,6 +12,7 @@ from console.accounts.decorators import role_required
 from console.accounts.roles import Role
 from console.audit.actor import Actor
 from console.clusters.selectors import cluster_get
+from console.errors import ConsoleError
 from console.http import HtmxHttpRequest
 from offsets import selectors, services
 from offsets.forms import ExecuteForm, ResetForm
@@ -109,3 +110,35 @@ def group_delete(request: HtmxHttpRequest, cluster: str, group: str):
                           confirm=execute.get("confirm", ""), reason=execute.get("reason", ""))
     messages.success(request, f"Group {group} deleted.")
     return _redirect(request, reverse("offsets:groups", args=[cluster]))
+
+
+def _offsets_delete_scope(post) -> tuple[str, list[int] | None]:
+    topic = post.get("topic", "").strip()
+    raw = post.get("partitions", "").replace(" ", "")
+    try:
+        partitions = [int(p) for p in raw.split(",") if p] or None
+    except ValueError as exc:
+        raise ConsoleError("Partitions are numbers separated by commas.") from exc
+    if not topic:
+        raise ConsoleError("Name the topic whose committed offsets should be deleted.")
+    return topic, partitions
+
+
+@require_POST
+@role_required(Role.ADMIN)
+def group_offsets_delete_preview(request: HtmxHttpRequest, cluster: str, group: str):
+    topic, partitions = _offsets_delete_scope(request.POST)
+    chosen = services.group_offsets_delete_preview(cluster=cluster, group=group, topic=topic, partitions=partitions)
+    context = {"cluster": cluster, "group": group, "chosen": sorted(chosen.items()), "form_data": request.POST}
+    return render(request, "offsets/_offsets_delete_preview.html", context)
+
+
+@require_POST
+@role_required(Role.ADMIN)
+def group_offsets_delete(request: HtmxHttpRequest, cluster: str, group: str):
+    topic, partitions = _offsets_delete_scope(request.POST)
+    services.group_offsets_delete(actor=Actor.from_request(request), cluster=cluster, group=group, topic=topic,
+                                  partitions=partitions, confirm=request.POST.get("confirm", ""),
+                                  reason=request.POST.get("reason", ""))
+    messages.success(request, f"Committed offsets of {group} for {topic} deleted.")
+    return _redirect(request, reverse("offsets:detail", args=[cluster, group]))

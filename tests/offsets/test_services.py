@@ -122,3 +122,36 @@ def test_group_list_and_detail_show_state_members_and_lag(seeded, live_consumer,
     assert [(p.ref.partition, p.committed, p.log_end, p.lag) for p in detail.partitions] == [
         (0, 8, 20, 12), (1, 2, 5, 3), (2, None, 0, None)]
     assert all(p.owner for p in detail.partitions)
+
+
+def test_delete_offsets_for_a_topic_with_preview_and_audit(seeded, admin, local_cluster, topic_factory, commit):
+    group, topic = seeded["group"], seeded["topic"]
+    other = topic_factory("other")
+    commit(group, {(other, 0): 0})
+    actor = Actor(user=admin, source="web")
+
+    preview = services.group_offsets_delete_preview(cluster="local", group=group, topic=topic, partitions=[0])
+    assert preview == {PartitionRef(topic, 0): 8}
+
+    after = services.group_offsets_delete(actor=actor, cluster="local", group=group, topic=topic, partitions=None,
+                                          confirm=group, reason="topic retired")
+
+    assert after == {topic: {"0": None, "1": None}}
+    assert _committed(group) == {PartitionRef(other, 0): 0}
+    outcome = AuditEvent.objects.get(outcome="success")
+    assert outcome.before == {topic: {"0": 8, "1": 2}} and outcome.action == "group.offsets.delete"
+    with pytest.raises(ConsoleError, match="has no committed offsets"):
+        services.group_offsets_delete_preview(cluster="local", group=group, topic=topic, partitions=None)
+
+
+def test_delete_offsets_of_a_topic_an_active_group_consumes_is_refused(seeded, admin, live_consumer, local_cluster):
+    group, topic = seeded["group"], seeded["topic"]
+    live_consumer(group, topic)
+    wait_for_state(group, {"Stable"})
+
+    with pytest.raises(Conflict, match="Kafka refused some partitions"):
+        services.group_offsets_delete(actor=Actor(user=admin, source="web"), cluster="local", group=group,
+                                      topic=topic, partitions=None, confirm=group, reason="r")
+
+    assert _committed(group) == {PartitionRef(topic, 0): 8, PartitionRef(topic, 1): 2}
+    assert AuditEvent.objects.filter(outcome="failure").count() == 1

@@ -90,3 +90,15 @@ def test_viewer_cannot_reset_and_operator_cannot_delete(client_for, viewer, oper
     assert client_for(operator).post(f"/clusters/local/groups/{group}/delete/",
                                      {"confirm": group, "reason": "r"}).status_code == 403
     assert _committed(group) != {} and not AuditEvent.objects.exists()
+
+
+def test_admin_deletes_a_topics_offsets_after_a_preview(client_for, admin, seeded, local_cluster):
+    group, topic = seeded["group"], seeded["topic"]
+    client = client_for(admin)
+
+    preview = client.post(f"/clusters/local/groups/{group}/offsets/delete/preview/", {"topic": topic, "partitions": "1"})
+    assert "<td>2</td>" in preview.content.decode() and _committed(group)[PartitionRef(topic, 1)] == 2
+
+    client.post(f"/clusters/local/groups/{group}/offsets/delete/",
+                {"topic": topic, "partitions": "1", "confirm": group, "reason": "r"})
+    assert _committed(group) == {PartitionRef(topic, 0): 8}

@@ -1,0 +1,138 @@
+"""Consumer group pages with many groups, against `kafka-consumer-groups --describe --all-groups`, and a reset
+over 1,000 partitions.
+
+    .venv/bin/python bench/groups.py [--groups 300] [--topics 20] [--partitions 10] [--repeat 10]
+
+Each group commits offsets on 3 of the topics; a separate group commits on all partitions of a 1,000-partition
+topic for the reset figures. Writes bench/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common import bench_stack, machine, summary, timed, write_section  # noqa: E402
+
+
+def seed(bootstrap: str, groups: int, topics: int, partitions: int, big_partitions: int) -> float:
+    from confluent_kafka import ConsumerGroupTopicPartitions, Producer, TopicPartition
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    started = time.perf_counter()
+    names = [f"gbench-{i:03d}" for i in range(topics)]
+    futures = admin.create_topics([NewTopic(n, partitions, 1) for n in names] + [NewTopic("gbench-big", big_partitions, 1)])
+    for future in futures.values():
+        future.result()
+    time.sleep(5)  # let every partition get its leader before producing
+    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20})
+    for name in names:
+        for p in range(partitions):
+            for _ in range(10):
+                producer.produce(name, value=b"x" * 100, partition=p)
+    for p in range(big_partitions):
+        for _ in range(5):
+            producer.produce("gbench-big", value=b"x" * 100, partition=p)
+    producer.flush(120)
+    requests = []
+    for g in range(groups):
+        chosen = [names[(g + k) % topics] for k in range(3)]
+        requests.append(ConsumerGroupTopicPartitions(
+            f"gbench-group-{g:04d}", [TopicPartition(t, p, 3) for t in chosen for p in range(partitions)]))
+    requests.append(ConsumerGroupTopicPartitions("gbench-big-group",
+                                                 [TopicPartition("gbench-big", p, 4) for p in range(big_partitions)]))
+    for request in requests:  # one group per call: the client allows no more
+        admin.alter_consumer_group_offsets([request])[request.group_id].result()
+    return time.perf_counter() - started
+
+
+def group_command(bootstrap: str) -> float:
+    from console.devstack.kafka import java_classpath
+
+    started = time.perf_counter()
+    result = subprocess.run(["java", "-Xmx512m", "-cp", java_classpath(),
+                             "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", "--bootstrap-server",
+                             bootstrap, "--describe", "--all-groups"], capture_output=True, text=True, timeout=900)
+    if result.returncode != 0:
+        raise RuntimeError(result.stderr[-2000:])
+    return (time.perf_counter() - started) * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--groups", type=int, default=300)
+    parser.add_argument("--topics", type=int, default=20)
+    parser.add_argument("--partitions", type=int, default=10)
+    parser.add_argument("--big-partitions", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=10)
+    args = parser.parse_args()
+
+    with bench_stack("groups"):
+        from django.contrib.auth import get_user_model
+        from django.test import Client
+
+        from console.audit.actor import Actor
+        from offsets.planning import ALL_TOPICS, ShiftBy
+        from offsets.selectors import reset_preview
+        from offsets.services import group_offsets_reset
+
+        bootstrap = os.environ["KAFKA_BOOTSTRAP_SERVERS"]
+        seed_s = seed(bootstrap, args.groups, args.topics, args.partitions, args.big_partitions)
+        user = get_user_model().objects.create_superuser("bench", password="bench-pass-123")
+        client = Client(SERVER_NAME="localhost")
+        client.force_login(user)
+
+        def get(url: str):
+            response = client.get(url)
+            assert response.status_code == 200, response.content.decode()[-1500:]
+
+        get("/clusters/local/groups/")
+        rows = {
+            f"groups page ({args.groups + 1} groups)": timed(lambda: get("/clusters/local/groups/"), args.repeat),
+            "one group page": timed(lambda: get("/clusters/local/groups/gbench-group-0007/"), args.repeat),
+            "one group page (1,000 partitions)": timed(lambda: get("/clusters/local/groups/gbench-big-group/"),
+                                                       args.repeat),
+        }
+        actor = Actor(user=user, source="cli")
+        shift = iter([1, -1] * args.repeat)
+        rows[f"reset preview, {args.big_partitions} partitions (shift-by)"] = timed(
+            lambda: reset_preview("local", "gbench-big-group", ALL_TOPICS, ShiftBy(1)), args.repeat)
+        rows[f"reset execute, {args.big_partitions} partitions (plan, commit, read back, audit)"] = timed(
+            lambda: group_offsets_reset(actor=actor, cluster="local", group="gbench-big-group", scope=ALL_TOPICS,
+                                        strategy=ShiftBy(next(shift)), reason="bench", confirm="gbench-big-group"),
+            args.repeat)
+        describe = timed(lambda: group_command(bootstrap), 3)
+
+    lines = [
+        f"## Consumer groups ({datetime.now(UTC):%Y-%m-%d})",
+        "",
+        f"`.venv/bin/python bench/groups.py --groups {args.groups} --topics {args.topics} "
+        f"--partitions {args.partitions} --repeat {args.repeat}`",
+        "",
+        f"Machine: {machine()}. Single local KRaft broker (Kafka 4.3.1).",
+        f"Data: {args.groups} groups, each with commits on 3 of {args.topics} topics × {args.partitions} partitions "
+        f"(30 partitions per group), plus one group on a {args.big_partitions}-partition topic (seeded in {seed_s:.0f} s).",
+        "",
+        "| what | time |",
+        "|---|---|",
+        *[f"| console: {name} | {summary(samples)} |" for name, samples in rows.items()],
+        f"| Kafka `kafka-consumer-groups --describe --all-groups` (JVM start included) | {summary(describe)} |",
+        "",
+        "The groups page makes one ListGroups, one DescribeGroups for all groups, one OffsetFetch per group (the "
+        "client takes one group per request; all are sent before any is awaited) and one ListOffsets round for "
+        "every committed partition. Nothing is cached.",
+    ]
+    write_section("groups" if args.groups == 300 else f"groups-{args.groups}", "\n".join(lines))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,8 +1,28 @@
 from django.http import HttpRequest
+from django.shortcuts import redirect
+from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
+
+from console.errors import ConsoleError
 
 
 class HtmxHttpRequest(HttpRequest):
     """For type checking views: django-htmx's middleware adds `htmx`."""
 
     htmx: HtmxDetails
+
+
+def redirect_after_change(request: HtmxHttpRequest, url: str):
+    """A client-side redirect for htmx requests (the page reloads with its flash message), a 302 otherwise."""
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+
+
+def form_errors_text(form) -> str:
+    return "; ".join(f"{'' if k == '__all__' else k + ': '}{' '.join(v)}" for k, v in form.errors.items())
+
+
+def valid_data(form) -> dict:
+    """The form's cleaned data, or a ConsoleError (rendered as the error partial) naming each problem."""
+    if not form.is_valid():
+        raise ConsoleError(form_errors_text(form))
+    return form.cleaned_data

@@ -13,10 +13,9 @@ from console.accounts.roles import Role
 from console.audit.actor import Actor
 from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError
-from console.http import HtmxHttpRequest
+from console.http import HtmxHttpRequest, redirect_after_change, valid_data
 from offsets import selectors, services
 from offsets.forms import ExecuteForm, ResetForm
-from topics.views import _redirect, _valid
 
 
 @require_GET
@@ -54,7 +53,7 @@ def group_reset(request: HtmxHttpRequest, cluster: str, group: str):
     if request.method == "GET":
         return render(request, "offsets/reset.html", {"cluster": cluster, "group": group, "form": ResetForm()})
     form = ResetForm(request.POST)
-    _valid(form)
+    valid_data(form)
     return render(request, "offsets/_preview.html", _preview_context(cluster, group, form))
 
 
@@ -62,7 +61,7 @@ def group_reset(request: HtmxHttpRequest, cluster: str, group: str):
 @role_required(Role.OPERATOR)
 def group_reset_export(request: HtmxHttpRequest, cluster: str, group: str):
     form = ResetForm(request.GET)
-    _valid(form)
+    valid_data(form)
     plan = selectors.reset_preview(cluster, group, form.scope_value(), form.strategy_value(cluster)).plan
     response = HttpResponse(plan.export_csv(), content_type="text/csv")
     response["Content-Disposition"] = f'attachment; filename="reset-{group}.csv"'
@@ -73,14 +72,14 @@ def group_reset_export(request: HtmxHttpRequest, cluster: str, group: str):
 @role_required(Role.OPERATOR)
 def group_reset_execute(request: HtmxHttpRequest, cluster: str, group: str):
     form = ResetForm(request.POST)
-    _valid(form)
-    execute = _valid(ExecuteForm(request.POST))
+    valid_data(form)
+    execute = valid_data(ExecuteForm(request.POST))
     services.group_offsets_reset(actor=Actor.from_request(request), cluster=cluster, group=group,
                                  scope=form.scope_value(), strategy=form.strategy_value(cluster),
                                  reason=execute["reason"], confirm=execute["confirm"],
                                  expected_fingerprint=execute["fingerprint"])
     messages.success(request, f"Offsets of {group} reset. The audit log has them before and after.")
-    return _redirect(request, reverse("offsets:detail", args=[cluster, group]))
+    return redirect_after_change(request, reverse("offsets:detail", args=[cluster, group]))
 
 
 @require_http_methods(["GET", "POST"])
@@ -89,12 +88,12 @@ def group_revert(request: HtmxHttpRequest, cluster: str, group: str, seq: int):
     """GET: preview of going back to audit event `seq`'s "before" offsets. POST: execute it."""
     event, strategy, scope = services.revert_strategy(seq)
     if request.method == "POST":
-        execute = _valid(ExecuteForm(request.POST))
+        execute = valid_data(ExecuteForm(request.POST))
         services.group_offsets_revert(actor=Actor.from_request(request), cluster=cluster, seq=seq,
                                       reason=execute["reason"], confirm=execute["confirm"],
                                       expected_fingerprint=execute["fingerprint"])
         messages.success(request, f"Offsets of {group} are back to those before audit event #{seq}.")
-        return _redirect(request, reverse("offsets:detail", args=[cluster, group]))
+        return redirect_after_change(request, reverse("offsets:detail", args=[cluster, group]))
     preview = selectors.reset_preview(event.cluster or cluster, group, scope, strategy)
     context = {"cluster": cluster, "group": group, "preview": preview, "event": event,
                "execute_form": ExecuteForm(initial={"fingerprint": preview.fingerprint}),
@@ -109,7 +108,7 @@ def group_delete(request: HtmxHttpRequest, cluster: str, group: str):
     services.group_delete(actor=Actor.from_request(request), cluster=cluster, group=group,
                           confirm=execute.get("confirm", ""), reason=execute.get("reason", ""))
     messages.success(request, f"Group {group} deleted.")
-    return _redirect(request, reverse("offsets:groups", args=[cluster]))
+    return redirect_after_change(request, reverse("offsets:groups", args=[cluster]))
 
 
 def _offsets_delete_scope(post) -> tuple[str, list[int] | None]:
@@ -141,4 +140,4 @@ def group_offsets_delete(request: HtmxHttpRequest, cluster: str, group: str):
                                   partitions=partitions, confirm=request.POST.get("confirm", ""),
                                   reason=request.POST.get("reason", ""))
     messages.success(request, f"Committed offsets of {group} for {topic} deleted.")
-    return _redirect(request, reverse("offsets:detail", args=[cluster, group]))
+    return redirect_after_change(request, reverse("offsets:detail", args=[cluster, group]))

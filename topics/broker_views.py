@@ -9,10 +9,9 @@ from console.accounts.decorators import role_required
 from console.accounts.roles import Role
 from console.audit.actor import Actor
 from console.clusters.selectors import cluster_admin
-from console.http import HtmxHttpRequest
+from console.http import HtmxHttpRequest, redirect_after_change, valid_data
 from topics import forms, selectors, services
 from console.kafka.ops_configs import BROKER
-from topics.views import _redirect, _valid
 
 
 @require_GET
@@ -37,7 +36,7 @@ def broker_detail(request: HtmxHttpRequest, cluster: str, broker_id: int):
 @require_POST
 @role_required(Role.ADMIN)
 def broker_config_preview(request: HtmxHttpRequest, cluster: str, broker_id: int):
-    data = _valid(forms.ConfigChangeForm(request.POST))
+    data = valid_data(forms.ConfigChangeForm(request.POST))
     changes = selectors.config_change_preview(cluster, BROKER, str(broker_id), set_values=data["set_values"],
                                               delete=data["delete"])
     context = {"changes": changes, "form_data": request.POST,
@@ -48,8 +47,8 @@ def broker_config_preview(request: HtmxHttpRequest, cluster: str, broker_id: int
 @require_POST
 @role_required(Role.ADMIN)
 def broker_config_apply(request: HtmxHttpRequest, cluster: str, broker_id: int):
-    data = _valid(forms.ConfigChangeForm(request.POST))
+    data = valid_data(forms.ConfigChangeForm(request.POST))
     services.broker_configs_alter(actor=Actor.from_request(request), cluster=cluster, broker_id=broker_id,
                                   set_values=data["set_values"], delete=data["delete"], reason=data["reason"])
     messages.success(request, f"Configs of broker {broker_id} changed.")
-    return _redirect(request, reverse("brokers:detail", args=[cluster, broker_id]))
+    return redirect_after_change(request, reverse("brokers:detail", args=[cluster, broker_id]))

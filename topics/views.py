@@ -4,35 +4,19 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.shortcuts import redirect, render
+from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django_htmx.http import HttpResponseClientRedirect
 
 from console.accounts.decorators import role_required
 from console.accounts.roles import Role
 from console.audit.actor import Actor
 from console.clusters.selectors import cluster_get
-from console.errors import ConsoleError
-from console.http import HtmxHttpRequest
+from console.http import HtmxHttpRequest, redirect_after_change, valid_data
 from topics import forms, selectors, services
 from console.kafka.ops_configs import TOPIC
 
 PAGE_SIZE = 50
-
-
-def _redirect(request: HtmxHttpRequest, url: str):
-    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
-
-
-def _form_errors(form) -> str:
-    return "; ".join(f"{'' if k == '__all__' else k + ': '}{' '.join(v)}" for k, v in form.errors.items())
-
-
-def _valid(form):
-    if not form.is_valid():
-        raise ConsoleError(_form_errors(form))
-    return form.cleaned_data
 
 
 @require_GET
@@ -64,12 +48,12 @@ def topic_create(request: HtmxHttpRequest, cluster: str):
     cluster_get(cluster)
     form = forms.TopicCreateForm(request.POST or None)
     if request.method == "POST":
-        data = _valid(form)
+        data = valid_data(form)
         services.topic_create(actor=Actor.from_request(request), cluster=cluster, name=data["name"],
                               partitions=data["partitions"], replication_factor=data["replication_factor"],
                               configs=data["configs"], reason=data["reason"])
         messages.success(request, f"Topic {data['name']} created.")
-        return _redirect(request, reverse("topics:detail", args=[cluster, data["name"]]))
+        return redirect_after_change(request, reverse("topics:detail", args=[cluster, data["name"]]))
     return render(request, "topics/create.html", {"cluster": cluster, "form": form})
 
 
@@ -89,7 +73,7 @@ def topic_detail(request: HtmxHttpRequest, cluster: str, topic: str):
 @require_POST
 @role_required(Role.ADMIN)
 def topic_config_preview(request: HtmxHttpRequest, cluster: str, topic: str):
-    data = _valid(forms.ConfigChangeForm(request.POST))
+    data = valid_data(forms.ConfigChangeForm(request.POST))
     changes = selectors.config_change_preview(cluster, TOPIC, topic, set_values=data["set_values"],
                                               delete=data["delete"])
     context = {"cluster": cluster, "topic_name": topic, "changes": changes, "form_data": request.POST,
@@ -100,38 +84,38 @@ def topic_config_preview(request: HtmxHttpRequest, cluster: str, topic: str):
 @require_POST
 @role_required(Role.ADMIN)
 def topic_config_apply(request: HtmxHttpRequest, cluster: str, topic: str):
-    data = _valid(forms.ConfigChangeForm(request.POST))
+    data = valid_data(forms.ConfigChangeForm(request.POST))
     services.topic_configs_alter(actor=Actor.from_request(request), cluster=cluster, topic=topic,
                                  set_values=data["set_values"], delete=data["delete"], reason=data["reason"])
     messages.success(request, f"Configs of {topic} changed.")
     # No "#configs" fragment: a client redirect to the same path plus a fragment only scrolls, it does not reload.
-    return _redirect(request, reverse("topics:detail", args=[cluster, topic]))
+    return redirect_after_change(request, reverse("topics:detail", args=[cluster, topic]))
 
 
 @require_POST
 @role_required(Role.ADMIN)
 def topic_partitions_add(request: HtmxHttpRequest, cluster: str, topic: str):
-    data = _valid(forms.PartitionsForm(request.POST))
+    data = valid_data(forms.PartitionsForm(request.POST))
     services.topic_partitions_add(actor=Actor.from_request(request), cluster=cluster, topic=topic,
                                   new_total=data["new_total"], reason=data["reason"])
     messages.success(request, f"{topic} now has {data['new_total']} partitions.")
-    return _redirect(request, reverse("topics:detail", args=[cluster, topic]))
+    return redirect_after_change(request, reverse("topics:detail", args=[cluster, topic]))
 
 
 @require_POST
 @role_required(Role.ADMIN)
 def topic_delete(request: HtmxHttpRequest, cluster: str, topic: str):
-    data = _valid(forms.DeleteForm(request.POST))
+    data = valid_data(forms.DeleteForm(request.POST))
     services.topic_delete(actor=Actor.from_request(request), cluster=cluster, topic=topic, confirm=data["confirm"],
                           reason=data["reason"])
     messages.success(request, f"Topic {topic} deleted.")
-    return _redirect(request, reverse("topics:list", args=[cluster]))
+    return redirect_after_change(request, reverse("topics:list", args=[cluster]))
 
 
 @require_POST
 @role_required(Role.ADMIN)
 def topic_purge_preview(request: HtmxHttpRequest, cluster: str, topic: str):
-    data = _valid(forms.PurgeForm(request.POST))
+    data = valid_data(forms.PurgeForm(request.POST))
     rows = services.topic_purge_preview(cluster=cluster, topic=topic, partitions=data["partitions"],
                                         before=data["before_offset"])
     context = {"cluster": cluster, "topic_name": topic, "rows": rows, "form_data": request.POST,
@@ -143,19 +127,19 @@ def topic_purge_preview(request: HtmxHttpRequest, cluster: str, topic: str):
 @require_POST
 @role_required(Role.ADMIN)
 def topic_purge(request: HtmxHttpRequest, cluster: str, topic: str):
-    data = _valid(forms.PurgeForm(request.POST))
+    data = valid_data(forms.PurgeForm(request.POST))
     plan = services.topic_records_purge(actor=Actor.from_request(request), cluster=cluster, topic=topic,
                                         partitions=data["partitions"], before=data["before_offset"],
                                         reason=data["reason"])
     messages.success(request, f"Deleted {sum(r.records_deleted for r in plan)} records from {topic}.")
-    return _redirect(request, reverse("topics:detail", args=[cluster, topic]))
+    return redirect_after_change(request, reverse("topics:detail", args=[cluster, topic]))
 
 
 @require_GET
 @role_required(Role.VIEWER)
 def topic_messages(request: HtmxHttpRequest, cluster: str, topic: str):
     form = forms.BrowseForm(request.GET or {"partition": 0})
-    data = _valid(form)
+    data = valid_data(form)
     page = selectors.records_page(cluster, topic, data["partition"], offset=data.get("offset"),
                                   timestamp_ms=form.timestamp_ms(), limit=data.get("limit") or 50)
     context = {"cluster": cluster, "topic_name": topic, "form": form, "page": page}

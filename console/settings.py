@@ -31,6 +31,7 @@ LOCAL_APPS = [
     "console.clusters",
     "topics",
     "offsets",
+    "sparkjobs",
 ]
 INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS + LOCAL_APPS
 
@@ -127,6 +128,11 @@ KAFKA_UNREACHABLE_BACKOFF_S = env.float("KAFKA_UNREACHABLE_BACKOFF_S", default=5
 
 # Kafka's own command-line tools (for the few admin calls confluent-kafka-python lacks); make fetches them here.
 KAFKA_TOOLS_LIBS = env("KAFKA_TOOLS_LIBS", default=str(BASE_DIR / ".cache" / "kafka-4.3.1" / "libs"))
+
+# Replays: Spark master (local[*], spark://…, yarn, k8s://…), driver memory, and where file sinks write.
+SPARK_MASTER = env("SPARK_MASTER", default="local[*]")
+SPARK_DRIVER_MEMORY = env("SPARK_DRIVER_MEMORY", default="1g")
+REPLAY_OUTPUT_DIR = env("REPLAY_OUTPUT_DIR", default=str(BASE_DIR / ".data" / "replays"))
 
 # Keyed hash for the audit chain: without the key, a forged row cannot carry a valid hash.
 AUDIT_HASH_KEY = env("AUDIT_HASH_KEY", default=SECRET_KEY)

@@ -1,0 +1,98 @@
+"""The replay application that `spark-submit` runs: reads exact offset ranges of one topic with Spark's Kafka
+source and writes them to a topic or to Parquet / JSON-lines files.
+
+    spark-submit --jars <connector jars> sparkjobs/jobs/replay.py SPEC.json
+
+It imports no Django. It prints `CONSOLE-PROGRESS {"done": n}` while reading and, at the end,
+`CONSOLE-RESULT {"read": n, "written": m, "files": [...]}`; the Celery worker parses these lines.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from pathlib import Path
+
+from pyspark import StorageLevel
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+
+def emit(kind: str, payload: dict) -> None:
+    print(f"CONSOLE-{kind} {json.dumps(payload)}", flush=True)
+
+
+def kafka_options(source: dict) -> dict[str, str]:
+    options = {"kafka.bootstrap.servers": source["bootstrap"]}
+    options.update({f"kafka.{k}": str(v) for k, v in source.get("config", {}).items()})
+    return options
+
+
+def report_progress(spark: SparkSession, planned: int, stop: threading.Event) -> None:
+    """Spark has no Python listener API; completed tasks of the running stages approximate records done."""
+    tracker = spark.sparkContext.statusTracker()
+    while not stop.wait(0.5):
+        total = done = 0
+        for stage_id in tracker.getActiveStageIds():
+            info = tracker.getStageInfo(stage_id)
+            if info is not None:
+                total += info.numTasks
+                done += info.numCompletedTasks
+        if total:
+            emit("PROGRESS", {"done": int(planned * done / total)})
+
+
+def main(spec_path: str) -> None:
+    spec = json.loads(Path(spec_path).read_text())
+    source, sink, topic = spec["source"], spec["sink"], spec["topic"]
+    ranges = {int(p): (s, e) for p, (s, e) in spec["ranges"].items() if e > s}
+    planned = sum(e - s for s, e in ranges.values())
+    spark = SparkSession.builder.appName(f"console-replay-{spec['job_id']}").getOrCreate()
+    spark.sparkContext.setLogLevel("WARN")
+    stop = threading.Event()
+    threading.Thread(target=report_progress, args=(spark, planned, stop), daemon=True).start()
+
+    reader = spark.read.format("kafka").options(**kafka_options(source))
+    records = (
+        reader.option("assign", json.dumps({topic: sorted(ranges)}))
+        .option("startingOffsets", json.dumps({topic: {str(p): s for p, (s, _) in ranges.items()}}))
+        .option("endingOffsets", json.dumps({topic: {str(p): e for p, (_, e) in ranges.items()}}))
+        .option("includeHeaders", "true")
+        # Several Spark tasks per Kafka partition, so progress moves and both cores work.
+        .option("minPartitions", str(max(len(ranges), min(64, planned // 20_000 + 1))))
+        .load()
+        .withColumnRenamed("key", "raw_key").withColumnRenamed("value", "raw_value")
+        .withColumn("key", F.col("raw_key").cast("string"))
+        .withColumn("value", F.col("raw_value").cast("string"))
+    )
+    records = records.persist(StorageLevel.DISK_ONLY)  # read Kafka once: counted, filtered, written
+    read = records.count()
+    chosen = records.where(spec["filter"]) if spec.get("filter") else records
+    written = chosen.count()
+    files: list[str] = []
+    if sink["kind"] == "topic":
+        columns = ["raw_key AS key", "raw_value AS value", "headers"] + (["partition"] if sink.get("keep_partitions") else [])
+        (chosen.selectExpr(*columns).write.format("kafka").options(**kafka_options(sink))
+         .option("topic", sink["topic"]).option("includeHeaders", "true").save())
+    else:
+        out = sink["path"]
+        if sink["kind"] == "parquet":
+            frame = chosen.selectExpr("topic", "partition", "offset", "timestamp", "raw_key AS key",
+                                      "raw_value AS value", "headers")
+            frame.coalesce(max(1, min(8, written // 500_000 + 1))).write.mode("errorifexists").parquet(out)
+        else:
+            frame = chosen.selectExpr("topic", "partition", "offset", "timestamp", "key", "value",
+                                      "transform(headers, h -> named_struct('key', h.key, 'value', "
+                                      "CAST(h.value AS STRING))) AS headers")
+            frame.coalesce(max(1, min(8, written // 500_000 + 1))).write.mode("errorifexists").json(out)
+        files = sorted(str(p) for p in Path(out).glob("part-*"))
+    stop.set()
+    emit("PROGRESS", {"done": planned})
+    emit("RESULT", {"read": read, "written": written, "files": files})
+    records.unpersist()
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

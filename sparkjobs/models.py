@@ -1,0 +1,65 @@
+from django.conf import settings
+from django.db import models
+
+
+class ReplayJob(models.Model):
+    """One replay: a concrete offset range of one topic, written to a sink by a PySpark application."""
+
+    class State(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+        CANCELLED = "cancelled"
+
+    class Sink(models.TextChoices):
+        TOPIC = "topic"
+        PARQUET = "parquet"
+        JSONL = "jsonl"
+
+    FINISHED = (State.SUCCEEDED, State.FAILED, State.CANCELLED)
+
+    cluster = models.CharField(max_length=63)
+    topic = models.CharField(max_length=249)
+    start_spec = models.CharField(max_length=300, help_text="what the person asked for, e.g. timestamp:2026-…")
+    end_spec = models.CharField(max_length=300)
+    # Concrete per-partition bounds resolved at submit: {"0": [start, end_exclusive], ...}
+    ranges = models.JSONField()
+    planned_records = models.BigIntegerField()
+    filter_expr = models.TextField(blank=True)
+    sink = models.CharField(max_length=10, choices=Sink.choices)
+    sink_topic = models.CharField(max_length=249, blank=True)
+    sink_cluster = models.CharField(max_length=63, blank=True)
+    keep_partitions = models.BooleanField(default=False)
+    output_dir = models.CharField(max_length=500, blank=True)
+
+    state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED, db_index=True)
+    cancel_requested = models.BooleanField(default=False)
+    progress_done = models.BigIntegerField(default=0)
+    records_read = models.BigIntegerField(null=True, blank=True)
+    records_written = models.BigIntegerField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    log_path = models.CharField(max_length=500, blank=True)
+    reason = models.TextField(blank=True)
+    correlation_id = models.UUIDField(null=True, blank=True)
+
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"replay #{self.pk} {self.topic} → {self.sink}"
+
+    @property
+    def finished(self) -> bool:
+        return self.state in self.FINISHED
+
+    @property
+    def progress_percent(self) -> int:
+        if not self.planned_records:
+            return 100 if self.finished else 0
+        return min(100, int(100 * self.progress_done / self.planned_records))

@@ -1,0 +1,107 @@
+"""Launches the replay application with spark-submit and watches it: log, progress, result, cancel."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pyspark
+from django.conf import settings
+
+from console.devstack.paths import SPARK_KAFKA_JARS
+
+APP = Path(__file__).resolve().parent / "jobs" / "replay.py"
+_LINE = re.compile(r"^CONSOLE-(PROGRESS|RESULT) (\{.*\})\s*$")
+_ERROR = re.compile(r"((?:[\w$]+\.)*[\w$]*(?:Exception|Error)): (.+)")
+MSG_NO_JARS = "Spark's Kafka connector jars are missing in {path}: run `make deps` (it fetches them with Maven)."
+
+
+def spark_submit_command(spec_path: Path) -> list[str]:
+    jars = sorted(str(p) for p in Path(SPARK_KAFKA_JARS).glob("*.jar"))
+    if not jars:
+        raise RuntimeError(MSG_NO_JARS.format(path=SPARK_KAFKA_JARS))
+    spark_submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    return [
+        str(spark_submit), "--master", settings.SPARK_MASTER, "--name", f"console-replay-{spec_path.stem}",
+        "--jars", ",".join(jars),  # local jars: no Ivy, no network at run time
+        "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=4",
+        "--conf", f"spark.driver.memory={settings.SPARK_DRIVER_MEMORY}",
+        "--conf", f"spark.local.dir={Path(settings.REPLAY_OUTPUT_DIR) / 'spark-tmp'}",
+        str(APP), str(spec_path),
+    ]
+
+
+def spark_environment() -> dict[str, str]:
+    return {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable,
+            "SPARK_LOCAL_IP": os.environ.get("SPARK_LOCAL_IP", "127.0.0.1")}
+
+
+def failure_sentence(log_lines: list[str]) -> str:
+    """The most telling error line of a Spark log, as one sentence for people."""
+    for line in reversed(log_lines):
+        match = _ERROR.search(line)
+        if match and "at " not in line[: line.find(match.group(1))][-4:]:
+            kind = match.group(1).rsplit(".", 1)[-1]
+            return f"Spark failed with {kind}: {match.group(2).strip()[:500]}"
+    return "Spark failed; see the log."
+
+
+def run(command: list[str], log_path: Path, *, on_progress, should_cancel, poll_s: float = 1.0) -> dict:
+    """Runs `command`, copying its output to `log_path`. Returns {"state", "result", "error"}."""
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
+                               env=spark_environment(), start_new_session=True)
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in process.stdout] and None, daemon=True).start()
+    result: dict | None = None
+    tail: list[str] = []
+    cancelled = False
+    with open(log_path, "w") as log:
+        last_check = 0.0
+        while True:
+            try:
+                line = lines.get(timeout=0.2)
+            except queue.Empty:
+                line = None
+            if line is not None:
+                log.write(line)
+                log.flush()
+                tail = (tail + [line.rstrip()])[-400:]
+                match = _LINE.match(line)
+                if match and match.group(1) == "PROGRESS":
+                    on_progress(json.loads(match.group(2))["done"])
+                elif match:
+                    result = json.loads(match.group(2))
+                continue
+            if process.poll() is not None and lines.empty():
+                break
+            if time.monotonic() - last_check >= poll_s:
+                last_check = time.monotonic()
+                if not cancelled and should_cancel():
+                    cancelled = True
+                    log.write("\n[console] cancel requested: stopping the Spark driver\n")
+                    _stop(process)
+    if cancelled:
+        return {"state": "cancelled", "result": result, "error": "Cancelled by request."}
+    if process.returncode == 0 and result is not None:
+        return {"state": "succeeded", "result": result, "error": ""}
+    return {"state": "failed", "result": result, "error": failure_sentence(tail)}
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """SIGTERM to the whole session (spark-submit, the JVM and the Python driver), SIGKILL after 15 s."""
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(15)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass

@@ -1,0 +1,89 @@
+"""Resolves replay bounds to concrete offsets at submit time, so a replay is reproducible and its size known."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from console.clusters.selectors import cluster_admin
+from console.errors import ConsoleError
+from console.kafka.ops_offsets import EARLIEST, LATEST
+from console.kafka.types import PartitionRef
+from sparkjobs import bounds
+
+MSG_PARTITION_MISSING = "Topic '{topic}' has no partition {partitions}."
+MSG_NO_START_FOR = "The start offsets name no offset for partition {partitions}."
+MSG_NOT_A_RESET = "Audit event #{seq} is not an offset reset of topic '{topic}'."
+
+
+@dataclass(frozen=True)
+class ResolvedRange:
+    ranges: dict[int, tuple[int, int]]  # partition -> [start, end)
+
+    @property
+    def planned(self) -> int:
+        return sum(end - start for start, end in self.ranges.values())
+
+
+def resolve_range(cluster: str, topic: str, partitions: list[int] | None, start_text: str,
+                  end_text: str) -> ResolvedRange:
+    start, end = bounds.parse_start(start_text), bounds.parse_end(end_text)
+    admin = cluster_admin(cluster)
+    known = [p.partition for p in admin.describe_topics([topic])[topic].partitions]
+    chosen = sorted(set(partitions)) if partitions else known
+    missing = [p for p in chosen if p not in known]
+    if missing:
+        raise ConsoleError(MSG_PARTITION_MISSING.format(topic=topic, partitions=", ".join(map(str, missing))))
+    if isinstance(start, bounds.SkippedByReset):
+        return _skipped_by_reset(cluster, topic, chosen if partitions else None, start.seq)
+    refs = [PartitionRef(topic, p) for p in chosen]
+    ats: list = [EARLIEST, LATEST]
+    for bound in (start, end):
+        if isinstance(bound, bounds.AtTime):
+            ats.append(bound.timestamp_ms)
+    found = admin.list_offsets_many(refs, ats)
+    log_start = {r.partition: found[EARLIEST][r].offset for r in refs}
+    log_end = {r.partition: found[LATEST][r].offset for r in refs}
+
+    def at_time(ms: int) -> dict[int, int]:  # -1: no record at or after that time, so the log end
+        return {r.partition: (found[ms][r].offset if found[ms][r].offset >= 0 else log_end[r.partition]) for r in refs}
+
+    if isinstance(start, bounds.Earliest):
+        starts = dict(log_start)
+    elif isinstance(start, bounds.Offsets):
+        lacking = [p for p in chosen if p not in start.offsets]
+        if lacking:
+            raise ConsoleError(MSG_NO_START_FOR.format(partitions=", ".join(map(str, lacking))))
+        starts = {p: start.offsets[p] for p in chosen}
+    elif isinstance(start, bounds.AtTime):
+        starts = at_time(start.timestamp_ms)
+    else:  # a group's committed offsets; partitions it never committed start at the log start
+        committed = admin.group_offsets([start.group])[start.group]
+        if not committed:
+            raise ConsoleError(f"Consumer group '{start.group}' has no committed offsets.")
+        starts = {p: committed.get(PartitionRef(topic, p), log_start[p]) for p in chosen}
+    if isinstance(end, bounds.Latest):
+        ends = dict(log_end)
+    elif isinstance(end, bounds.Offsets):
+        ends = {p: end.offsets.get(p, log_end[p]) for p in chosen}
+    else:
+        ends = at_time(end.timestamp_ms)
+    return ResolvedRange(bounds.clamp_ranges(starts, ends, log_start, log_end))
+
+
+def _skipped_by_reset(cluster: str, topic: str, partitions: list[int] | None, seq: int) -> ResolvedRange:
+    from offsets.services import offsets_from_json, reset_event
+
+    event = reset_event(seq)
+    before = {r.partition: o for r, o in offsets_from_json(event.before).items() if r.topic == topic and o is not None}
+    after = {r.partition: o for r, o in offsets_from_json(event.after or {}).items()
+             if r.topic == topic and o is not None}
+    skipped = {p: (before[p], after[p]) for p in before if p in after and after[p] > before[p]
+               and (partitions is None or p in partitions)}
+    if not skipped:
+        raise ConsoleError(f"Audit event #{seq} skipped no records of topic '{topic}'.")
+    refs = [PartitionRef(topic, p) for p in skipped]
+    found = cluster_admin(cluster).list_offsets_many(refs, [EARLIEST, LATEST])
+    log_start = {r.partition: found[EARLIEST][r].offset for r in refs}
+    log_end = {r.partition: found[LATEST][r].offset for r in refs}
+    return ResolvedRange(bounds.clamp_ranges({p: s for p, (s, _) in skipped.items()},
+                                             {p: e for p, (_, e) in skipped.items()}, log_start, log_end))

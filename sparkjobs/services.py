@@ -1,0 +1,164 @@
+"""Replay jobs: submit (bounds resolved, audited), run (spark-submit, watched), cancel."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from console.audit.actor import Actor
+from console.audit.models import AuditEvent
+from console.audit.services import audit_record
+from console.clusters.selectors import cluster_connection, cluster_get
+from console.errors import Conflict, ConsoleError
+from sparkjobs import runner
+from sparkjobs.filters import filter_check
+from sparkjobs.models import ReplayJob
+from sparkjobs.selectors import resolve_range
+
+MSG_NOTHING_TO_REPLAY = "The range holds no records: nothing to replay."
+MSG_SINK_TOPIC = "Name the topic to write to."
+MSG_SAME_TOPIC = "Writing a replay into the topic it reads from would replay forever; choose another topic."
+MSG_REASON = "A reason is required: it goes into the audit log."
+
+
+def replay_submit(*, actor: Actor, cluster: str, topic: str, partitions: list[int] | None, start: str, end: str,
+                  sink: str, sink_topic: str = "", sink_cluster: str = "", keep_partitions: bool = False,
+                  filter_expr: str = "", reason: str) -> ReplayJob:
+    """Resolves the bounds to offsets now, records the job and its audit intent, and queues it after commit."""
+    if not reason.strip():
+        raise ConsoleError(MSG_REASON)
+    if sink not in ReplayJob.Sink.values:
+        raise ConsoleError(f"Unknown sink '{sink}'.")
+    if sink == ReplayJob.Sink.TOPIC:
+        if not sink_topic:
+            raise ConsoleError(MSG_SINK_TOPIC)
+        target_cluster = sink_cluster or cluster
+        cluster_get(target_cluster)
+        if sink_topic == topic and target_cluster == cluster:
+            raise ConsoleError(MSG_SAME_TOPIC)
+        from console.clusters.selectors import cluster_admin
+
+        cluster_admin(target_cluster).describe_topics([sink_topic])  # TopicNotFound now, not in Spark later
+    filter_expr = filter_check(filter_expr)
+    resolved = resolve_range(cluster, topic, partitions, start, end)
+    if resolved.planned == 0:
+        raise ConsoleError(MSG_NOTHING_TO_REPLAY)
+    with transaction.atomic():
+        job = ReplayJob.objects.create(
+            cluster=cluster, topic=topic, start_spec=start, end_spec=end,
+            ranges={str(p): list(r) for p, r in resolved.ranges.items()}, planned_records=resolved.planned,
+            filter_expr=filter_expr, sink=sink, sink_topic=sink_topic, sink_cluster=sink_cluster or "",
+            keep_partitions=keep_partitions, reason=reason, created_by=actor.user,
+        )
+        if sink != ReplayJob.Sink.TOPIC:
+            job.output_dir = str(Path(settings.REPLAY_OUTPUT_DIR) / f"replay-{job.pk}")
+        intent = audit_record(actor=actor, action="replay.run", outcome=AuditEvent.Outcome.INTENT, cluster=cluster,
+                              target=f"topic:{topic}", reason=reason, params=_spec_params(job))
+        job.correlation_id = intent.correlation_id
+        job.save(update_fields=["output_dir", "correlation_id"])
+        transaction.on_commit(lambda: _enqueue(job.pk))
+    job.refresh_from_db()
+    if job.state == ReplayJob.State.FAILED:
+        raise ConsoleError(job.error)
+    return job
+
+
+MSG_QUEUE_DOWN = "Replay #{job} could not be queued: the task queue (Redis) did not answer ({error})."
+
+
+def _enqueue(job_id: int) -> None:
+    from sparkjobs.tasks import run_replay
+
+    try:
+        run_replay.apply_async((job_id,), retry=False)
+    except Exception as exc:  # kombu raises several connection error types
+        job = ReplayJob.objects.get(pk=job_id)
+        _finish(job, {"state": "failed", "result": None,
+                      "error": MSG_QUEUE_DOWN.format(job=job_id, error=type(exc).__name__)})
+
+
+def _spec_params(job: ReplayJob) -> dict:
+    return {"job": job.pk, "start": job.start_spec, "end": job.end_spec, "ranges": job.ranges,
+            "planned_records": job.planned_records, "filter": job.filter_expr, "sink": job.sink,
+            "sink_topic": job.sink_topic, "sink_cluster": job.sink_cluster, "keep_partitions": job.keep_partitions,
+            "output_dir": job.output_dir}
+
+
+def _application_spec(job: ReplayJob) -> dict:
+    source = cluster_connection(cluster_get(job.cluster))
+    sink: dict = {"kind": job.sink}
+    if job.sink == ReplayJob.Sink.TOPIC:
+        target = cluster_connection(cluster_get(job.sink_cluster or job.cluster))
+        sink.update({"topic": job.sink_topic, "bootstrap": target.bootstrap_servers, "config": dict(target.config),
+                     "keep_partitions": job.keep_partitions})
+    else:
+        sink["path"] = job.output_dir
+    return {"job_id": job.pk, "topic": job.topic, "ranges": job.ranges, "filter": job.filter_expr,
+            "source": {"bootstrap": source.bootstrap_servers, "config": dict(source.config)}, "sink": sink}
+
+
+def replay_run(*, job_id: int) -> ReplayJob:
+    """Runs a queued job to its end (called by the Celery task); writes the audit outcome."""
+    job = ReplayJob.objects.get(pk=job_id)
+    if job.state != ReplayJob.State.QUEUED:
+        return job
+    if job.cancel_requested:
+        return _finish(job, {"state": "cancelled", "result": None, "error": "Cancelled before it started."})
+    work = Path(settings.REPLAY_OUTPUT_DIR) / "jobs" / str(job.pk)
+    work.mkdir(parents=True, exist_ok=True)
+    spec_path = work / "spec.json"
+    spec_path.write_text(json.dumps(_application_spec(job)))  # holds secrets: readable by the worker only
+    spec_path.chmod(0o600)
+    job.state, job.started_at, job.log_path = ReplayJob.State.RUNNING, timezone.now(), str(work / "spark.log")
+    job.save(update_fields=["state", "started_at", "log_path"])
+
+    def on_progress(done: int) -> None:
+        ReplayJob.objects.filter(pk=job.pk).update(progress_done=done)
+
+    def should_cancel() -> bool:
+        return ReplayJob.objects.filter(pk=job.pk, cancel_requested=True).exists()
+
+    try:
+        outcome = runner.run(runner.spark_submit_command(spec_path), Path(job.log_path), on_progress=on_progress,
+                             should_cancel=should_cancel)
+    except (OSError, RuntimeError) as exc:
+        outcome = {"state": "failed", "result": None, "error": str(exc)}
+    finally:
+        spec_path.unlink(missing_ok=True)
+    job.refresh_from_db()
+    return _finish(job, outcome)
+
+
+def _finish(job: ReplayJob, outcome: dict) -> ReplayJob:
+    result = outcome.get("result") or {}
+    job.state = outcome["state"]
+    job.error = outcome.get("error", "")
+    job.records_read, job.records_written = result.get("read"), result.get("written")
+    if job.state == ReplayJob.State.SUCCEEDED:
+        job.progress_done = job.planned_records
+    job.finished_at = timezone.now()
+    job.save()
+    audit_record(
+        actor=Actor(user=job.created_by, source="system"), action="replay.run",
+        outcome=AuditEvent.Outcome.SUCCESS if job.state == ReplayJob.State.SUCCEEDED else AuditEvent.Outcome.FAILURE,
+        cluster=job.cluster, target=f"topic:{job.topic}", reason=job.reason, params=_spec_params(job),
+        after={"state": job.state, "read": job.records_read, "written": job.records_written,
+               "files": result.get("files", [])}, error=job.error, correlation_id=job.correlation_id,
+    )
+    return job
+
+
+def replay_cancel(*, actor: Actor, job_id: int, reason: str = "") -> ReplayJob:
+    """Asks the worker to stop the Spark driver; the job ends as cancelled within seconds."""
+    job = ReplayJob.objects.get(pk=job_id)
+    if job.finished:
+        raise Conflict(f"Replay #{job.pk} already ended ({job.state}).")
+    ReplayJob.objects.filter(pk=job.pk).update(cancel_requested=True)
+    audit_record(actor=actor, action="replay.cancel", outcome=AuditEvent.Outcome.SUCCESS, cluster=job.cluster,
+                 target=f"topic:{job.topic}", reason=reason, params={"job": job.pk}, correlation_id=job.correlation_id)
+    job.refresh_from_db()
+    return job

@@ -1,0 +1,102 @@
+"""Replay pages: submit, list, the job page with live progress, cancel, log and file downloads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib import messages
+from django.http import FileResponse, Http404
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseStopPolling
+
+from console.accounts.decorators import role_required
+from console.accounts.roles import Role
+from console.audit.actor import Actor
+from console.clusters.selectors import cluster_get
+from console.http import HtmxHttpRequest, redirect_after_change, valid_data
+from sparkjobs import services
+from sparkjobs.forms import ReplayForm
+from sparkjobs.models import ReplayJob
+
+LOG_TAIL_LINES = 60
+
+
+@require_GET
+@role_required(Role.VIEWER)
+def replay_list(request: HtmxHttpRequest, cluster: str):
+    cluster_get(cluster)
+    jobs = ReplayJob.objects.filter(cluster=cluster)[:100]
+    return render(request, "sparkjobs/list.html", {"cluster": cluster, "jobs": jobs})
+
+
+@require_http_methods(["GET", "POST"])
+@role_required(Role.OPERATOR)
+def replay_new(request: HtmxHttpRequest, cluster: str):
+    cluster_get(cluster)
+    if request.method == "POST":
+        data = valid_data(ReplayForm(request.POST))
+        job = services.replay_submit(
+            actor=Actor.from_request(request), cluster=cluster, topic=data["topic"], partitions=data["partitions"],
+            start=data["start"], end=data["end"], sink=data["sink"], sink_topic=data["sink_topic"],
+            sink_cluster=data["sink_cluster"], keep_partitions=data["keep_partitions"],
+            filter_expr=data["filter_expr"], reason=data["reason"])
+        messages.success(request, f"Replay #{job.pk} queued: {job.planned_records} records planned.")
+        return redirect_after_change(request, reverse("sparkjobs:detail", args=[cluster, job.pk]))
+    form = ReplayForm(initial={"topic": request.GET.get("topic", ""), "start": request.GET.get("start", "earliest")})
+    return render(request, "sparkjobs/new.html", {"cluster": cluster, "form": form})
+
+
+def _log_tail(job: ReplayJob) -> str:
+    if not job.log_path or not Path(job.log_path).exists():
+        return ""
+    return "".join(Path(job.log_path).read_text(errors="replace").splitlines(keepends=True)[-LOG_TAIL_LINES:])
+
+
+def _files(job: ReplayJob) -> list[Path]:
+    if not job.output_dir or not Path(job.output_dir).is_dir():
+        return []
+    return sorted(p for p in Path(job.output_dir).glob("part-*") if p.is_file())
+
+
+@require_GET
+@role_required(Role.VIEWER)
+def replay_detail(request: HtmxHttpRequest, cluster: str, job_id: int):
+    job = get_object_or_404(ReplayJob, pk=job_id, cluster=cluster)
+    context = {"cluster": cluster, "job": job, "log_tail": _log_tail(job), "files": _files(job)}
+    if request.htmx:
+        response = render(request, "sparkjobs/detail.html#job-status", context)
+        # The job ended: this is the last refresh, so the page stops polling.
+        return HttpResponseStopPolling(response.content) if job.finished else response
+    return render(request, "sparkjobs/detail.html", context)
+
+
+@require_POST
+@role_required(Role.OPERATOR)
+def replay_cancel(request: HtmxHttpRequest, cluster: str, job_id: int):
+    get_object_or_404(ReplayJob, pk=job_id, cluster=cluster)
+    services.replay_cancel(actor=Actor.from_request(request), job_id=job_id, reason=request.POST.get("reason", ""))
+    messages.success(request, f"Cancel of replay #{job_id} requested: the Spark driver is being stopped.")
+    return redirect_after_change(request, reverse("sparkjobs:detail", args=[cluster, job_id]))
+
+
+@require_GET
+@role_required(Role.VIEWER)
+def replay_file(request: HtmxHttpRequest, cluster: str, job_id: int, name: str):
+    job = get_object_or_404(ReplayJob, pk=job_id, cluster=cluster)
+    wanted = {p.name: p for p in _files(job)}.get(name)
+    root = Path(settings.REPLAY_OUTPUT_DIR).resolve()
+    if wanted is None or root not in wanted.resolve().parents:
+        raise Http404("No such file in this replay's output.")
+    return FileResponse(open(wanted, "rb"), as_attachment=True, filename=f"replay-{job.pk}-{name}")
+
+
+@require_GET
+@role_required(Role.VIEWER)
+def replay_log(request: HtmxHttpRequest, cluster: str, job_id: int):
+    job = get_object_or_404(ReplayJob, pk=job_id, cluster=cluster)
+    if not job.log_path or not Path(job.log_path).exists():
+        raise Http404("This replay has no log yet.")
+    return FileResponse(open(job.log_path, "rb"), as_attachment=True, filename=f"replay-{job.pk}.log")

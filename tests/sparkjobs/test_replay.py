@@ -1,0 +1,142 @@
+"""Replays end to end: real broker, real Celery worker, real spark-submit with Spark's Kafka source."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from console.audit.actor import Actor
+from console.audit.models import AuditEvent
+from console.clusters.selectors import cluster_admin
+from console.errors import ConsoleError
+from sparkjobs.models import ReplayJob
+from sparkjobs.services import replay_cancel, replay_submit
+from tests.sparkjobs.conftest import wait_finished
+
+pytestmark = [pytest.mark.kafka, pytest.mark.spark, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def source(topic_factory, produce):
+    """2 partitions × 10 records with keys, JSON values and a header each."""
+    topic = topic_factory("replay-src", partitions=2)
+    produce(topic, [(p, f"k{p}-{i}".encode(), json.dumps({"n": i, "kind": "even" if i % 2 == 0 else "odd"}).encode(),
+                     [("trace", f"t{p}-{i}".encode())]) for p in (0, 1) for i in range(10)])
+    return topic
+
+
+@pytest.fixture
+def operator_actor(make_user, local_cluster):
+    return Actor(user=make_user("replayer", "operator"), source="cli")
+
+
+def _submit(actor, topic, **kwargs):
+    defaults = dict(actor=actor, cluster="local", topic=topic, partitions=None, start="earliest", end="latest",
+                    sink="jsonl", reason="test replay")
+    return replay_submit(**{**defaults, **kwargs})
+
+
+def test_bounded_range_to_json_lines_arrives_exactly_once(replay_env, operator_actor, source):
+    job = _submit(operator_actor, source, start="offsets:0=2,1=0", end="offsets:0=8,1=5")
+    assert job.ranges == {"0": [2, 8], "1": [0, 5]} and job.planned_records == 11
+
+    job = wait_finished(job)
+
+    assert job.state == "succeeded", job.error
+    lines = [json.loads(l) for f in sorted(Path(job.output_dir).glob("part-*")) for l in f.read_text().splitlines()]
+    got = sorted((r["partition"], r["offset"], r["key"], r["value"], r["headers"][0]["value"]) for r in lines)
+    expected = sorted([(0, i, f"k0-{i}", json.dumps({"n": i, "kind": "even" if i % 2 == 0 else "odd"}), f"t0-{i}")
+                       for i in range(2, 8)] + [(1, i, f"k1-{i}", json.dumps({"n": i, "kind": "even" if i % 2 == 0
+                                                                              else "odd"}), f"t1-{i}") for i in range(5)])
+    assert got == expected
+    assert (job.records_read, job.records_written, job.progress_percent) == (11, 11, 100)
+    outcome = AuditEvent.objects.get(action="replay.run", outcome="success")
+    assert outcome.after["written"] == 11 and outcome.correlation_id == job.correlation_id
+
+
+def test_filter_to_parquet_keeps_bytes_and_headers(replay_env, operator_actor, source, spark_session):
+    job = wait_finished(_submit(operator_actor, source, sink="parquet",
+                                filter_expr="get_json_object(value, '$.kind') = 'even' AND partition = 1"))
+
+    assert job.state == "succeeded", job.error
+    rows = spark_session.read.parquet(job.output_dir).collect()
+    assert sorted((r.partition, r.offset, bytes(r.key)) for r in rows) == [(1, i, f"k1-{i}".encode()) for i in range(0, 10, 2)]
+    assert all(r.headers[0].key == "trace" and bytes(r.headers[0].value) == f"t1-{r.offset}".encode() for r in rows)
+    assert (job.records_read, job.records_written) == (20, 5)
+
+
+def test_replay_to_another_topic_keeps_keys_headers_and_partitions(replay_env, operator_actor, source, topic_factory,
+                                                                   kafka_node):
+    from confluent_kafka import Consumer
+
+    target = topic_factory("replay-dst", partitions=2)
+    job = wait_finished(_submit(operator_actor, source, sink="topic", sink_topic=target, keep_partitions=True,
+                                start="offsets:0=0,1=5"))
+
+    assert job.state == "succeeded", job.error
+    consumer = Consumer({"bootstrap.servers": kafka_node.bootstrap, "group.id": f"check-{target}",
+                         "auto.offset.reset": "earliest", "enable.auto.commit": False})
+    consumer.subscribe([target])
+    received = []
+    for _ in range(60):
+        received += [m for m in consumer.consume(50, timeout=0.5) if m.error() is None]
+        if len(received) >= 15:
+            break
+    consumer.close()
+    assert sorted((m.partition(), m.key(), dict(m.headers())["trace"]) for m in received) == sorted(
+        [(0, f"k0-{i}".encode(), f"t0-{i}".encode()) for i in range(10)]
+        + [(1, f"k1-{i}".encode(), f"t1-{i}".encode()) for i in range(5, 10)])
+
+
+def test_cancel_stops_the_spark_driver(replay_env, operator_actor, source):
+    job = _submit(operator_actor, source)
+    for _ in range(120):
+        job.refresh_from_db()
+        if job.state == "running":
+            break
+        import time
+
+        time.sleep(0.25)
+    replay_cancel(actor=operator_actor, job_id=job.pk, reason="wrong range")
+
+    job = wait_finished(job, timeout=60)
+
+    assert job.state == "cancelled"
+    assert AuditEvent.objects.filter(action="replay.run", outcome="failure", correlation_id=job.correlation_id).exists()
+    assert AuditEvent.objects.filter(action="replay.cancel").exists()
+
+
+def test_a_failing_job_is_reported_with_the_spark_error(replay_env, operator_actor, source):
+    job = _submit(operator_actor, source)
+    cluster_admin("local").delete_topic(source)  # gone before Spark reads it
+
+    job = wait_finished(job)
+
+    assert job.state == "failed"
+    assert job.error.startswith("Spark failed with") and Path(job.log_path).exists()
+
+
+def test_bad_input_changes_nothing(replay_env, operator_actor, source):
+    with pytest.raises(ConsoleError, match="uses amount"):
+        _submit(operator_actor, source, filter_expr="amount > 3")
+    with pytest.raises(ConsoleError, match="would replay forever"):
+        _submit(operator_actor, source, sink="topic", sink_topic=source)
+    with pytest.raises(ConsoleError, match="holds no records"):
+        _submit(operator_actor, source, start="offsets:0=10,1=10")
+    with pytest.raises(ConsoleError, match="no partition 7"):
+        _submit(operator_actor, source, partitions=[7])
+    assert not ReplayJob.objects.exists() and not AuditEvent.objects.exists()
+
+
+def test_viewer_is_refused_on_the_page_and_in_the_shell(client_for, make_user, local_cluster, source):
+    from django.core.management import CommandError, call_command
+
+    viewer = make_user("replay-viewer", "viewer")
+    response = client_for(viewer).post("/clusters/local/replays/new/",
+                                       {"topic": source, "start": "earliest", "end": "latest", "sink": "jsonl",
+                                        "reason": "r"})
+    assert response.status_code == 403
+    with pytest.raises(CommandError, match="needs the operator role"):
+        call_command("replay", "--topic", source, "--start", "earliest", "--sink", "files:jsonl",
+                     "--actor", "replay-viewer", "--reason", "r")
+    assert not ReplayJob.objects.exists()

@@ -106,6 +106,20 @@ def produce(kafka_node):
     return send
 
 
+@pytest.fixture
+def commit(kafka_node):
+    """commit(group, {(topic, partition): offset}) as a real consumer that then leaves: the group ends up Empty."""
+    from confluent_kafka import Consumer, TopicPartition
+
+    def run(group: str, offsets: dict[tuple[str, int], int]) -> None:
+        consumer = Consumer({"bootstrap.servers": kafka_node.bootstrap, "group.id": group,
+                             "enable.auto.commit": False})
+        consumer.commit(offsets=[TopicPartition(t, p, o) for (t, p), o in offsets.items()], asynchronous=False)
+        consumer.close()
+
+    return run
+
+
 @pytest.fixture(autouse=True)
 def _fresh_kafka_clients():
     """A test that saw a cluster down must not make the next one fail fast."""

@@ -5,20 +5,6 @@ import pytest
 
 
 @pytest.fixture
-def commit(kafka_node):
-    """commit(group, {(topic, partition): offset}) as a real consumer that then leaves: the group ends up Empty."""
-    from confluent_kafka import Consumer, TopicPartition
-
-    def run(group: str, offsets: dict[tuple[str, int], int]) -> None:
-        consumer = Consumer({"bootstrap.servers": kafka_node.bootstrap, "group.id": group,
-                             "enable.auto.commit": False})
-        consumer.commit(offsets=[TopicPartition(t, p, o) for (t, p), o in offsets.items()], asynchronous=False)
-        consumer.close()
-
-    return run
-
-
-@pytest.fixture
 def seeded(topic_factory, produce, commit, kafka_node):
     """A 3-partition topic: p0 has 20 records one minute apart ending 10 minutes ago, with the first 3 purged;
     p1 has 5 records; p2 is empty. The group committed p0=8 and p1=2, nothing for p2."""

@@ -10,7 +10,11 @@ def spark_session(tmp_path_factory):
     """The session's one SparkSession, used to read replay output back (replays themselves run via spark-submit)."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    import logging
+
     from pyspark.sql import SparkSession
+
+    logging.getLogger("py4j").setLevel(logging.WARNING)  # py4j logs at interpreter exit, after pytest closed its streams
 
     spark = (SparkSession.builder.master("local[1]").appName("console-tests").config("spark.ui.enabled", "false")
              .config("spark.sql.shuffle.partitions", "1").config("spark.driver.memory", "512m").getOrCreate())

@@ -65,13 +65,17 @@ def test_filter_to_parquet_keeps_bytes_and_headers(replay_env, operator_actor, s
     assert (job.records_read, job.records_written) == (20, 5)
 
 
-def test_replay_to_another_topic_keeps_keys_headers_and_partitions(replay_env, operator_actor, source, topic_factory,
-                                                                   kafka_node):
+def test_replay_to_another_cluster_keeps_keys_headers_and_partitions(replay_env, operator_actor, source,
+                                                                     topic_factory, kafka_node):
     from confluent_kafka import Consumer
 
+    from console.clusters.models import Cluster
+
+    # A second registration of the same broker: the sink goes through the other cluster's own settings.
+    Cluster.objects.create(name="mirror", bootstrap_servers=kafka_node.bootstrap)
     target = topic_factory("replay-dst", partitions=2)
-    job = wait_finished(_submit(operator_actor, source, sink="topic", sink_topic=target, keep_partitions=True,
-                                start="offsets:0=0,1=5"))
+    job = wait_finished(_submit(operator_actor, source, sink="topic", sink_topic=target, sink_cluster="mirror",
+                                keep_partitions=True, start="offsets:0=0,1=5"))
 
     assert job.state == "succeeded", job.error
     consumer = Consumer({"bootstrap.servers": kafka_node.bootstrap, "group.id": f"check-{target}",
@@ -140,3 +144,39 @@ def test_viewer_is_refused_on_the_page_and_in_the_shell(client_for, make_user, l
         call_command("replay", "--topic", source, "--start", "earliest", "--sink", "files:jsonl",
                      "--actor", "replay-viewer", "--reason", "r")
     assert not ReplayJob.objects.exists()
+
+
+def test_shell_waits_and_prints_one_json_line_and_the_page_offers_the_files(replay_env, operator_actor, source,
+                                                                            client_for, capsys):
+    from django.core.management import call_command
+
+    call_command("replay", "--topic", source, "--start", "earliest", "--end", "offsets:0=3,1=2", "--sink",
+                 "files:jsonl", "--partitions", "0,1", "--wait", "--actor", "replayer", "--reason", "from the shell")
+
+    job_id, summary = capsys.readouterr().out.strip().splitlines()
+    assert json.loads(summary) == {"job": int(job_id), "state": "succeeded", "records": 5,
+                                   "output": ReplayJob.objects.get(pk=job_id).output_dir}
+    client = client_for(operator_actor.user)
+    final = client.get(f"/clusters/local/replays/{job_id}/", headers={"HX-Request": "true"})
+    assert final.status_code == 286  # htmx: stop polling, the job ended
+    page = client.get(f"/clusters/local/replays/{job_id}/").content.decode()
+    name = page.split(f"/replays/{job_id}/files/")[1].split('"')[0]
+    download = client.get(f"/clusters/local/replays/{job_id}/files/{name}")
+    assert b"".join(download.streaming_content).count(b"\n") == 5
+    assert client.get(f"/clusters/local/replays/{job_id}/files/..%2F..%2Fsecret").status_code == 404
+
+
+def test_start_at_the_range_a_reset_skipped(local_cluster, source, commit, make_user):
+    from offsets.planning import ALL_TOPICS, ToLatest
+    from offsets.services import group_offsets_reset
+    from sparkjobs.selectors import resolve_range
+
+    commit("skipper", {(source, 0): 3, (source, 1): 10})
+    actor = Actor(user=make_user("skip-op", "operator"), source="cli")
+    group_offsets_reset(actor=actor, cluster="local", group="skipper", scope=ALL_TOPICS, strategy=ToLatest(),
+                        reason="skip the backlog", confirm="skipper")
+    seq = AuditEvent.objects.get(action="group.offsets.reset", outcome="success").seq
+
+    resolved = resolve_range("local", source, None, f"reset:{seq}", "latest")
+
+    assert resolved.ranges == {0: (3, 10)} and resolved.planned == 7  # partition 1 skipped nothing

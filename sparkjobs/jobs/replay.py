@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
+import time
 from pathlib import Path
 
 from pyspark import StorageLevel
@@ -50,6 +51,7 @@ def main(spec_path: str) -> None:
     planned = sum(e - s for s, e in ranges.values())
     spark = SparkSession.builder.appName(f"console-replay-{spec['job_id']}").getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
+    started = time.perf_counter()  # Spark is up: what follows is the replay itself
     stop = threading.Event()
     threading.Thread(target=report_progress, args=(spark, planned, stop), daemon=True).start()
 
@@ -89,7 +91,8 @@ def main(spec_path: str) -> None:
         files = sorted(str(p) for p in Path(out).glob("part-*"))
     stop.set()
     emit("PROGRESS", {"done": planned})
-    emit("RESULT", {"read": read, "written": written, "files": files})
+    emit("RESULT", {"read": read, "written": written, "files": files,
+                    "processing_s": round(time.perf_counter() - started, 3)})
     records.unpersist()
     spark.stop()
 

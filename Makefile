@@ -13,7 +13,7 @@ export DJANGO_DEBUG ?= 1
 export DJANGO_SETTINGS_MODULE := console.settings
 
 # With an external cluster or Redis, `make run` starts no local one.
-PROCS := web worker beat $(if $(KAFKA_BOOTSTRAP_SERVERS),,kafka) $(if $(REDIS_URL),,redis)
+PROCS := web worker beat recorder $(if $(KAFKA_BOOTSTRAP_SERVERS),,kafka) $(if $(REDIS_URL),,redis)
 
 .PHONY: help deps test-deps run test test-db migrate clean-data
 help:

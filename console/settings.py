@@ -67,6 +67,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "console.context_processors.console",
             ],
+            "libraries": {"console_tags": "console.templatetags.console_tags"},
         },
     },
 ]

@@ -16,6 +16,7 @@ from console.errors import ConsoleError
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
 from offsets import selectors, services
 from offsets.forms import ExecuteForm, ResetForm
+from offsets.selectors_history import group_timeline
 
 
 @require_GET
@@ -35,6 +36,8 @@ def group_list(request: HtmxHttpRequest, cluster: str):
 def group_detail(request: HtmxHttpRequest, cluster: str, group: str):
     detail = selectors.group_detail(cluster, group)
     context = {"cluster": cluster, "group": group, "detail": detail}
+    if not request.htmx:  # the live part refreshes every 5 s; the history does not need to
+        context["history"] = list(reversed(group_timeline(cluster, group)))[:100]
     return render(request, "offsets/detail.html#group-live" if request.htmx else "offsets/detail.html", context)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 from confluent_kafka import TopicCollection, TopicPartition
 from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
 
@@ -117,5 +119,14 @@ def _topic_from_description(description) -> TopicMetadata:
         )
         for p in sorted(description.partitions, key=lambda p: p.id)
     )
-    return TopicMetadata(name=description.name, partitions=partitions, topic_id=str(description.topic_id),
+    return TopicMetadata(name=description.name, partitions=partitions, topic_id=_canonical_uuid(description.topic_id),
                          internal=description.is_internal)
+
+
+def _canonical_uuid(value) -> str | None:
+    """Kafka prints topic ids in base64; the internal records carry the raw 16 bytes: use one canonical form."""
+    if value is None:
+        return None
+    mask = (1 << 64) - 1
+    return str(uuid.UUID(int=((value.get_most_significant_bits() & mask) << 64)
+                         | (value.get_least_significant_bits() & mask)))

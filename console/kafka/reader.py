@@ -5,7 +5,9 @@ from __future__ import annotations
 import time
 import uuid
 
-from confluent_kafka import Consumer, KafkaError, TopicPartition
+from dataclasses import dataclass
+
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, TopicPartition
 
 from console.kafka.client import client_config
 from console.kafka.mapping import kafka_error_to_exception
@@ -55,3 +57,68 @@ def read_records(connection: ClusterConnection, topic: str, partition: int, *, s
         return records
     finally:
         consumer.close()
+
+
+@dataclass(frozen=True)
+class RawRecord:
+    partition: int
+    offset: int
+    timestamp: int
+    key: bytes | None
+    value: bytes | None
+
+
+class TopicTail:
+    """Reads a whole topic from given positions with assign() only: no group, no commits; read-committed, so
+    aborted transactional offset commits are skipped. Used by the group recorder on `__consumer_offsets`."""
+
+    def __init__(self, connection: ClusterConnection, topic: str, positions: dict[int, int], *, timeout: float) -> None:
+        self.connection, self.topic, self.timeout = connection, topic, timeout
+        self.consumer = Consumer(client_config(
+            connection, **{"group.id": f"console-recorder-{uuid.uuid4().hex}", "enable.auto.commit": False,
+                           "enable.auto.offset.store": False, "isolation.level": "read_committed",
+                           "auto.offset.reset": "earliest", "fetch.wait.max.ms": 200}))
+        self.partitions = self._partitions()
+        self.assigned = {p: positions.get(p, 0) for p in self.partitions}
+        self.consumer.assign([TopicPartition(topic, p, positions.get(p, OFFSET_BEGINNING)) for p in self.partitions])
+
+    def _partitions(self) -> list[int]:
+        try:
+            metadata = self.consumer.list_topics(self.topic, timeout=self.timeout)
+        except KafkaException as exc:
+            raise kafka_error_to_exception(exc.args[0], cluster=self.connection.name, timeout=self.timeout) from exc
+        topic = metadata.topics.get(self.topic)
+        if topic is None or topic.error is not None:
+            error = topic.error if topic is not None else KafkaError(KafkaError.UNKNOWN_TOPIC_OR_PART)
+            raise kafka_error_to_exception(error, cluster=self.connection.name, timeout=self.timeout)
+        return sorted(topic.partitions)
+
+    def end_offsets(self) -> dict[int, int]:
+        ends = {}
+        for p in self.partitions:
+            _, high = self.consumer.get_watermark_offsets(TopicPartition(self.topic, p), timeout=self.timeout)
+            ends[p] = high
+        return ends
+
+    def caught_up(self) -> bool:
+        """Whether every partition was read to its end (the consumer's position skips transaction markers)."""
+        ends = self.end_offsets()
+        positions = self.consumer.position([TopicPartition(self.topic, p) for p in self.partitions])
+        # Before its first fetch a partition has no position (-1001): it is still where it was assigned.
+        return all((tp.offset if tp.offset >= 0 else self.assigned[tp.partition]) >= ends[tp.partition]
+                   for tp in positions)
+
+    def poll(self, max_records: int, timeout: float) -> list[RawRecord]:
+        batch = []
+        for message in self.consumer.consume(num_messages=max_records, timeout=timeout):
+            error = message.error()
+            if error is not None:
+                if error.code() == KafkaError._PARTITION_EOF:
+                    continue
+                raise kafka_error_to_exception(error, cluster=self.connection.name, timeout=self.timeout)
+            batch.append(RawRecord(message.partition(), message.offset(), message.timestamp()[1], message.key(),
+                                   message.value()))
+        return batch
+
+    def close(self) -> None:
+        self.consumer.close()

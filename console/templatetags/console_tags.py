@@ -1,0 +1,15 @@
+from datetime import UTC, datetime
+
+from django import template
+
+register = template.Library()
+
+
+@register.filter
+def ms_utc(value) -> str:
+    """Epoch milliseconds (Kafka's timestamps) as a UTC date and time to the millisecond."""
+    try:
+        moment = datetime.fromtimestamp(int(value) / 1000, UTC)
+    except (TypeError, ValueError, OverflowError, OSError):
+        return ""
+    return moment.strftime("%Y-%m-%d %H:%M:%S.") + f"{moment.microsecond // 1000:03d}"

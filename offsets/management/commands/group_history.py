@@ -1,0 +1,30 @@
+"""A group's rebalance history, oldest first: generations (classic) or epochs (consumer), joins, leaves."""
+
+import json
+
+from django.core.management.base import BaseCommand
+
+from offsets.selectors_history import group_history
+
+
+class Command(BaseCommand):
+    help = __doc__
+
+    def add_arguments(self, parser):
+        parser.add_argument("group")
+        parser.add_argument("--cluster", default="local")
+        parser.add_argument("--format", choices=["json", "table"], default="table")
+
+    def handle(self, *args, **options):
+        entries = group_history(options["cluster"], options["group"])
+        if options["format"] == "json":
+            self.stdout.write(json.dumps(entries, indent=2))
+            return
+        self.stdout.write(f"{'TIME (UTC)':<24} {'GEN/EPOCH':>9} {'PROTOCOL':<9} {'MEMBERS':>7}  CHANGES")
+        for e in entries:
+            number = e.get("generation", e.get("epoch"))
+            changes = [f"+{m['client_id']}@{m['host']}" for m in e["joined"]]
+            changes += [f"-{m['client_id']}@{m['host']}" for m in e["left"]]
+            flags = (" [sampled]" if e["sampled"] else "") + (" [burst]" if e["burst"] else "")
+            self.stdout.write(f"{e['time']:<24} {number:>9} {e['protocol']:<9} {len(e['members']):>7}  "
+                              f"{' '.join(changes) or '-'} moved={e['moved']}{flags}")

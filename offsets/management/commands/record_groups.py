@@ -1,0 +1,35 @@
+"""Long-running: records every group's rebalance history from `__consumer_offsets` (or by sampling)."""
+
+import signal
+
+from django.core.management.base import BaseCommand, CommandError
+
+from console.clusters.selectors import cluster_get
+from console.errors import ConsoleError
+from console.kafka.errors import KafkaGatewayError
+from offsets import recorder
+
+
+class Command(BaseCommand):
+    help = __doc__
+
+    def add_arguments(self, parser):
+        parser.add_argument("--cluster", default="local")
+        parser.add_argument("--sample", action="store_true", help="poll DescribeGroups instead of the internal topic")
+        parser.add_argument("--until-caught-up", action="store_true", help="stop at the end of the backlog")
+
+    def handle(self, *args, **options):
+        stopping = []
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: stopping.append(True))
+        try:
+            cluster_get(options["cluster"])
+            if options["until_caught_up"]:
+                read = recorder.record_from_topic(options["cluster"], should_stop=lambda: bool(stopping),
+                                                  until_caught_up=True)
+                self.stdout.write(f"Read {read} records of {recorder.OFFSETS_TOPIC}; caught up.")
+                return
+            self.stdout.write(f"Recording group history of cluster '{options['cluster']}'. Ctrl-C stops.")
+            recorder.run(options["cluster"], should_stop=lambda: bool(stopping), force_sampling=options["sample"])
+        except (ConsoleError, KafkaGatewayError) as exc:
+            raise CommandError(exc.message) from exc

@@ -1,0 +1,163 @@
+"""The recorder on the real broker: scripted joins and leaves of both group protocols, restarts, sampling."""
+
+import io
+import json
+import threading
+import time
+import uuid
+
+import pytest
+from django.core.management import call_command
+
+from console.clusters.selectors import cluster_admin
+from offsets import recorder
+from offsets.models import GroupGeneration, RecorderPosition
+from offsets.selectors_history import group_history
+
+pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
+
+
+class Member:
+    """A real consumer in its own thread, subscribed until stopped (then it leaves the group cleanly)."""
+
+    def __init__(self, bootstrap, group, topic, client_id, protocol):
+        from confluent_kafka import Consumer
+
+        config = {"bootstrap.servers": bootstrap, "group.id": group, "client.id": client_id,
+                  "group.protocol": protocol, "enable.auto.commit": False}
+        if protocol == "classic":
+            config["session.timeout.ms"] = 6000
+        self.consumer = Consumer(config)
+        self.consumer.subscribe([topic])
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._poll, daemon=True)
+        self.thread.start()
+
+    def _poll(self):
+        while not self.stop.is_set():
+            self.consumer.poll(0.1)
+        self.consumer.close()
+
+    def leave(self):
+        self.stop.set()
+        self.thread.join(20)
+
+
+def wait_members(group, clients, timeout=40.0):
+    """Until the group's members are exactly `clients` and every partition is assigned (or it is empty)."""
+    from console.kafka.client import forget_clients
+    from console.kafka.errors import KafkaGatewayError
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            described = cluster_admin("local").describe_groups([group])[group]
+        except KafkaGatewayError:  # a slow answer while the group forms: ask again
+            forget_clients()
+            time.sleep(0.3)
+            continue
+        current = sorted(m.client_id for m in described.members)
+        assigned = sum(len(m.assignment) for m in described.members)
+        if current == sorted(clients) and (not clients or assigned == 4) and described.state in ("Stable", "Empty"):
+            return
+        time.sleep(0.3)
+    raise AssertionError(f"{group} never reached members {clients}")
+
+
+def script(kafka_node, topic_factory, protocol):
+    group, topic = f"rec-{protocol}-{uuid.uuid4().hex[:6]}", topic_factory("rec", partitions=4)
+    a = Member(kafka_node.bootstrap, group, topic, "app-a", protocol)
+    wait_members(group, ["app-a"])
+    b = Member(kafka_node.bootstrap, group, topic, "app-b", protocol)
+    wait_members(group, ["app-a", "app-b"])
+    a.leave()
+    wait_members(group, ["app-b"])
+    b.leave()
+    wait_members(group, [])
+    return group, topic
+
+
+def record_everything():
+    return recorder.record_from_topic("local", should_stop=lambda: False, until_caught_up=True)
+
+
+def changes(history):
+    """The script as the history tells it: members after each step, and who joined and left."""
+    steps = []
+    for entry in history:
+        members = sorted(m["client_id"] for m in entry["members"])
+        if steps and steps[-1][0] == members:
+            continue  # the same membership again (e.g. an extra epoch while reconciling)
+        steps.append((members, sorted(m["client_id"] for m in entry["joined"]),
+                      sorted(m["client_id"] for m in entry["left"])))
+    return steps
+
+
+EXPECTED = [(["app-a"], ["app-a"], []), (["app-a", "app-b"], ["app-b"], []), (["app-b"], [], ["app-a"]),
+            ([], [], ["app-b"])]
+
+
+@pytest.mark.parametrize("protocol", ["classic", "consumer"])
+def test_recorded_history_matches_the_script(kafka_node, topic_factory, local_cluster, protocol):
+    group, topic = script(kafka_node, topic_factory, protocol)
+
+    record_everything()
+    history = group_history("local", group)
+
+    assert changes(history) == EXPECTED
+    key = "generation" if protocol == "classic" else "epoch"
+    numbers = [entry[key] for entry in history]
+    assert numbers == sorted(numbers) and all(not e["sampled"] for e in history)
+    last_of_each_membership = {}
+    for entry in history:
+        owned = [tuple(p) for m in entry["members"] for p in m["assignment"]]
+        assert len(owned) == len(set(owned))  # never one partition in two members' assignments
+        assert all(m["host"] for m in entry["members"])
+        last_of_each_membership[tuple(sorted(m["client_id"] for m in entry["members"]))] = sorted(owned)
+    # A KIP-848 epoch may first assign nothing (topic metadata still resolving); the settled one covers all.
+    for members, owned in last_of_each_membership.items():
+        assert owned == ([(topic, p) for p in range(4)] if members else [])
+
+
+def test_a_restart_mid_stream_loses_and_duplicates_nothing(kafka_node, topic_factory, local_cluster):
+    group, _ = script(kafka_node, topic_factory, "classic")
+
+    while recorder.record_from_topic("local", should_stop=lambda: False, until_caught_up=True, max_records=3):
+        pass  # a fresh recorder each time, from the saved positions, three records at a time
+
+    assert changes(group_history("local", group)) == EXPECTED
+    assert RecorderPosition.objects.filter(cluster="local").exists()
+    before = GroupGeneration.objects.count()
+    record_everything()  # nothing new: nothing added
+    assert GroupGeneration.objects.count() == before
+
+
+def test_sampling_fallback_marks_history_as_sampled(kafka_node, topic_factory, local_cluster):
+    group, topic = f"sampled-{uuid.uuid4().hex[:6]}", topic_factory("smp", partitions=4)
+    a = Member(kafka_node.bootstrap, group, topic, "app-a", "classic")
+    wait_members(group, ["app-a"])
+    recorder.sample_groups("local")
+    recorder.sample_groups("local")  # unchanged: no new row
+    a.leave()
+    wait_members(group, [])
+    recorder.sample_groups("local")
+
+    history = group_history("local", group)
+    assert [(sorted(m["client_id"] for m in e["members"]), e["sampled"]) for e in history] == [
+        (["app-a"], True), ([], True)]
+
+
+def test_group_history_command_and_timeline_on_the_group_page(kafka_node, topic_factory, local_cluster, client_for,
+                                                              viewer, commit):
+    group, topic = script(kafka_node, topic_factory, "classic")
+    commit(group, {(topic, 0): 0})
+    record_everything()
+
+    out = io.StringIO()
+    call_command("group_history", group, "--format", "json", stdout=out)
+    history = json.loads(out.getvalue())
+    assert [len(e["members"]) for e in history] == [1, 2, 1, 0]
+    assert set(history[0]) == {"generation", "time", "protocol", "members", "joined", "left", "moved", "sampled",
+                               "burst"}
+    page = client_for(viewer).get(f"/clusters/local/groups/{group}/").content.decode()
+    assert "Rebalance history" in page and "app-b@" in page

@@ -117,7 +117,22 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A web request that enqueues a task must not hang when Redis is down.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2, "socket_timeout": 2, "max_retries": 1}
-CELERY_BEAT_SCHEDULE: dict = {}
+# Lag history: beat samples every group's committed and end offsets every LAG_SAMPLE_INTERVAL_S seconds. Raw
+# samples are kept LAG_RAW_RETENTION_HOURS; they are rolled up into 5-minute buckets (kept LAG_5MIN_RETENTION_DAYS)
+# and those into hourly buckets (kept LAG_HOURLY_RETENTION_DAYS). Status (OK/WARN/ERR/STOP) looks at the last
+# LAG_STATUS_WINDOW samples of each partition.
+LAG_SAMPLE_INTERVAL_S = env.int("LAG_SAMPLE_INTERVAL_S", default=30)
+LAG_STATUS_WINDOW = env.int("LAG_STATUS_WINDOW", default=10)
+LAG_RETENTION_S = {
+    0: int(env.float("LAG_RAW_RETENTION_HOURS", default=6) * 3600),
+    300: int(env.float("LAG_5MIN_RETENTION_DAYS", default=3) * 86400),
+    3600: int(env.float("LAG_HOURLY_RETENTION_DAYS", default=60) * 86400),
+}
+CELERY_BEAT_SCHEDULE: dict = {
+    # A sample that waited longer than one interval for a free worker is dropped: the next one is due anyway.
+    "sample-lag": {"task": "offsets.tasks.sample_lag", "schedule": float(LAG_SAMPLE_INTERVAL_S),
+                   "options": {"expires": float(LAG_SAMPLE_INTERVAL_S)}},
+}
 
 # The `local` cluster is seeded from these on every migrate.
 KAFKA_BOOTSTRAP_SERVERS = env("KAFKA_BOOTSTRAP_SERVERS", default="127.0.0.1:9092")

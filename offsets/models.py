@@ -54,3 +54,55 @@ class GroupCommitStat(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["cluster", "group"], name="group_commit_stat_unique")]
+
+
+class LagSample(models.Model):
+    """A group's lag on one topic at one time. step 0 is a raw sample; 300 and 3600 are 5-minute and hourly
+    buckets rolled up from the finer step (time is then the bucket's start). Retention per step: settings.LAG_RETENTION_S."""
+
+    cluster = models.CharField(max_length=63)
+    group = models.CharField(max_length=255)
+    topic = models.CharField(max_length=249)
+    step = models.IntegerField()
+    time = models.DateTimeField()
+    lag = models.BigIntegerField()  # at the sample (raw) or at the bucket's last sample
+    lag_max = models.BigIntegerField()
+    committed = models.BigIntegerField()  # sum of committed offsets over the partitions with a commit
+    end = models.BigIntegerField()  # sum of their log end offsets: deltas give consume and produce rates
+    partitions = models.IntegerField()
+
+    class Meta:
+        indexes = [models.Index(fields=["cluster", "group", "step", "time"]),
+                   models.Index(fields=["cluster", "topic", "step", "time"]),
+                   models.Index(fields=["step", "time"])]
+        constraints = [models.UniqueConstraint(fields=["cluster", "group", "topic", "step", "time"],
+                                               name="lag_sample_unique")]
+
+
+class GroupLagStatus(models.Model):
+    """The latest Burrow-style status of a group, and the short per-partition window it was computed from."""
+
+    cluster = models.CharField(max_length=63)
+    group = models.CharField(max_length=255)
+    status = models.CharField(max_length=8, blank=True)  # OK, WARN, ERR, STOP, or "" while collecting samples
+    reason = models.TextField(blank=True)
+    evaluated_at = models.DateTimeField()
+    # {"times": [epoch seconds, ...], "partitions": {"topic-partition": [[committed, end] or null, ...]}}
+    window = models.JSONField(default=dict)
+    partition_status = models.JSONField(default=dict)  # {"topic-partition": status} for partitions not OK
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["cluster", "group"], name="group_lag_status_unique")]
+
+
+class LagSweep(models.Model):
+    """How the lag sampler last went on a cluster, and how far each coarser step has been rolled up."""
+
+    cluster = models.CharField(max_length=63, unique=True)
+    last_ok_at = models.DateTimeField(null=True)
+    last_error = models.TextField(blank=True)
+    last_error_at = models.DateTimeField(null=True)
+    groups = models.IntegerField(default=0)
+    partitions = models.IntegerField(default=0)
+    duration_ms = models.IntegerField(default=0)
+    rolled_until = models.JSONField(default=dict)  # {"300": epoch seconds, "3600": epoch seconds}

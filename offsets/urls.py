@@ -6,6 +6,7 @@ app_name = "offsets"
 urlpatterns = [
     path("", views.group_list, name="groups"),
     path("<str:group>/", views.group_detail, name="detail"),
+    path("<str:group>/lag/", views.group_lag, name="lag"),
     path("<str:group>/reset/", views.group_reset, name="reset"),
     path("<str:group>/reset/export.csv", views.group_reset_export, name="reset-export"),
     path("<str:group>/reset/execute/", views.group_reset_execute, name="reset-execute"),

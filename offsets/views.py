@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import render
@@ -16,7 +17,11 @@ from console.errors import ConsoleError
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
 from offsets import selectors, services
 from offsets.forms import ExecuteForm, ResetForm
+from offsets.lag_status import SEVERITY
 from offsets.selectors_history import group_timeline
+from offsets.selectors_lag import group_lag_chart, group_statuses, sampler_health
+
+LAG_STATUSES = ["ERR", "STOP", "WARN", "OK"]
 
 
 @require_GET
@@ -25,9 +30,16 @@ def group_list(request: HtmxHttpRequest, cluster: str):
     cluster_get(cluster)
     q = request.GET.get("q", "").strip().lower()
     state = request.GET.get("state", "")
-    rows = [r for r in selectors.group_rows(cluster) if q in r.group_id.lower() and (not state or r.state == state)]
+    lag_status = request.GET.get("status", "")
+    statuses = group_statuses(cluster)
+    rows = [r for r in selectors.group_rows(cluster) if q in r.group_id.lower() and (not state or r.state == state)
+            and (not lag_status or getattr(statuses.get(r.group_id), "status", None) == lag_status)]
+    if request.GET.get("sort") == "status":  # worst first, then most lag
+        rows.sort(key=lambda r: (-SEVERITY.get(getattr(statuses.get(r.group_id), "status", ""), 0), -(r.lag or 0)))
     states = ["Stable", "Empty", "PreparingRebalance", "CompletingRebalance", "Dead", "Unknown"]
-    context = {"cluster": cluster, "rows": rows, "q": q, "state": state, "states": states}
+    context = {"cluster": cluster, "rows": [(r, statuses.get(r.group_id)) for r in rows], "q": q, "state": state,
+               "states": states, "lag_status": lag_status, "lag_statuses": LAG_STATUSES,
+               "sort": request.GET.get("sort", ""), "sampler": sampler_health(cluster)}
     return render(request, "offsets/list.html#group-table" if request.htmx else "offsets/list.html", context)
 
 
@@ -35,10 +47,27 @@ def group_list(request: HtmxHttpRequest, cluster: str):
 @role_required(Role.VIEWER)
 def group_detail(request: HtmxHttpRequest, cluster: str, group: str):
     detail = selectors.group_detail(cluster, group)
-    context = {"cluster": cluster, "group": group, "detail": detail}
-    if not request.htmx:  # the live part refreshes every 5 s; the history does not need to
+    status = group_statuses(cluster, group=group).get(group)
+    context = {"cluster": cluster, "group": group, "detail": detail, "lag_status": status,
+               "partition_status": status.partitions if status else {}}
+    if not request.htmx:  # the live part refreshes every 5 s; the histories do not need to
         context["history"] = list(reversed(group_timeline(cluster, group)))[:100]
+        context.update(_lag_chart_context(cluster, group, request.GET.get("range")))
     return render(request, "offsets/detail.html#group-live" if request.htmx else "offsets/detail.html", context)
+
+
+def _lag_chart_context(cluster: str, group: str, range_key: str | None) -> dict:
+    return {"chart": group_lag_chart(cluster, group, range_key), "chart_url": reverse("offsets:lag", args=[cluster, group]),
+            "chart_label": f"Lag of {group}", "sample_interval": settings.LAG_SAMPLE_INTERVAL_S}
+
+
+@require_GET
+@role_required(Role.VIEWER)
+def group_lag(request: HtmxHttpRequest, cluster: str, group: str):
+    """The lag chart alone: swapped in by the range links, or a page of its own without htmx."""
+    cluster_get(cluster)
+    context = {"cluster": cluster, "group": group, **_lag_chart_context(cluster, group, request.GET.get("range"))}
+    return render(request, "offsets/_lag_chart.html" if request.htmx else "offsets/lag.html", context)
 
 
 def _preview_context(cluster: str, group: str, form: ResetForm) -> dict:

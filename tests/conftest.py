@@ -128,9 +128,8 @@ def _fresh_kafka_clients():
     forget_clients()
 
 
-@pytest.fixture(scope="session")
-def celery_worker_process(django_db_setup, redis_node, kafka_node, tmp_path_factory):
-    """A real `celery worker` subprocess on the session Redis and the test database."""
+def celery_env(redis_node, kafka_node) -> dict[str, str]:
+    """Environment for a Celery subprocess: the session Redis and broker, and the test database."""
     from django.db import connection
 
     env = {**os.environ, "DJANGO_DEBUG": "1", "REDIS_URL": redis_node.url,
@@ -140,6 +139,13 @@ def celery_worker_process(django_db_setup, redis_node, kafka_node, tmp_path_fact
         env["DATABASE_URL"] = f"sqlite:///{db['NAME']}"
     else:
         env["DATABASE_URL"] = f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+    return env
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(django_db_setup, redis_node, kafka_node, tmp_path_factory):
+    """A real `celery worker` subprocess on the session Redis and the test database."""
+    env = celery_env(redis_node, kafka_node)
     log = open(tmp_path_factory.mktemp("celery") / "worker.log", "w")
     process = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "console", "worker", "--pool=solo", "--loglevel=INFO",

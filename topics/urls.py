@@ -7,6 +7,7 @@ urlpatterns = [
     path("", views.topic_list, name="list"),
     path("new/", views.topic_create, name="create"),
     path("<str:topic>/", views.topic_detail, name="detail"),
+    path("<str:topic>/lag/", views.topic_lag, name="lag"),
     path("<str:topic>/messages/", views.topic_messages, name="messages"),
     path("<str:topic>/configs/preview/", views.topic_config_preview, name="config-preview"),
     path("<str:topic>/configs/apply/", views.topic_config_apply, name="config-apply"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.shortcuts import render
@@ -13,6 +14,7 @@ from console.accounts.roles import Role
 from console.audit.actor import Actor
 from console.clusters.selectors import cluster_get
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
+from offsets.selectors_lag import topic_lag_chart
 from topics import forms, selectors, services
 from console.kafka.ops_configs import TOPIC
 
@@ -66,8 +68,24 @@ def topic_detail(request: HtmxHttpRequest, cluster: str, topic: str):
         "partitions_form": forms.PartitionsForm(initial={"new_total": len(detail.partitions) + 1}),
         "delete_form": forms.DeleteForm(), "purge_form": forms.PurgeForm(),
     }
+    if not request.htmx:
+        context.update(_lag_chart_context(cluster, topic, request.GET.get("range")))
     template = "topics/detail.html#partitions" if request.htmx else "topics/detail.html"
     return render(request, template, context)
+
+
+def _lag_chart_context(cluster: str, topic: str, range_key: str | None) -> dict:
+    return {"chart": topic_lag_chart(cluster, topic, range_key), "chart_url": reverse("topics:lag", args=[cluster, topic]),
+            "chart_label": f"Lag of the groups reading {topic}", "sample_interval": settings.LAG_SAMPLE_INTERVAL_S}
+
+
+@require_GET
+@role_required(Role.VIEWER)
+def topic_lag(request: HtmxHttpRequest, cluster: str, topic: str):
+    """Consumer lag on this topic over time: swapped in by the range links, or a page of its own without htmx."""
+    cluster_get(cluster)
+    context = {"cluster": cluster, "topic_name": topic, **_lag_chart_context(cluster, topic, request.GET.get("range"))}
+    return render(request, "offsets/_lag_chart.html" if request.htmx else "topics/lag.html", context)
 
 
 @require_POST

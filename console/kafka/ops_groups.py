@@ -6,7 +6,7 @@ from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
 from confluent_kafka.admin import AdminClient
 
 from console.kafka.base import AdminBase
-from console.kafka.errors import MSG_GROUP_NOT_FOUND, GroupNotFound, KafkaGatewayError
+from console.kafka.errors import MSG_GROUP_NOT_FOUND, ClusterUnavailable, GroupNotFound, KafkaGatewayError
 from console.kafka.mapping import kafka_error_to_exception
 from console.kafka.types import BrokerInfo, GroupDescription, GroupListing, MemberInfo, PartitionRef
 
@@ -26,10 +26,14 @@ def _refs(assignment) -> tuple[PartitionRef, ...]:
 
 class GroupOps(AdminBase):
     def list_groups(self) -> list[GroupListing]:
-        """ListGroups on every broker (one call); only groups of the consumer protocol types are returned."""
+        """ListGroups on every broker (one call); only groups of the consumer protocol types are returned.
+        librdkafka reports a broker that did not answer in `errors` beside a shorter (or empty) list: that is raised,
+        since a list missing a broker's groups would read as those groups being gone."""
 
         def run(admin: AdminClient) -> list[GroupListing]:
             result = self._wait(admin.list_consumer_groups(request_timeout=self.timeout))
+            if result.errors:
+                raise self._partition_error(result.errors[0])
             listings = [
                 GroupListing(group_id=g.group_id, state=_STATE_NAMES.get(_enum_int(getattr(g, "state", 0)), "Unknown"),
                              protocol=_PROTOCOLS.get(_enum_int(getattr(g, "type", 0)), "unknown"),
@@ -59,17 +63,24 @@ class GroupOps(AdminBase):
 
         return self._call(run)
 
-    def group_offsets(self, group_ids: list[str]) -> dict[str, dict[PartitionRef, int]]:
-        """OffsetFetch for each group (the client allows one group per request), all sent before any is awaited."""
+    def group_offsets(self, group_ids: list[str], *, skip_failed: bool = False) -> dict[str, dict[PartitionRef, int]]:
+        """OffsetFetch for each group (the client allows one group per request), all sent before any is awaited.
+        With skip_failed, a group whose fetch failed (coordinator moving, say) is left out instead of failing all,
+        unless every group failed because the cluster did not answer."""
 
         def run(admin: AdminClient) -> dict[str, dict[PartitionRef, int]]:
             futures = {}
             for group_id in group_ids:
                 futures.update(admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group_id)],
                                                                  request_timeout=self.timeout))
+            outcomes = self._wait_each(futures)
+            if skip_failed and outcomes and all(isinstance(o, ClusterUnavailable) for o in outcomes.values()):
+                raise next(iter(outcomes.values()))
             offsets: dict[str, dict[PartitionRef, int]] = {}
-            for group_id, outcome in self._wait_each(futures).items():
+            for group_id, outcome in outcomes.items():
                 if isinstance(outcome, KafkaGatewayError):
+                    if skip_failed:
+                        continue
                     raise outcome
                 # Partitions without a commit come back as OFFSET_INVALID (-1001).
                 offsets[group_id] = {PartitionRef(tp.topic, tp.partition): tp.offset

@@ -13,3 +13,12 @@ def ms_utc(value) -> str:
     except (TypeError, ValueError, OverflowError, OSError):
         return ""
     return moment.strftime("%Y-%m-%d %H:%M:%S.") + f"{moment.microsecond // 1000:03d}"
+
+
+@register.filter
+def get_item(mapping, key):
+    """mapping[str(key)], or None: for dicts keyed by "topic-partition" looked up with a PartitionRef."""
+    try:
+        return mapping.get(str(key))
+    except AttributeError:
+        return None

@@ -86,3 +86,14 @@ def test_clusters_list_command_json(capsys):
 
     listed = json.loads(capsys.readouterr().out)
     assert listed[0]["name"] == "local" and listed[0]["reachable"] is True and listed[0]["brokers"] == 1
+
+
+def test_groups_page_of_an_unreachable_cluster_is_an_error_not_an_empty_list(client_for, viewer):
+    import time
+
+    Cluster.objects.create(name="down3", bootstrap_servers="127.0.0.1:1")
+    started = time.monotonic()
+    response = client_for(viewer).get("/clusters/down3/groups/")
+    assert time.monotonic() - started < 5
+    assert response.status_code == 503 and "did not answer" in response.content.decode()
+    assert "No groups match" not in response.content.decode()

@@ -1,0 +1,128 @@
+"""Server-side SVG geometry for lag charts (pure: series in, coordinates out). No JavaScript chart library: the
+chart is a few polylines, readable without scripts and cheap to swap with htmx."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+PALETTE = ("#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#a16207", "#db2777")
+COLUMN_PX = 2  # one plotted point per 2 px: the highest lag of the samples falling there, so spikes survive
+
+
+@dataclass(frozen=True)
+class Line:
+    label: str
+    color: str
+    paths: tuple[str, ...]  # "x,y x,y ..." per unbroken stretch; a sampling gap starts a new one
+    last: int | None
+    peak: int
+
+
+@dataclass(frozen=True)
+class Tick:
+    pos: float
+    label: str
+
+
+@dataclass(frozen=True)
+class Marker:
+    x: float
+    title: str
+
+
+@dataclass(frozen=True)
+class ChartGeometry:
+    width: int
+    height: int
+    left: int
+    top: int
+    right: int
+    bottom: int
+    lines: tuple[Line, ...]
+    y_ticks: tuple[Tick, ...]
+    x_ticks: tuple[Tick, ...]
+    markers: tuple[Marker, ...]
+
+
+def compact(value: float) -> str:
+    """1234 → 1.2k, 5600000 → 5.6M."""
+    for limit, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= limit:
+            text = f"{value / limit:.1f}".rstrip("0").rstrip(".")
+            return text + suffix
+    return f"{value:.0f}"
+
+
+def nice_ceiling(value: float) -> float:
+    """The smallest 1, 2, 2.5 or 5 × 10^n not below value (at least 1)."""
+    if value <= 1:
+        return 1
+    exponent = 10 ** math.floor(math.log10(value))
+    for factor in (1, 2, 2.5, 5, 10):
+        if factor * exponent >= value:
+            return factor * exponent
+    return 10 * exponent
+
+
+def _segments(points: list[tuple[float, int]], gap_s: float) -> list[list[tuple[float, int]]]:
+    segments: list[list[tuple[float, int]]] = []
+    for point in points:
+        if not segments or point[0] - segments[-1][-1][0] > gap_s:
+            segments.append([])
+        segments[-1].append(point)
+    return segments
+
+
+def _time_label(moment: float, span_s: float) -> str:
+    at = datetime.fromtimestamp(moment, UTC)
+    return at.strftime("%H:%M") if span_s <= 86400 else at.strftime("%b %d %H:%M")
+
+
+def chart_geometry(series: list[tuple[str, list[tuple[float, int]]]], *, start_s: float, end_s: float, gap_s: float,
+                   markers: list[tuple[float, str]] = (), width: int = 760, height: int = 220) -> ChartGeometry:
+    """series: (label, [(epoch seconds, lag), ...] oldest first). Times outside [start_s, end_s] are dropped."""
+    left, top, right, bottom = 56, 10, width - 10, height - 24
+    span = max(1.0, end_s - start_s)
+    peak_all = max((v for _, pts in series for t, v in pts if start_s <= t <= end_s), default=0)
+    y_max = nice_ceiling(peak_all)
+
+    def x_of(t: float) -> float:
+        return left + (t - start_s) / span * (right - left)
+
+    def y_of(v: float) -> float:
+        return bottom - v / y_max * (bottom - top)
+
+    lines = []
+    for i, (label, points) in enumerate(series):
+        points = [(t, v) for t, v in points if start_s <= t <= end_s]
+        paths = []
+        for segment in _segments(points, gap_s):
+            columns: dict[int, tuple[float, int]] = {}
+            for t, v in segment:
+                column = int(x_of(t) // COLUMN_PX)
+                if column not in columns or v > columns[column][1]:
+                    columns[column] = (t, v)
+            coords = [(x_of(t), y_of(v)) for t, v in sorted(columns.values())]
+            if len(coords) == 1:  # a lone sample between gaps still shows, as a short dash
+                coords.append((coords[0][0] + 1.5, coords[0][1]))
+            paths.append(" ".join(f"{x:.1f},{y:.1f}" for x, y in coords))
+        lines.append(Line(label=label, color=PALETTE[i % len(PALETTE)], paths=tuple(paths),
+                          last=points[-1][1] if points else None, peak=max((v for _, v in points), default=0)))
+    y_ticks = tuple(Tick(pos=y_of(y_max * k / 4), label=compact(y_max * k / 4)) for k in range(5))
+    x_ticks = tuple(Tick(pos=x_of(start_s + span * k / 6), label=_time_label(start_s + span * k / 6, span))
+                    for k in range(7))
+    shown_markers = tuple(Marker(x=x_of(t), title=title) for t, title in markers if start_s <= t <= end_s)
+    return ChartGeometry(width=width, height=height, left=left, top=top, right=right, bottom=bottom,
+                         lines=tuple(lines), y_ticks=y_ticks, x_ticks=x_ticks, markers=shown_markers)
+
+
+def sparkline(values: list[int | None], *, width: int = 80, height: int = 18) -> str:
+    """Polyline points for a small inline trend; missing samples are skipped."""
+    known = [(i, v) for i, v in enumerate(values) if v is not None]
+    if len(known) < 2:
+        return ""
+    top = max(v for _, v in known) or 1
+    step = width / max(1, len(values) - 1)
+    return " ".join(f"{i * step:.1f},{height - 1 - v / top * (height - 2):.1f}" for i, v in known)

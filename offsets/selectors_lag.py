@@ -1,0 +1,187 @@
+"""Reads of the lag history: charts per group and per topic, the current trend, and statuses for the groups list."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from django.conf import settings
+
+from console.audit.models import AuditEvent
+from offsets.lag_chart import ChartGeometry, chart_geometry, sparkline
+from offsets.lag_status import window_totals
+from offsets.models import GroupGeneration, GroupLagStatus, LagSample, LagSweep
+
+RANGES = {"1h": 3600, "6h": 6 * 3600, "24h": 86400, "3d": 3 * 86400, "7d": 7 * 86400, "30d": 30 * 86400}
+DEFAULT_RANGE = "6h"
+TOPIC_CHART_GROUPS = 8  # the groups with most lag now; more lines than colours would not be readable
+
+
+def step_for(range_s: int) -> int:
+    """The finest step whose retention covers the range (the coarsest if none does)."""
+    steps = sorted(settings.LAG_RETENTION_S.items())
+    for step, keep_s in steps:
+        if keep_s >= range_s:
+            return step
+    return steps[-1][0]
+
+
+@dataclass(frozen=True)
+class LagTrend:
+    lag: int
+    over_s: float
+    consume_per_s: float | None  # None after a reset moved the committed offsets back
+    produce_per_s: float
+    catch_up_s: float | None  # None when not catching up
+
+
+@dataclass(frozen=True)
+class LagChart:
+    range_key: str
+    ranges: tuple[str, ...]
+    step: int
+    geometry: ChartGeometry
+    has_data: bool
+    trend: LagTrend | None
+
+
+def _range_key(value: str | None) -> str:
+    return value if value in RANGES else DEFAULT_RANGE
+
+
+def _samples(cluster: str, step: int, start: datetime, **match) -> list[tuple[str, str, datetime, int, int, int]]:
+    """(group, topic, time, plotted lag, committed, end) from `start`, at `step`, with the raw samples newer than
+    the last rolled-up bucket appended so a coarse chart still reaches now. Buckets plot their highest lag."""
+    fields = ("group", "topic", "time", "lag_max", "committed", "end")
+    rows = list(LagSample.objects.filter(cluster=cluster, step=step, time__gte=start, **match)
+                .order_by("time").values_list(*fields))
+    if step:
+        sweep = LagSweep.objects.filter(cluster=cluster).first()
+        rolled = (sweep.rolled_until.get(str(step)) if sweep else None)
+        tail_from = max(start, datetime.fromtimestamp(rolled, UTC)) if rolled else start
+        rows += LagSample.objects.filter(cluster=cluster, step=0, time__gte=tail_from, **match) \
+            .order_by("time").values_list(*fields)
+    return rows
+
+
+def _gap_s(step: int) -> float:
+    return 2.5 * (step or settings.LAG_SAMPLE_INTERVAL_S)
+
+
+def group_lag_trend(cluster: str, group: str, *, now: datetime | None = None) -> LagTrend | None:
+    """Consume and produce rates over the status window's span of raw samples, summed over the group's topics,
+    and how long catching up takes at those rates."""
+    now = now or datetime.now(UTC)
+    since = now - timedelta(seconds=settings.LAG_STATUS_WINDOW * settings.LAG_SAMPLE_INTERVAL_S)
+    by_time: dict[datetime, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for at, lag, committed, end in LagSample.objects.filter(cluster=cluster, group=group, step=0, time__gte=since,
+                                                            time__lte=now).values_list("time", "lag", "committed", "end"):
+        totals = by_time[at]
+        totals[0] += lag
+        totals[1] += committed
+        totals[2] += end
+    if len(by_time) < 2:
+        return None
+    (first_at, first), (last_at, last) = min(by_time.items()), max(by_time.items())
+    seconds = (last_at - first_at).total_seconds()
+    consumed, produced = last[1] - first[1], last[2] - first[2]
+    consume = consumed / seconds if consumed >= 0 else None
+    produce = max(0, produced) / seconds
+    catch_up = None
+    if consume is not None and last[0] > 0 and consume > produce:
+        catch_up = last[0] / (consume - produce)
+    return LagTrend(lag=last[0], over_s=seconds, consume_per_s=consume, produce_per_s=produce, catch_up_s=catch_up)
+
+
+def group_lag_chart(cluster: str, group: str, range_key: str | None = None, *,
+                    now: datetime | None = None) -> LagChart:
+    """The group's lag per topic (and in total when it reads several), with its rebalances and the changes made
+    to it from the console marked on the time axis."""
+    now = now or datetime.now(UTC)
+    range_key = _range_key(range_key)
+    start = now - timedelta(seconds=RANGES[range_key])
+    step = step_for(RANGES[range_key])
+    rows = _samples(cluster, step, start, group=group)
+    per_topic: dict[str, list[tuple[float, int]]] = defaultdict(list)
+    total: dict[float, int] = defaultdict(int)
+    for _, topic, at, lag, _, _ in rows:
+        per_topic[topic].append((at.timestamp(), lag))
+        total[at.timestamp()] += lag
+    series = sorted(per_topic.items())
+    if len(series) > 1:
+        series = [("all topics", sorted(total.items()))] + series
+    markers = [(g.time.timestamp(), f"rebalance: {'epoch' if g.protocol == 'consumer' else 'generation'} "
+                                    f"{g.generation}, {len(g.members)} member{'s' if len(g.members) != 1 else ''}")
+               for g in GroupGeneration.objects.filter(cluster=cluster, group=group, time__gte=start)[:500]]
+    markers += _audit_markers(cluster, f"group:{group}", start)
+    geometry = chart_geometry(series, start_s=start.timestamp(), end_s=now.timestamp(), gap_s=_gap_s(step),
+                              markers=markers)
+    return LagChart(range_key=range_key, ranges=tuple(RANGES), step=step, geometry=geometry, has_data=bool(rows),
+                    trend=group_lag_trend(cluster, group, now=now))
+
+
+def topic_lag_chart(cluster: str, topic: str, range_key: str | None = None, *,
+                    now: datetime | None = None) -> LagChart:
+    """Lag on this topic of the groups reading it: the TOPIC_CHART_GROUPS with most lag in the latest sample."""
+    now = now or datetime.now(UTC)
+    range_key = _range_key(range_key)
+    start = now - timedelta(seconds=RANGES[range_key])
+    step = step_for(RANGES[range_key])
+    recent = now - timedelta(seconds=3 * settings.LAG_SAMPLE_INTERVAL_S)
+    latest = (LagSample.objects.filter(cluster=cluster, topic=topic, step=0, time__gte=recent)
+              .order_by("group", "-time").values_list("group", "lag"))
+    lag_now: dict[str, int] = {}
+    for group, lag in latest:
+        lag_now.setdefault(group, lag)
+    if lag_now:
+        groups = sorted(lag_now, key=lambda g: (-lag_now[g], g))[:TOPIC_CHART_GROUPS]
+    else:  # nothing sampled lately: show whoever read the topic in the range
+        groups = sorted(set(LagSample.objects.filter(cluster=cluster, topic=topic, step=step, time__gte=start)
+                            .values_list("group", flat=True)))[:TOPIC_CHART_GROUPS]
+    rows = _samples(cluster, step, start, topic=topic, group__in=groups)
+    per_group: dict[str, list[tuple[float, int]]] = defaultdict(list)
+    for group, _, at, lag, _, _ in rows:
+        per_group[group].append((at.timestamp(), lag))
+    geometry = chart_geometry(sorted(per_group.items()), start_s=start.timestamp(), end_s=now.timestamp(),
+                              gap_s=_gap_s(step), markers=_audit_markers(cluster, f"topic:{topic}", start))
+    return LagChart(range_key=range_key, ranges=tuple(RANGES), step=step, geometry=geometry, has_data=bool(rows),
+                    trend=None)
+
+
+def _audit_markers(cluster: str, target: str, start: datetime) -> list[tuple[float, str]]:
+    events = AuditEvent.objects.filter(cluster=cluster, target=target, created_at__gte=start,
+                                       outcome=AuditEvent.Outcome.SUCCESS).order_by("seq")[:200]
+    return [(e.created_at.timestamp(), f"{e.action} by {e.actor_name}") for e in events]
+
+
+@dataclass(frozen=True)
+class GroupStatusView:
+    status: str
+    reason: str
+    spark: str  # sparkline points of the total lag over the status window
+    partitions: dict[str, str]
+
+
+@dataclass(frozen=True)
+class SamplerHealth:
+    last_ok_at: datetime | None
+    last_error: str
+    stale: bool  # no successful sample for three intervals: beat or the worker is not running
+
+
+def group_statuses(cluster: str, *, group: str | None = None) -> dict[str, GroupStatusView]:
+    """Status per group from the latest sweep (one query), or of one group."""
+    rows = GroupLagStatus.objects.filter(cluster=cluster, **({"group": group} if group is not None else {}))
+    return {s.group: GroupStatusView(status=s.status, reason=s.reason, spark=sparkline(window_totals(s.window)),
+                                     partitions=s.partition_status)
+            for s in rows}
+
+
+def sampler_health(cluster: str, *, now: datetime | None = None) -> SamplerHealth:
+    now = now or datetime.now(UTC)
+    sweep = LagSweep.objects.filter(cluster=cluster).first()
+    last_ok = sweep.last_ok_at if sweep else None
+    failing = bool(sweep and sweep.last_error_at and (last_ok is None or sweep.last_error_at > last_ok))
+    stale = last_ok is None or now - last_ok > timedelta(seconds=3 * settings.LAG_SAMPLE_INTERVAL_S)
+    return SamplerHealth(last_ok_at=last_ok, last_error=sweep.last_error if failing else "", stale=stale)

@@ -1,0 +1,51 @@
+from offsets.lag_chart import chart_geometry, compact, nice_ceiling, sparkline
+
+
+def test_compact_numbers():
+    assert [compact(v) for v in (0, 999, 1000, 1250, 2_500_000, 3e9)] == ["0", "999", "1k", "1.2k", "2.5M", "3G"]
+
+
+def test_nice_ceiling():
+    assert [nice_ceiling(v) for v in (0, 1, 7, 12, 180, 2400, 4999)] == [1, 1, 10, 20, 200, 2500, 5000]
+
+
+def test_geometry_scales_to_the_plot_area_and_keeps_spikes():
+    # 600 samples in 60 s on a 760 px chart: several per 2 px column; the spike must survive the thinning
+    pts = [(float(i) / 10, 100) for i in range(600)]
+    pts[300] = (30.0, 1000)
+    g = chart_geometry([("t", pts)], start_s=0, end_s=60, gap_s=5)
+    (line,) = g.lines
+    assert line.peak == 1000 and line.last == 100
+    ys = [float(p.split(",")[1]) for p in line.paths[0].split()]
+    assert min(ys) == g.top  # the spike reaches the top: y axis max is the nice ceiling 1000
+    assert max(ys) == g.bottom - 100 / 1000 * (g.bottom - g.top)
+    assert len(line.paths[0].split()) <= (g.right - g.left) // 2 + 1
+    assert [t.label for t in g.y_ticks] == ["0", "250", "500", "750", "1k"]
+
+
+def test_gaps_break_the_line_and_lone_samples_still_show():
+    pts = [(0, 5), (10, 6), (20, 7), (200, 9), (400, 3), (410, 4)]
+    g = chart_geometry([("t", pts)], start_s=0, end_s=410, gap_s=25)
+    paths = g.lines[0].paths
+    assert len(paths) == 3
+    assert len(paths[1].split()) == 2  # the lone sample at 200 s drawn as a short dash
+
+
+def test_points_and_markers_outside_the_range_are_dropped():
+    g = chart_geometry([("t", [(-50, 10**6), (10, 5), (20, 6)])], start_s=0, end_s=60, gap_s=30,
+                       markers=[(-1, "old"), (30, "rebalance: generation 4, 2 members")])
+    assert g.lines[0].peak == 6
+    assert [m.title for m in g.markers] == ["rebalance: generation 4, 2 members"]
+    assert g.left < g.markers[0].x < g.right
+
+
+def test_time_labels_switch_to_dates_beyond_a_day():
+    short = chart_geometry([], start_s=0, end_s=3600, gap_s=60)
+    long = chart_geometry([], start_s=0, end_s=7 * 86400, gap_s=3600)
+    assert short.x_ticks[0].label == "00:00"
+    assert long.x_ticks[-1].label == "Jan 08 00:00"
+
+
+def test_sparkline():
+    assert sparkline([None, 4]) == ""
+    assert sparkline([0, None, 10], width=10, height=12) == "0.0,11.0 10.0,1.0"

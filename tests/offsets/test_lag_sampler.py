@@ -1,0 +1,193 @@
+import re
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from console.clusters.models import Cluster
+from console.kafka.errors import ClusterUnavailable
+from offsets.lag_sampler import lag_prune, lag_rollup, lag_sample, lag_sample_all
+from offsets.models import GroupCommitStat, GroupLagStatus, LagSample, LagSweep
+from tests.offsets.conftest import wait_for_state
+
+T0 = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
+
+
+def sweep_at(seconds: float):
+    return lag_sample(cluster="local", now=T0 + timedelta(seconds=seconds))
+
+
+def group_name(kind: str) -> str:
+    return f"lag-{kind}-{uuid.uuid4().hex[:8]}"
+
+
+@pytest.mark.kafka
+def test_a_sweep_stores_exact_lag_per_group_and_topic(local_cluster, topic_factory, produce, commit):
+    orders, audit = topic_factory("orders", partitions=2), topic_factory("audit")
+    produce(orders, [(0, None, b"x", None)] * 10 + [(1, None, b"x", None)] * 4)
+    produce(audit, [(0, None, b"x", None)] * 5)
+    group = group_name("exact")
+    commit(group, {(orders, 0): 3, (orders, 1): 4, (audit, 0): 0})
+
+    result = sweep_at(0)
+
+    rows = {r.topic: r for r in LagSample.objects.filter(group=group, step=0)}
+    assert (rows[orders].lag, rows[orders].committed, rows[orders].end, rows[orders].partitions) == (7, 7, 14, 2)
+    assert (rows[audit].lag, rows[audit].committed, rows[audit].end, rows[audit].partitions) == (5, 0, 5, 1)
+    assert result.groups >= 1 and result.partitions >= 3
+    status = GroupLagStatus.objects.get(cluster="local", group=group)
+    assert status.status == "" and status.reason == "collecting samples"
+    assert status.window["partitions"] == {f"{orders}-0": [[3, 10]], f"{orders}-1": [[4, 4]], f"{audit}-0": [[0, 5]]}
+    sweep = LagSweep.objects.get(cluster="local")
+    assert sweep.last_ok_at == T0 and sweep.last_error == ""
+
+
+@pytest.mark.kafka
+def test_statuses_from_successive_sweeps(local_cluster, topic_factory, produce, commit, live_consumer, client_for,
+                                         viewer):
+    topic = topic_factory("status")
+    produce(topic, [(0, None, b"x", None)] * 20)
+    ok, warn, stop, err = (group_name(k) for k in ("ok", "warn", "stop", "err"))
+    commit(ok, {(topic, 0): 20})
+    commit(warn, {(topic, 0): 5})
+    commit(stop, {(topic, 0): 2})
+    commit(err, {(topic, 0): 1})
+    live_consumer(err, topic)  # polls and never commits: a member whose committed offset does not move
+    wait_for_state(err, {"Stable"})
+
+    for i in range(3):
+        sweep_at(30 * i)
+        produce(topic, [(0, None, b"x", None)] * 10)  # the topic grows by 10 between sweeps
+        commit(warn, {(topic, 0): 5 + 3 * (i + 1)})  # warn commits, but only 3 of every 10
+        commit(ok, {(topic, 0): 20 + 10 * (i + 1)})  # ok keeps up
+
+    statuses = {s.group: s for s in GroupLagStatus.objects.filter(group__in=[ok, warn, stop, err])}
+    assert {g: s.status for g, s in statuses.items()} == {ok: "OK", warn: "WARN", stop: "STOP", err: "ERR"}
+    assert statuses[warn].reason == f"{topic}-0: lag grew from 15 to 29 over 60 s while committing"
+    assert statuses[stop].reason == f"{topic}-0: no members, committed offset 2 with lag 38"
+    assert statuses[err].reason == f"{topic}-0: committed offset 1 has not moved for 60 s with lag 39"
+    assert statuses[err].partition_status == {f"{topic}-0": "ERR"}
+
+    page = client_for(viewer).get("/clusters/local/groups/", {"q": "lag-"}).content.decode()
+    for group, status in ((ok, "OK"), (warn, "WARN"), (stop, "STOP"), (err, "ERR")):
+        row = re.search(rf'<tr data-group="{group}">(.*?)</tr>', page, re.S).group(1)
+        assert f'<span class="status status-{status}"' in row
+    only_err = client_for(viewer).get("/clusters/local/groups/", {"q": "lag-", "status": "ERR"}).content.decode()
+    assert err in only_err and stop not in only_err and ok not in only_err
+    worst_first = client_for(viewer).get("/clusters/local/groups/", {"q": "lag-", "sort": "status"}).content.decode()
+    assert worst_first.index(err) < worst_first.index(stop) < worst_first.index(warn) < worst_first.index(ok)
+
+
+@pytest.mark.kafka
+def test_recent_commits_seen_by_the_recorder_tell_stop_from_err(local_cluster, topic_factory, produce, commit,
+                                                                 live_consumer):
+    topic = topic_factory("stopped")
+    produce(topic, [(0, None, b"x", None)] * 10)
+    quiet, busy = group_name("quiet"), group_name("busy")
+    for group in (quiet, busy):
+        commit(group, {(topic, 0): 1})
+        live_consumer(group, topic)
+    wait_for_state(quiet, {"Stable"})
+    wait_for_state(busy, {"Stable"})
+    # The recorder saw `busy` commit (the same offset) just now, and `quiet` last an hour ago.
+    GroupCommitStat.objects.create(cluster="local", group=busy, last_commit_at=T0 + timedelta(seconds=55))
+    GroupCommitStat.objects.create(cluster="local", group=quiet, last_commit_at=T0 - timedelta(hours=1))
+    for i in range(3):
+        sweep_at(30 * i)
+    statuses = dict(GroupLagStatus.objects.filter(group__in=[quiet, busy]).values_list("group", "status"))
+    assert statuses == {busy: "ERR", quiet: "STOP"}
+    assert "no commit for 61 min" in GroupLagStatus.objects.get(group=quiet).reason
+
+
+@pytest.mark.kafka
+def test_a_sweep_makes_the_same_few_calls_whatever_the_number_of_groups(local_cluster, topic_factory, produce,
+                                                                          commit, monkeypatch):
+    from confluent_kafka.admin import AdminClient
+
+    topic = topic_factory("batch", partitions=4)
+    produce(topic, [(p, None, b"x", None) for p in range(4)] * 3)
+    groups = [group_name("batch") for _ in range(12)]
+    for group in groups:
+        commit(group, {(topic, p): 1 for p in range(4)})
+    calls: dict[str, int] = {}
+    for name in ("list_consumer_groups", "list_consumer_group_offsets", "list_offsets", "describe_consumer_groups"):
+        original = getattr(AdminClient, name)
+
+        def counting(self, *args, _name=name, _original=original, **kwargs):
+            calls[_name] = calls.get(_name, 0) + 1
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(AdminClient, name, counting)
+    result = sweep_at(0)
+    # One ListGroups and one ListOffsets for every partition of every group; OffsetFetch is one group per call
+    # in confluent-kafka, so those are sent together before any answer is awaited.
+    assert calls["list_consumer_groups"] == 1 and calls["list_offsets"] == 1
+    assert calls["list_consumer_group_offsets"] == result.groups
+    assert "describe_consumer_groups" not in calls
+    assert LagSample.objects.filter(group__in=groups, step=0, lag=8, partitions=4).count() == 12
+
+
+@pytest.mark.kafka
+def test_a_down_cluster_fails_within_seconds_is_noted_and_does_not_stop_the_others(local_cluster, client_for,
+                                                                                     viewer):
+    import time
+
+    Cluster.objects.create(name="down", bootstrap_servers="127.0.0.1:1")
+    started = time.monotonic()
+    outcome = lag_sample_all()
+    assert time.monotonic() - started < 15
+    assert outcome["down"].startswith("failed: ") and "groups" in outcome["local"]
+    sweep = LagSweep.objects.get(cluster="down")
+    assert sweep.last_ok_at is None and sweep.last_error
+    with pytest.raises(ClusterUnavailable):
+        lag_sample(cluster="down")
+    page = client_for(viewer).get("/clusters/local/groups/").content.decode()
+    assert "Lag status from the sample at" in page
+
+
+def raw(group, topic, at, lag, committed, end):
+    return LagSample(cluster="c1", group=group, topic=topic, step=0, time=at, lag=lag, lag_max=lag,
+                     committed=committed, end=end, partitions=1)
+
+
+@pytest.mark.django_db
+def test_rollup_keeps_last_values_and_peaks_per_bucket_and_is_idempotent():
+    # Two hours of samples every 30 s; lag is i % 50 except one spike of 5,000 at 12:07:30.
+    samples = []
+    for i in range(240):
+        at = T0 + timedelta(seconds=30 * i)
+        lag = 5000 if i == 15 else i % 50
+        samples.append(raw("g", "t", at, lag, committed=i * 10, end=i * 10 + lag))
+    LagSample.objects.bulk_create(samples)
+    now = T0 + timedelta(hours=2, minutes=2)
+
+    written = lag_rollup(cluster="c1", now=now)
+
+    five = list(LagSample.objects.filter(step=300).order_by("time"))
+    assert len(five) == 24 and written == 24 + 2
+    assert five[1].time == T0 + timedelta(minutes=5)
+    assert (five[1].lag_max, five[1].lag, five[1].committed) == (5000, 19, 190)
+    hourly = list(LagSample.objects.filter(step=3600).order_by("time"))
+    assert [h.time for h in hourly] == [T0, T0 + timedelta(hours=1)]
+    assert hourly[0].lag_max == 5000 and hourly[0].lag == 119 % 50 and hourly[1].lag_max == 49
+    assert LagSweep.objects.get(cluster="c1").rolled_until == {"300": (T0 + timedelta(hours=2)).timestamp(),
+                                                                "3600": (T0 + timedelta(hours=2)).timestamp()}
+    # Nothing new: nothing rolled; re-rolling everything (positions lost) rewrites the same buckets.
+    assert lag_rollup(cluster="c1", now=now) == 0
+    LagSweep.objects.filter(cluster="c1").update(rolled_until={})
+    lag_rollup(cluster="c1", now=now)
+    assert LagSample.objects.filter(step=300).count() == 24 and LagSample.objects.filter(step=3600).count() == 2
+    assert LagSample.objects.get(step=300, time=T0 + timedelta(minutes=5)).lag_max == 5000
+
+
+@pytest.mark.django_db
+def test_prune_applies_each_steps_retention(settings):
+    settings.LAG_RETENTION_S = {0: 3600, 300: 86400, 3600: 30 * 86400}
+    now = T0
+    for step, age in ((0, timedelta(minutes=59)), (0, timedelta(minutes=61)), (300, timedelta(hours=23)),
+                      (300, timedelta(hours=25)), (3600, timedelta(days=29)), (3600, timedelta(days=31))):
+        LagSample.objects.create(cluster="c1", group="g", topic="t", step=step, time=now - age, lag=1, lag_max=1,
+                                 committed=0, end=1, partitions=1)
+    assert lag_prune(now=now) == 3
+    kept = sorted((s.step, now - s.time) for s in LagSample.objects.all())
+    assert kept == [(0, timedelta(minutes=59)), (300, timedelta(hours=23)), (3600, timedelta(days=29))]

@@ -1,0 +1,116 @@
+from offsets.lag_status import (
+    ERR,
+    MIN_SAMPLES,
+    OK,
+    STOP,
+    WARN,
+    group_verdict,
+    partition_verdict,
+    window_append,
+    window_totals,
+)
+
+NOW = 10_000.0
+
+
+def points(*pairs, step=30.0):
+    """(committed, end) pairs → (time, committed, end), one every `step` seconds ending at NOW."""
+    start = NOW - step * (len(pairs) - 1)
+    return [(start + i * step, c, e) for i, (c, e) in enumerate(pairs)]
+
+
+def verdict(pairs, members=True, last_commit=None):
+    return partition_verdict("orders-3", points(*pairs), has_members=members, last_commit_s=last_commit, now_s=NOW)
+
+
+def test_too_few_samples_give_no_verdict():
+    assert verdict([(0, 10)] * (MIN_SAMPLES - 1)) is None
+
+
+def test_lag_touching_zero_is_ok_even_if_it_grows_afterwards():
+    assert verdict([(10, 10), (10, 20), (12, 40)]).status == OK
+
+
+def test_consuming_with_shrinking_lag_is_ok():
+    assert verdict([(0, 100), (50, 120), (100, 130)]).status == OK
+
+
+def test_committing_but_lag_growing_every_interval_is_warn():
+    v = verdict([(0, 100), (10, 150), (20, 200), (30, 260)])
+    assert v.status == WARN
+    assert "grew from 100 to 230" in v.reason
+
+
+def test_lag_that_went_down_once_is_not_warn():
+    assert verdict([(0, 100), (10, 150), (100, 160), (110, 260)]).status == OK
+
+
+def test_no_progress_with_members_is_err():
+    v = verdict([(5, 50), (5, 60), (5, 70)])
+    assert v.status == ERR
+    assert "committed offset 5 has not moved" in v.reason and "lag 65" in v.reason
+
+
+def test_no_progress_without_members_is_stop():
+    v = verdict([(5, 50), (5, 50), (5, 50)], members=False)
+    assert v.status == STOP and "no members" in v.reason
+
+
+def test_no_progress_with_members_but_no_commit_for_longer_than_the_window_is_stop():
+    v = verdict([(5, 50), (5, 50), (5, 50)], members=True, last_commit=NOW - 3600)
+    assert v.status == STOP and "no commit for 60 min" in v.reason
+
+
+def test_recent_commits_of_the_same_offset_are_err_not_stop():
+    assert verdict([(5, 50), (5, 50), (5, 50)], members=True, last_commit=NOW - 5).status == ERR
+
+
+def test_a_reset_backwards_restarts_the_window():
+    # Committed went 90 → 10 (a reset to earlier); before it the partition was stalled, after it there are too few
+    assert verdict([(90, 100), (90, 100), (90, 100), (10, 100), (20, 100)]) is None
+    assert verdict([(90, 100), (90, 100), (10, 100), (20, 100), (30, 100)]).status == OK
+
+
+def window_of(*samples, size=10):
+    window = {}
+    for i, observed in enumerate(samples):
+        window = window_append(window, NOW - 30 * (len(samples) - 1 - i), observed, size)
+    return window
+
+
+def test_window_keeps_the_newest_samples_and_aligns_partitions_that_appear_late():
+    window = window_of({"a-0": (1, 2)}, {"a-0": (2, 3)}, {"a-0": (3, 4), "a-1": (0, 9)}, size=2)
+    assert window["times"] == [NOW - 30, NOW]
+    assert window["partitions"] == {"a-0": [[2, 3], [3, 4]], "a-1": [None, [0, 9]]}
+
+
+def test_partitions_missing_from_the_whole_window_are_dropped():
+    window = window_of({"a-0": (1, 2)}, {}, {}, size=2)
+    assert window["partitions"] == {}
+
+
+def test_group_takes_the_worst_partition_and_names_the_others():
+    window = window_of({"a-0": (0, 10), "a-1": (5, 50), "a-2": (0, 5)},
+                       {"a-0": (10, 20), "a-1": (5, 60), "a-2": (1, 10)},
+                       {"a-0": (20, 20), "a-1": (5, 70), "a-2": (2, 15)})
+    v = group_verdict(window, has_members=True, last_commit_s=None, now_s=NOW)
+    assert v.status == ERR and v.reason.startswith("a-1: committed offset 5")
+    assert "and 1 more partition not OK" in v.reason
+    assert v.partitions == {"a-1": ERR, "a-2": WARN}
+
+
+def test_group_all_ok():
+    window = window_of({"a-0": (0, 0)}, {"a-0": (1, 1)}, {"a-0": (2, 2)})
+    v = group_verdict(window, has_members=True, last_commit_s=None, now_s=NOW)
+    assert (v.status, v.partitions) == (OK, {})
+
+
+def test_group_collecting_and_group_without_commits():
+    assert group_verdict(window_of({"a-0": (0, 4)}), has_members=True, last_commit_s=None, now_s=NOW).status == ""
+    empty = group_verdict(window_of({}, {}, {}), has_members=True, last_commit_s=None, now_s=NOW)
+    assert (empty.status, empty.reason) == ("", "no committed offsets")
+
+
+def test_window_totals_sum_partitions_per_sample():
+    window = window_of({"a-0": (0, 4)}, {"a-0": (2, 4), "a-1": (1, 9)}, {})
+    assert window_totals(window) == [4, 10, None]

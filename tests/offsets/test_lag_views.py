@@ -1,0 +1,113 @@
+import re
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from offsets.models import GroupGeneration, LagSample
+from offsets.selectors_lag import group_lag_chart, step_for
+
+pytestmark = pytest.mark.kafka
+
+
+def add_samples(group, topic, *, minutes=10, lag0=1000, consumed=100, produced=50, now=None, step=0):
+    """A sample every 30 s over the last `minutes`: the group commits `consumed` and producers add `produced`
+    records per sample."""
+    now = now or datetime.now(UTC)
+    count = minutes * 2
+    rows = []
+    for i in range(count + 1):
+        at = now - timedelta(seconds=30 * (count - i))
+        committed, end = 10_000 + consumed * i, 10_000 + lag0 + produced * i
+        rows.append(LagSample(cluster="local", group=group, topic=topic, step=step, time=at, lag=end - committed,
+                              lag_max=end - committed, committed=committed, end=end, partitions=1))
+    LagSample.objects.bulk_create(rows)
+
+
+@pytest.fixture
+def real_group(topic_factory, produce, commit):
+    topic = topic_factory("chart")
+    produce(topic, [(0, None, b"x", None)] * 3)
+    group = f"chart-{uuid.uuid4().hex[:8]}"
+    commit(group, {(topic, 0): 1})
+    return group, topic
+
+
+def test_group_page_draws_the_lag_per_topic_with_rebalances_and_the_catch_up_estimate(real_group, local_cluster,
+                                                                                        client_for, viewer):
+    group, topic = real_group
+    now = datetime.now(UTC)  # one sweep time for both topics, as the sampler writes them
+    add_samples(group, topic, lag0=5000, now=now)
+    add_samples(group, "other-topic", lag0=10, consumed=0, produced=0, now=now)
+    GroupGeneration.objects.create(cluster="local", group=group, protocol="classic", generation=3,
+                                   time=datetime.now(UTC) - timedelta(minutes=4),
+                                   members=[{"member_id": "m1", "client_id": "c", "host": "/h", "assignment": []}])
+
+    page = client_for(viewer).get(f"/clusters/local/groups/{group}/").content.decode()
+
+    chart = re.search(r'<div id="lag-chart".*?</svg>', page, re.S).group(0)
+    assert {"all topics", topic, "other-topic"} == set(re.findall(r'data-series="([^"]+)"', chart))
+    assert "<title>rebalance: generation 3, 1 member</title>" in chart
+    # 100 consumed and 50 produced every 30 s: 3.3/s against 1.7/s, so 4,010 left take 4,010 / (5/3) s = 40 min
+    assert "consuming 3.3 records/s" in page and "producing 1.7 records/s" in page
+    assert "the lag of 4,010 is gone in about 40 min" in page
+
+
+def test_range_links_swap_only_the_chart_and_coarse_ranges_use_buckets(real_group, local_cluster, client_for,
+                                                                       viewer):
+    group, topic = real_group
+    now = datetime.now(UTC)
+    LagSample.objects.create(cluster="local", group=group, topic=topic, step=3600, time=now - timedelta(days=10),
+                             lag=7, lag_max=77_000, committed=1, end=8, partitions=1)
+    add_samples(group, topic, minutes=5)
+    client = client_for(viewer)
+
+    partial = client.get(f"/clusters/local/groups/{group}/lag/", {"range": "30d"}, headers={"HX-Request": "true"})
+    body = partial.content.decode()
+    assert body.lstrip().startswith('<div id="lag-chart"') and "<html" not in body
+    assert "3600-second buckets" in body and "peak 77,000" in body
+    six_hours = client.get(f"/clusters/local/groups/{group}/lag/", {"range": "6h"},
+                           headers={"HX-Request": "true"}).content.decode()
+    assert "every sample" in six_hours and "77,000" not in six_hours
+    full = client.get(f"/clusters/local/groups/{group}/lag/", {"range": "bogus"})
+    assert "<html" in full.content.decode() and 'class="current" aria-current="true">6h<' in full.content.decode()
+
+
+def test_topic_page_shows_the_groups_with_most_lag(topic_factory, local_cluster, client_for, viewer):
+    topic = topic_factory("lagged")
+    groups = [f"reader-{i}-{uuid.uuid4().hex[:6]}" for i in range(9)]
+    for i, group in enumerate(groups):
+        add_samples(group, topic, minutes=3, lag0=100 * (i + 1), consumed=0, produced=0)
+
+    page = client_for(viewer).get(f"/clusters/local/topics/{topic}/").content.decode()
+
+    shown = set(re.findall(r'data-series="([^"]+)"', page))
+    assert shown == set(groups[1:])  # the group with the least lag is left out: 8 lines at most
+
+
+def test_viewers_only(real_group, local_cluster, client):
+    group, topic = real_group
+    response = client.get(f"/clusters/local/groups/{group}/lag/")
+    assert response.status_code == 302 and "/login" in response.headers["Location"]
+
+
+def test_step_for_uses_the_finest_step_that_covers_the_range(settings):
+    settings.LAG_RETENTION_S = {0: 6 * 3600, 300: 3 * 86400, 3600: 60 * 86400}
+    assert [step_for(s) for s in (3600, 6 * 3600, 86400, 3 * 86400, 7 * 86400, 90 * 86400)] == [0, 0, 300, 300,
+                                                                                                 3600, 3600]
+
+
+def test_a_coarse_chart_reaches_now_with_the_raw_samples_not_yet_rolled_up(real_group, local_cluster):
+    from offsets.lag_sampler import lag_rollup
+
+    group, topic = real_group
+    now = datetime.now(UTC)
+    add_samples(group, topic, minutes=30, now=now, lag0=1000, consumed=0, produced=1)
+    lag_rollup(cluster="local", now=now)
+    assert LagSample.objects.filter(group=group, step=300).exists()
+    chart = group_lag_chart("local", group, "24h", now=now)
+    assert chart.step == 300
+    (line,) = chart.geometry.lines
+    assert line.last == 1060 and line.peak == 1060
+    last_x = float(line.paths[-1].split()[-1].split(",")[0])
+    assert chart.geometry.right - last_x < 2

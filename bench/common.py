@@ -19,14 +19,15 @@ RESULTS = ROOT / "bench" / "RESULTS.md"
 
 
 @contextmanager
-def bench_stack(name: str):
+def bench_stack(name: str, *, offsets_partitions: int = 1):
     """Starts a fresh broker on free ports unless KAFKA_BOOTSTRAP_SERVERS is set, and a scratch SQLite database."""
     from console.devstack.kafka import KafkaNode, free_port
 
     work = Path(tempfile.mkdtemp(prefix=f"bench-{name}-"))
     node = None
     if not os.environ.get("KAFKA_BOOTSTRAP_SERVERS"):
-        node = KafkaNode(home=work / "kafka", port=free_port(), controller_port=free_port(), heap=("-Xms512m", "-Xmx1g"))
+        node = KafkaNode(home=work / "kafka", port=free_port(), controller_port=free_port(), heap=("-Xms512m", "-Xmx1g"),
+                         offsets_partitions=offsets_partitions)
         log = open(work / "broker.log", "w")
         node.start(stdout=log)
         node.wait_ready()

@@ -20,7 +20,7 @@ from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
 from console.kafka.errors import KafkaGatewayError
 from console.kafka.ops_offsets import LATEST
-from offsets.lag_status import group_verdict, window_append
+from offsets.lag_status import group_verdict, window_append, window_totals
 from offsets.models import GroupCommitStat, GroupLagStatus, LagSample, LagSweep
 
 log = logging.getLogger(__name__)
@@ -84,29 +84,25 @@ def lag_sample(*, cluster: str, now: datetime | None = None) -> SweepResult:
                  for topic, (lag, c, e, n) in per_topic.items()]
     size = settings.LAG_STATUS_WINDOW
     last_commits = _trusted_last_commits(cluster, now, size * settings.LAG_SAMPLE_INTERVAL_S)
-    existing = {s.group: s for s in GroupLagStatus.objects.filter(cluster=cluster)}
-    new, changed = [], []
+    windows = dict(GroupLagStatus.objects.filter(cluster=cluster).values_list("group", "window"))
+    statuses = []
     for listing in listings:
-        status = existing.pop(listing.group_id, None)
-        if status is None:
-            status = GroupLagStatus(cluster=cluster, group=listing.group_id, evaluated_at=now)
-            new.append(status)
-        else:
-            changed.append(status)
+        status = GroupLagStatus(cluster=cluster, group=listing.group_id, evaluated_at=now,
+                                window=windows.get(listing.group_id, {}))
+        statuses.append(status)
         status.window = window_append(status.window, now.timestamp(), observed[listing.group_id], size)
         verdict = group_verdict(status.window, has_members=listing.state not in _NO_MEMBERS,
                                 last_commit_s=last_commits.get(listing.group_id), now_s=now.timestamp())
         status.status, status.reason, status.partition_status = verdict.status, verdict.reason, verdict.partitions
-        status.evaluated_at = now
+        status.totals = window_totals(status.window)
     duration_ms = int((time.monotonic() - started) * 1000)
     partitions = sum(len(seen) for seen in observed.values())
     with transaction.atomic():
         LagSample.objects.bulk_create(rows, batch_size=500, ignore_conflicts=True)
-        GroupLagStatus.objects.bulk_create(new, batch_size=500)
-        GroupLagStatus.objects.bulk_update(changed, ["status", "reason", "partition_status", "window", "evaluated_at"],
-                                           batch_size=200)
-        # A group that is gone has no status; its lag history stays until retention removes it.
-        GroupLagStatus.objects.filter(cluster=cluster, group__in=list(existing)).delete()
+        # Replacing every row is much cheaper than an UPDATE per changed field; a group that is gone loses its
+        # status with it, while its lag history stays until retention removes it.
+        GroupLagStatus.objects.filter(cluster=cluster).delete()
+        GroupLagStatus.objects.bulk_create(statuses, batch_size=500)
         LagSweep.objects.update_or_create(cluster=cluster, defaults={
             "last_ok_at": now, "groups": len(listings), "partitions": partitions, "duration_ms": duration_ms})
     return SweepResult(groups=len(listings), partitions=partitions, rows=len(rows), duration_ms=duration_ms)

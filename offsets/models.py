@@ -90,6 +90,7 @@ class GroupLagStatus(models.Model):
     # {"times": [epoch seconds, ...], "partitions": {"topic-partition": [[committed, end] or null, ...]}}
     window = models.JSONField(default=dict)
     partition_status = models.JSONField(default=dict)  # {"topic-partition": status} for partitions not OK
+    totals = models.JSONField(default=list)  # total lag at each sample of the window, for the list's sparkline
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["cluster", "group"], name="group_lag_status_unique")]

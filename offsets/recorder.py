@@ -77,16 +77,27 @@ def store_batch(cluster: str, records: list[RawRecord], states: dict[str, dict],
                                                             defaults={"state": states[group]})
             else:
                 ConsumerGroupState.objects.filter(cluster=cluster, group=group).delete()
-        for group, stamps in commits.items():
-            stat, _ = GroupCommitStat.objects.get_or_create(cluster=cluster, group=group,
-                                                            defaults={"last_commit_at": _time(max(stamps))})
-            stat.commits += len(stamps)
-            stat.last_commit_at = max(stat.last_commit_at, _time(max(stamps)))
-            stat.save()
-        for partition, next_offset in positions.items():
-            RecorderPosition.objects.update_or_create(cluster=cluster, partition=partition,
-                                                      defaults={"next_offset": next_offset})
+        _store_commit_stats(cluster, commits)
+        # Commits dominate the topic, so these two take a handful of queries per batch, not one per group.
+        RecorderPosition.objects.bulk_create(
+            [RecorderPosition(cluster=cluster, partition=p, next_offset=o) for p, o in positions.items()],
+            update_conflicts=True, unique_fields=["cluster", "partition"], update_fields=["next_offset"])
     return len(snapshots)
+
+
+def _store_commit_stats(cluster: str, commits: dict[str, list[int]]) -> None:
+    stats = {s.group: s for s in GroupCommitStat.objects.filter(cluster=cluster, group__in=list(commits))}
+    new = []
+    for group, stamps in commits.items():
+        latest = _time(max(stamps))
+        stat = stats.get(group)
+        if stat is None:
+            new.append(GroupCommitStat(cluster=cluster, group=group, last_commit_at=latest, commits=len(stamps)))
+        else:
+            stat.commits += len(stamps)
+            stat.last_commit_at = max(stat.last_commit_at, latest)
+    GroupCommitStat.objects.bulk_create(new, batch_size=500)
+    GroupCommitStat.objects.bulk_update(list(stats.values()), ["commits", "last_commit_at"], batch_size=500)
 
 
 def record_from_topic(cluster: str, *, should_stop: Callable[[], bool], until_caught_up: bool = False,

@@ -10,7 +10,6 @@ from django.conf import settings
 
 from console.audit.models import AuditEvent
 from offsets.lag_chart import ChartGeometry, chart_geometry, sparkline
-from offsets.lag_status import window_totals
 from offsets.models import GroupGeneration, GroupLagStatus, LagSample, LagSweep
 
 RANGES = {"1h": 3600, "6h": 6 * 3600, "24h": 86400, "3d": 3 * 86400, "7d": 7 * 86400, "30d": 30 * 86400}
@@ -171,9 +170,10 @@ class SamplerHealth:
 
 
 def group_statuses(cluster: str, *, group: str | None = None) -> dict[str, GroupStatusView]:
-    """Status per group from the latest sweep (one query), or of one group."""
-    rows = GroupLagStatus.objects.filter(cluster=cluster, **({"group": group} if group is not None else {}))
-    return {s.group: GroupStatusView(status=s.status, reason=s.reason, spark=sparkline(window_totals(s.window)),
+    """Status per group from the latest sweep (one query, without the windows), or of one group."""
+    rows = GroupLagStatus.objects.filter(cluster=cluster, **({"group": group} if group is not None else {})) \
+        .defer("window")
+    return {s.group: GroupStatusView(status=s.status, reason=s.reason, spark=sparkline(s.totals),
                                      partitions=s.partition_status)
             for s in rows}
 

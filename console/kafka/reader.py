@@ -94,9 +94,14 @@ class TopicTail:
         return sorted(topic.partitions)
 
     def end_offsets(self) -> dict[int, int]:
+        """High watermarks as the last fetch responses reported them; a partition not fetched yet is asked for.
+        Asking for every partition queues each request behind the consumer's long-polling fetch (~200 ms each)."""
         ends = {}
         for p in self.partitions:
-            _, high = self.consumer.get_watermark_offsets(TopicPartition(self.topic, p), timeout=self.timeout)
+            tp = TopicPartition(self.topic, p)
+            _, high = self.consumer.get_watermark_offsets(tp, cached=True)
+            if high < 0:
+                _, high = self.consumer.get_watermark_offsets(tp, timeout=self.timeout)
             ends[p] = high
         return ends
 

@@ -161,3 +161,23 @@ def test_group_history_command_and_timeline_on_the_group_page(kafka_node, topic_
                                "burst"}
     page = client_for(viewer).get(f"/clusters/local/groups/{group}/").content.decode()
     assert "Rebalance history" in page and "app-b@" in page
+
+
+def test_commits_are_counted_once_per_group_across_restarts(kafka_node, topic_factory, local_cluster, commit):
+    from datetime import UTC, datetime, timedelta
+
+    from offsets.models import GroupCommitStat
+
+    topic = topic_factory("commits", partitions=2)
+    first, second = f"cnt-a-{uuid.uuid4().hex[:6]}", f"cnt-b-{uuid.uuid4().hex[:6]}"
+    started = datetime.now(UTC) - timedelta(seconds=1)
+    for i in range(5):
+        commit(first, {(topic, 0): i, (topic, 1): i})  # one request, two commit records
+    commit(second, {(topic, 0): 1})
+
+    while recorder.record_from_topic("local", should_stop=lambda: False, until_caught_up=True, max_records=4):
+        pass
+
+    stats = {s.group: s for s in GroupCommitStat.objects.filter(group__in=[first, second])}
+    assert (stats[first].commits, stats[second].commits) == (10, 1)
+    assert started <= stats[first].last_commit_at <= stats[second].last_commit_at <= datetime.now(UTC)

@@ -24,6 +24,7 @@ class Line:
 class Tick:
     pos: float
     label: str
+    anchor: str = "middle"  # SVG text-anchor: the last time label is right-aligned so it is not clipped
 
 
 @dataclass(frozen=True)
@@ -55,15 +56,32 @@ def compact(value: float) -> str:
     return f"{value:.0f}"
 
 
-def nice_ceiling(value: float) -> float:
-    """The smallest 1, 2, 2.5 or 5 × 10^n not below value (at least 1)."""
+def nice_step(value: float) -> float:
+    """The smallest 1, 2 or 5 × 10^n not below value (at least 1)."""
     if value <= 1:
         return 1
     exponent = 10 ** math.floor(math.log10(value))
-    for factor in (1, 2, 2.5, 5, 10):
+    for factor in (1, 2, 5, 10):
         if factor * exponent >= value:
             return factor * exponent
     return 10 * exponent
+
+
+def value_ticks(peak: float) -> list[float]:
+    """0 up to the first multiple of a round step at or above the peak, in at most 5 steps."""
+    step = nice_step(peak / 4)
+    return [step * k for k in range(max(1, math.ceil(peak / step)) + 1)]
+
+
+TIME_STEPS_S = (60, 300, 600, 900, 1800, 3600, 2 * 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86400, 2 * 86400, 7 * 86400)
+
+
+def time_ticks(start_s: float, end_s: float, most: int = 7) -> list[float]:
+    """Round UTC times (whole minutes, hours or days) in the range, at most `most` of them."""
+    span = end_s - start_s
+    step = next((s for s in TIME_STEPS_S if span / s <= most), TIME_STEPS_S[-1])
+    first = math.ceil(start_s / step) * step
+    return [first + k * step for k in range(int((end_s - first) // step) + 1)]
 
 
 def _segments(points: list[tuple[float, int]], gap_s: float) -> list[list[tuple[float, int]]]:
@@ -86,7 +104,8 @@ def chart_geometry(series: list[tuple[str, list[tuple[float, int]]]], *, start_s
     left, top, right, bottom = 56, 10, width - 10, height - 24
     span = max(1.0, end_s - start_s)
     peak_all = max((v for _, pts in series for t, v in pts if start_s <= t <= end_s), default=0)
-    y_max = nice_ceiling(peak_all)
+    values = value_ticks(peak_all)
+    y_max = values[-1]
 
     def x_of(t: float) -> float:
         return left + (t - start_s) / span * (right - left)
@@ -110,9 +129,11 @@ def chart_geometry(series: list[tuple[str, list[tuple[float, int]]]], *, start_s
             paths.append(" ".join(f"{x:.1f},{y:.1f}" for x, y in coords))
         lines.append(Line(label=label, color=PALETTE[i % len(PALETTE)], paths=tuple(paths),
                           last=points[-1][1] if points else None, peak=max((v for _, v in points), default=0)))
-    y_ticks = tuple(Tick(pos=y_of(y_max * k / 4), label=compact(y_max * k / 4)) for k in range(5))
-    x_ticks = tuple(Tick(pos=x_of(start_s + span * k / 6), label=_time_label(start_s + span * k / 6, span))
-                    for k in range(7))
+    y_ticks = tuple(Tick(pos=y_of(v), label=compact(v)) for v in values)
+    times = time_ticks(start_s, start_s + span)
+    x_ticks = tuple(Tick(pos=x_of(t), label=_time_label(t, span),
+                         anchor="end" if x_of(t) > right - 20 else "start" if x_of(t) < left + 20 else "middle")
+                    for t in times)
     shown_markers = tuple(Marker(x=x_of(t), title=title) for t, title in markers if start_s <= t <= end_s)
     return ChartGeometry(width=width, height=height, left=left, top=top, right=right, bottom=bottom,
                          lines=tuple(lines), y_ticks=y_ticks, x_ticks=x_ticks, markers=shown_markers)

@@ -44,6 +44,13 @@ class LagChart:
     has_data: bool
     trend: LagTrend | None
 
+    @property
+    def step_label(self) -> str:
+        if not self.step:
+            return "every sample"
+        minutes = self.step // 60
+        return "hourly buckets" if minutes == 60 else f"{minutes}-minute buckets"
+
 
 def _range_key(value: str | None) -> str:
     return value if value in RANGES else DEFAULT_RANGE

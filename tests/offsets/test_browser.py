@@ -46,3 +46,31 @@ def test_preview_execute_revert_in_the_browser(logged_in_page, make_user, local_
     assert _committed(group) == {PartitionRef(topic, 0): 8, PartitionRef(topic, 1): 2}
     resets = AuditEvent.objects.filter(outcome="success", action="group.offsets.reset").order_by("seq")
     assert [(e.actor_name, e.params["revert_of"]) for e in resets] == [("oncall", None), ("oncall", outcome.seq)]
+
+
+def test_lag_chart_ranges_swap_in_place_and_the_list_shows_status(logged_in_page, make_user, local_cluster, seeded):
+    from datetime import UTC, datetime, timedelta
+
+    from offsets.lag_sampler import lag_sample
+    from offsets.models import LagSample
+
+    group, topic = seeded["group"], seeded["topic"]
+    now = datetime.now(UTC)
+    for minutes in (2, 1):  # two earlier sweeps that saw the same stuck offsets; the third is real
+        lag_sample(cluster="local", now=now - timedelta(minutes=minutes))
+    lag_sample(cluster="local", now=now)
+    assert LagSample.objects.filter(group=group, step=0).count() == 3
+    page = logged_in_page(make_user("watcher", "viewer"))
+
+    page.goto(f"/clusters/local/groups/?q={group}")
+    badge = page.locator(f"tr[data-group='{group}'] .status")
+    assert badge.inner_text() == "STOP" and "no members" in badge.get_attribute("title")
+
+    page.goto(f"/clusters/local/groups/{group}/")
+    chart = page.locator("#lag-chart")
+    assert chart.locator(f"polyline[data-series='{topic}']").count() == 1
+    assert "every sample" in chart.inner_text()
+    chart.locator("a:has-text('24h')").click()
+    page.get_by_text("5-minute buckets").wait_for()
+    assert page.url.endswith(f"/groups/{group}/")  # swapped in place, the page did not navigate
+    assert page.locator("#lag-chart a.current").inner_text() == "24h"

@@ -1,12 +1,22 @@
-from offsets.lag_chart import chart_geometry, compact, nice_ceiling, sparkline
+from offsets.lag_chart import chart_geometry, compact, sparkline, time_ticks, value_ticks
 
 
 def test_compact_numbers():
     assert [compact(v) for v in (0, 999, 1000, 1250, 2_500_000, 3e9)] == ["0", "999", "1k", "1.2k", "2.5M", "3G"]
 
 
-def test_nice_ceiling():
-    assert [nice_ceiling(v) for v in (0, 1, 7, 12, 180, 2400, 4999)] == [1, 1, 10, 20, 200, 2500, 5000]
+def test_value_ticks_are_round_and_cover_the_peak():
+    assert value_ticks(0) == [0, 1]
+    assert value_ticks(7) == [0, 2, 4, 6, 8]
+    assert value_ticks(1000) == [0, 500, 1000]
+    assert value_ticks(4877) == [0, 2000, 4000, 6000]
+    assert value_ticks(123_456) == [0, 50_000, 100_000, 150_000]
+
+
+def test_time_ticks_fall_on_round_utc_times():
+    assert time_ticks(125, 3725) == [600 * k for k in range(1, 7)]  # every 10 min within the hour
+    assert time_ticks(1000, 1000 + 6 * 3600) == [3600 * k for k in range(1, 7)]
+    assert time_ticks(0, 7 * 86400) == [86400 * k for k in range(8)]
 
 
 def test_geometry_scales_to_the_plot_area_and_keeps_spikes():
@@ -20,7 +30,7 @@ def test_geometry_scales_to_the_plot_area_and_keeps_spikes():
     assert min(ys) == g.top  # the spike reaches the top: y axis max is the nice ceiling 1000
     assert max(ys) == g.bottom - 100 / 1000 * (g.bottom - g.top)
     assert len(line.paths[0].split()) <= (g.right - g.left) // 2 + 1
-    assert [t.label for t in g.y_ticks] == ["0", "250", "500", "750", "1k"]
+    assert [t.label for t in g.y_ticks] == ["0", "500", "1k"]
 
 
 def test_gaps_break_the_line_and_lone_samples_still_show():

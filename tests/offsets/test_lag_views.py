@@ -65,7 +65,7 @@ def test_range_links_swap_only_the_chart_and_coarse_ranges_use_buckets(real_grou
     partial = client.get(f"/clusters/local/groups/{group}/lag/", {"range": "30d"}, headers={"HX-Request": "true"})
     body = partial.content.decode()
     assert body.lstrip().startswith('<div id="lag-chart"') and "<html" not in body
-    assert "3600-second buckets" in body and "peak 77,000" in body
+    assert "hourly buckets" in body and "peak 77,000" in body
     six_hours = client.get(f"/clusters/local/groups/{group}/lag/", {"range": "6h"},
                            headers={"HX-Request": "true"}).content.decode()
     assert "every sample" in six_hours and "77,000" not in six_hours

@@ -3,10 +3,11 @@
 Per partition, over the samples in the window since the committed offset last moved backwards (a reset):
 - OK    the lag touched zero, or it went down at least once while the group committed;
 - WARN  the group committed, but the lag never went down and ended higher than it started (falling behind);
-- ERR   the committed offset did not move while there was lag, and the group has members (stalled: a poison
-        record, a stuck thread, or members that stopped committing);
-- STOP  the committed offset did not move while there was lag, and nobody consumes: the group has no members, or
-        the last commit the recorder saw is older than the window.
+- ERR   the committed offset did not move while there was lag, yet the group still commits (the recorder saw a
+        commit within the window) or, without the recorder's word, has members: stalled, e.g. a poison record or
+        a stuck thread;
+- STOP  the committed offset did not move while there was lag, and nobody commits: the last commit the recorder
+        saw is older than the window or, without it, the group has no members.
 The group takes its worst partition's status (OK < WARN < STOP < ERR: a live group that does not progress is the
 one to wake up for). Fewer than MIN_SAMPLES samples: no status yet.
 """
@@ -74,9 +75,11 @@ def partition_verdict(key: str, points: list[tuple[float, int, int]], *, has_mem
     if min(lags) == 0:
         return PartitionVerdict(key, OK, "caught up in the window", lags[-1])
     if points[-1][1] == points[0][1]:
-        idle = last_commit_s is not None and now_s - last_commit_s > span
-        if not has_members or idle:
-            why = "no members" if not has_members else f"no commit for {_minutes(now_s - last_commit_s)}"
+        # The recorder's commit time says best whether anyone still commits (a group that only assign()s, like
+        # Spark or Flink, has no members yet commits); without it, no members means nobody does.
+        stopped = now_s - last_commit_s > span if last_commit_s is not None else not has_members
+        if stopped:
+            why = f"no commit for {_minutes(now_s - last_commit_s)}" if last_commit_s is not None else "no members"
             return PartitionVerdict(key, STOP, f"{key}: {why}, committed offset {points[-1][1]:,} with lag "
                                                f"{lags[-1]:,}", lags[-1])
         return PartitionVerdict(key, ERR, f"{key}: committed offset {points[-1][1]:,} has not moved for "

@@ -155,6 +155,23 @@ def topic_lag_chart(cluster: str, topic: str, range_key: str | None = None, *,
                     trend=None)
 
 
+def group_lag_history(cluster: str, group: str, range_key: str | None = None, *,
+                      now: datetime | None = None) -> dict:
+    """The group's lag samples over a range, oldest first, at the chart's step, with its current status: what
+    `manage.py lag_history` prints."""
+    now = now or datetime.now(UTC)
+    range_key = _range_key(range_key)
+    step = step_for(RANGES[range_key])
+    rows = _samples(cluster, step, now - timedelta(seconds=RANGES[range_key]), group=group)
+    status = GroupLagStatus.objects.filter(cluster=cluster, group=group).first()
+    return {
+        "group": group, "cluster": cluster, "range": range_key, "step_s": step,
+        "status": status.status if status else "", "reason": status.reason if status else "not sampled yet",
+        "samples": [{"time": at.isoformat().replace("+00:00", "Z"), "topic": topic, "lag": lag, "committed": committed,
+                     "end": end} for _, topic, at, lag, committed, end in rows],
+    }
+
+
 def _audit_markers(cluster: str, target: str, start: datetime) -> list[tuple[float, str]]:
     events = AuditEvent.objects.filter(cluster=cluster, target=target, created_at__gte=start,
                                        outcome=AuditEvent.Outcome.SUCCESS).order_by("seq")[:200]

@@ -65,6 +65,11 @@ def test_recent_commits_of_the_same_offset_are_err_not_stop():
     assert verdict([(5, 50), (5, 50), (5, 50)], members=True, last_commit=NOW - 5).status == ERR
 
 
+def test_a_group_without_members_that_still_commits_the_same_offset_is_err():
+    # assign()-only consumers (Spark, Flink) never join, so only commit times tell they are alive
+    assert verdict([(5, 50), (5, 50), (5, 50)], members=False, last_commit=NOW - 5).status == ERR
+
+
 def test_a_reset_backwards_restarts_the_window():
     # Committed went 90 → 10 (a reset to earlier); before it the partition was stalled, after it there are too few
     assert verdict([(90, 100), (90, 100), (90, 100), (10, 100), (20, 100)]) is None

@@ -111,3 +111,27 @@ def test_a_coarse_chart_reaches_now_with_the_raw_samples_not_yet_rolled_up(real_
     assert line.last == 1060 and line.peak == 1060
     last_x = float(line.paths[-1].split()[-1].split(",")[0])
     assert chart.geometry.right - last_x < 2
+
+
+def test_lag_history_command(local_cluster, capsys):
+    import json
+
+    from django.core.management import CommandError, call_command
+
+    from offsets.models import GroupLagStatus
+
+    now = datetime.now(UTC)
+    add_samples("cli-group", "orders", minutes=1, now=now)  # 3 samples: lag 1000, 950, 900
+    GroupLagStatus.objects.create(cluster="local", group="cli-group", status="WARN", reason="orders-0: lag grew",
+                                  evaluated_at=now)
+
+    call_command("lag_history", "cli-group", "--range", "1h", "--format", "json")
+    history = json.loads(capsys.readouterr().out)
+    assert (history["status"], history["step_s"]) == ("WARN", 0)
+    assert [(s["topic"], s["lag"], s["committed"]) for s in history["samples"]] == [
+        ("orders", 1000, 10_000), ("orders", 950, 10_100), ("orders", 900, 10_200)]
+    call_command("lag_history", "cli-group")
+    table = capsys.readouterr().out
+    assert table.startswith("cli-group: WARN (orders-0: lag grew)") and "10,200" in table
+    with pytest.raises(CommandError, match="no cluster named 'nope'"):
+        call_command("lag_history", "cli-group", "--cluster", "nope")

@@ -100,7 +100,7 @@ def main() -> None:
         get("/clusters/local/groups/")
         rows = {
             f"lag sample sweep ({args.groups + 1} groups, ListGroups + OffsetFetch + ListOffsets + store)": sweeps,
-            f"groups page ({args.groups + 1} groups)": timed(lambda: get("/clusters/local/groups/"), args.repeat),
+            f"groups page ({args.groups + 1} groups, first page of 100)": timed(lambda: get("/clusters/local/groups/"), args.repeat),
             "one group page": timed(lambda: get("/clusters/local/groups/gbench-group-0007/"), args.repeat),
             "one group page (1,000 partitions)": timed(lambda: get("/clusters/local/groups/gbench-big-group/"),
                                                        args.repeat),
@@ -130,9 +130,10 @@ def main() -> None:
         *[f"| console: {name} | {summary(samples)} |" for name, samples in rows.items()],
         f"| Kafka `kafka-consumer-groups --describe --all-groups` (JVM start included) | {summary(describe)} |",
         "",
-        "The groups page makes one ListGroups, one DescribeGroups for all groups, one OffsetFetch per group (the "
-        "client takes one group per request; all are sent before any is awaited) and one ListOffsets round for "
-        "every committed partition. Nothing is cached. The lag sweep (what Celery beat runs every 30 s) makes the "
+        "The groups page makes one ListGroups, filters and orders on it and on the last lag sample, then for the "
+        "page shown (100 groups) one DescribeGroups, one OffsetFetch per group (the client takes one group per "
+        "request; all are sent before any is awaited) and one ListOffsets round for every committed partition. "
+        "Nothing is cached. The lag sweep (what Celery beat runs every 30 s) makes the "
         "same calls without DescribeGroups and stores one row per group and topic plus each group's status; the "
         "groups page then reads all statuses in one query.",
     ]

@@ -12,7 +12,7 @@ from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
 from console.kafka.errors import GroupNotFound, MSG_GROUP_NOT_FOUND
 from console.kafka.ops_offsets import EARLIEST, LATEST
-from console.kafka.types import GroupDescription, PartitionRef
+from console.kafka.types import GroupDescription, GroupListing, PartitionRef
 from offsets.planning import (
     AllTopics,
     PlanError,
@@ -36,11 +36,16 @@ class GroupRow:
     lag: int | None  # None when the group has no committed offsets
 
 
-def group_rows(cluster: str) -> list[GroupRow]:
-    """Every group with state, members, topics and total lag: ListGroups, one DescribeGroups for all groups,
-    one OffsetFetch per group sent together, and one ListOffsets round for every committed partition."""
+def group_listings(cluster: str) -> list[GroupListing]:
+    """Every group's id, protocol and state: one ListGroups."""
+    return cluster_admin(cluster).list_groups()
+
+
+def group_rows(cluster: str, listings: Sequence[GroupListing] | None = None) -> list[GroupRow]:
+    """State, members, topics and total lag of the listed groups (default: all of them): one DescribeGroups for
+    all, one OffsetFetch per group sent together, and one ListOffsets round for every committed partition."""
     admin = cluster_admin(cluster)
-    listings = admin.list_groups()
+    listings = admin.list_groups() if listings is None else listings
     ids = [g.group_id for g in listings]
     described = admin.describe_groups(ids)
     committed = admin.group_offsets(ids)

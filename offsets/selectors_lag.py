@@ -184,6 +184,7 @@ class GroupStatusView:
     reason: str
     spark: str  # sparkline points of the total lag over the status window
     partitions: dict[str, str]
+    lag: int | None  # total lag at the last sample
 
 
 @dataclass(frozen=True)
@@ -198,7 +199,7 @@ def group_statuses(cluster: str, *, group: str | None = None) -> dict[str, Group
     rows = GroupLagStatus.objects.filter(cluster=cluster, **({"group": group} if group is not None else {})) \
         .defer("window")
     return {s.group: GroupStatusView(status=s.status, reason=s.reason, spark=sparkline(s.totals),
-                                     partitions=s.partition_status)
+                                     partitions=s.partition_status, lag=s.totals[-1] if s.totals else None)
             for s in rows}
 
 

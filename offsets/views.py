@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib import messages
+from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -22,6 +23,7 @@ from offsets.selectors_history import group_timeline
 from offsets.selectors_lag import group_lag_chart, group_statuses, sampler_health
 
 LAG_STATUSES = ["ERR", "STOP", "WARN", "OK"]
+GROUPS_PAGE_SIZE = 100
 
 
 @require_GET
@@ -31,15 +33,31 @@ def group_list(request: HtmxHttpRequest, cluster: str):
     q = request.GET.get("q", "").strip().lower()
     state = request.GET.get("state", "")
     lag_status = request.GET.get("status", "")
+    sort = request.GET.get("sort", "")
     statuses = group_statuses(cluster)
-    rows = [r for r in selectors.group_rows(cluster) if q in r.group_id.lower() and (not state or r.state == state)
-            and (not lag_status or getattr(statuses.get(r.group_id), "status", None) == lag_status)]
-    if request.GET.get("sort") == "status":  # worst first, then most lag
-        rows.sort(key=lambda r: (-SEVERITY.get(getattr(statuses.get(r.group_id), "status", ""), 0), -(r.lag or 0)))
+
+    def status_of(group_id: str) -> str:
+        return getattr(statuses.get(group_id), "status", "")
+
+    def sampled_lag(group_id: str) -> int:
+        return getattr(statuses.get(group_id), "lag", None) or 0
+
+    # Filter and order on what ListGroups and the last lag sample know, then ask Kafka about one page only.
+    listings = [g for g in selectors.group_listings(cluster) if q in g.group_id.lower()
+                and (not state or g.state == state) and (not lag_status or status_of(g.group_id) == lag_status)]
+    if sort == "status":
+        listings.sort(key=lambda g: (-SEVERITY.get(status_of(g.group_id), 0), -sampled_lag(g.group_id)))
+    elif sort == "lag":
+        listings.sort(key=lambda g: -sampled_lag(g.group_id))
+    page = Paginator(listings, GROUPS_PAGE_SIZE).get_page(request.GET.get("page"))
+    rows = selectors.group_rows(cluster, list(page.object_list))
+    params = request.GET.copy()
+    params.pop("page", None)
     states = ["Stable", "Empty", "PreparingRebalance", "CompletingRebalance", "Dead", "Unknown"]
-    context = {"cluster": cluster, "rows": [(r, statuses.get(r.group_id)) for r in rows], "q": q, "state": state,
-               "states": states, "lag_status": lag_status, "lag_statuses": LAG_STATUSES,
-               "sort": request.GET.get("sort", ""), "sampler": sampler_health(cluster)}
+    context = {"cluster": cluster, "rows": [(r, statuses.get(r.group_id)) for r in rows], "page": page,
+               "total": len(listings), "query": params.urlencode(), "q": q, "state": state, "states": states,
+               "lag_status": lag_status, "lag_statuses": LAG_STATUSES, "sort": sort,
+               "sampler": sampler_health(cluster)}
     return render(request, "offsets/list.html#group-table" if request.htmx else "offsets/list.html", context)
 
 

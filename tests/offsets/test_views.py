@@ -1,5 +1,7 @@
 """Group pages on the real broker: list, detail, preview → execute → revert, refusals, roles."""
 
+import uuid
+
 import pytest
 
 from console.audit.models import AuditEvent
@@ -16,9 +18,48 @@ def _committed(group):
 def test_groups_list_and_filters(client_for, viewer, seeded, local_cluster):
     client = client_for(viewer)
 
-    body = client.get("/clusters/local/groups/").content.decode()
+    body = client.get("/clusters/local/groups/", {"q": seeded["group"]}).content.decode()
     assert seeded["group"] in body and "<td>15</td>" in body  # total lag 12 + 3
     assert seeded["group"] not in client.get("/clusters/local/groups/?state=Stable").content.decode()
+
+
+def test_groups_list_pages_and_asks_kafka_about_one_page_only(client_for, viewer, topic_factory, produce, commit,
+                                                               local_cluster, monkeypatch):
+    from datetime import UTC, datetime
+
+    from confluent_kafka.admin import AdminClient
+
+    from offsets import views
+    from offsets.models import GroupLagStatus
+
+    topic = topic_factory("paged")
+    produce(topic, [(0, None, b"x", None)] * 9)
+    prefix = f"paged-{uuid.uuid4().hex[:6]}"
+    groups = [f"{prefix}-{i}" for i in range(3)]
+    for i, group in enumerate(groups):
+        commit(group, {(topic, 0): i})
+        GroupLagStatus.objects.create(cluster="local", group=group, status="OK", reason="", totals=[9 - i],
+                                      evaluated_at=datetime.now(UTC))
+    monkeypatch.setattr(views, "GROUPS_PAGE_SIZE", 2)
+    fetched = []
+    original = AdminClient.list_consumer_group_offsets
+
+    def counting(self, requests, **kwargs):
+        fetched.extend(r.group_id for r in requests)
+        return original(self, requests, **kwargs)
+
+    monkeypatch.setattr(AdminClient, "list_consumer_group_offsets", counting)
+    client = client_for(viewer)
+
+    first = client.get("/clusters/local/groups/", {"q": prefix}).content.decode()
+    assert "3 groups, page 1 of 2" in first and groups[0] in first and groups[1] in first and groups[2] not in first
+    assert sorted(fetched) == groups[:2]
+    second = client.get("/clusters/local/groups/", {"q": prefix, "page": 2}).content.decode()
+    assert groups[2] in second and "<td>7</td>" in second and groups[0] not in second
+    by_lag = client.get("/clusters/local/groups/", {"q": prefix, "sort": "lag"}).content.decode()
+    assert by_lag.index(groups[0]) < by_lag.index(groups[1]) and groups[2] not in by_lag  # 9 and 8 before 7
+    by_lag_reversed = client.get("/clusters/local/groups/", {"q": prefix, "sort": "lag", "page": 2}).content.decode()
+    assert groups[2] in by_lag_reversed
 
 
 def test_group_detail_and_unknown_group(client_for, viewer, seeded, local_cluster):

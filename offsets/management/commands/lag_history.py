@@ -30,6 +30,6 @@ class Command(BaseCommand):
         self.stdout.write(f"{history['group']}: {history['status'] or '-'} ({history['reason']})")
         self.stdout.write(f"{'TIME (UTC)':<22} {'TOPIC':<30} {'LAG':>12} {'COMMITTED':>14} {'END':>14}")
         for s in history["samples"]:
-            self.stdout.write(f"{s['time']:<22} {s['topic']:<30} {s['lag']:>12,} {s['committed']:>14,} {s['end']:>14,}")
+            self.stdout.write(f"{s['time'][:19] + 'Z':<22} {s['topic']:<30} {s['lag']:>12,} {s['committed']:>14,} {s['end']:>14,}")
         if not history["samples"]:
             self.stdout.write(f"no samples in the last {history['range']}")

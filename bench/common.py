@@ -48,6 +48,36 @@ def bench_stack(name: str, *, offsets_partitions: int = 1):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def kafka_tool_ms(main_class: str, *args: str, timeout: float = 900) -> float:
+    """Wall-clock milliseconds of one run of Kafka's own command-line tool (JVM start included)."""
+    from console.devstack.kafka import java_classpath
+
+    started = time.perf_counter()
+    result = subprocess.run(["java", "-Xmx512m", "-cp", java_classpath(), main_class, "--bootstrap-server",
+                             os.environ["KAFKA_BOOTSTRAP_SERVERS"], *args], capture_output=True, text=True,
+                            timeout=timeout)
+    if result.returncode != 0:
+        raise RuntimeError(result.stderr[-2000:])
+    return (time.perf_counter() - started) * 1000
+
+
+def bench_client():
+    """get(url) as a logged-in superuser through Django's test client; fails loudly on anything but 200."""
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    user = get_user_model().objects.create_superuser("bench", password="bench-pass-123")
+    client = Client(SERVER_NAME="localhost")
+    client.force_login(user)
+
+    def get(url: str):
+        response = client.get(url)
+        assert response.status_code == 200, response.content.decode()[-1500:]
+        return response
+
+    return user, get
+
+
 def timed(fn: Callable[[], object], repeat: int, before: Callable[[], None] | None = None) -> list[float]:
     """Wall-clock milliseconds of `repeat` calls; `before` runs untimed before each (e.g. clear a cache)."""
     samples = []

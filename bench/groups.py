@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import time
 from datetime import UTC, datetime
@@ -19,7 +18,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import bench_stack, machine, summary, timed, write_section  # noqa: E402
+from bench.common import (  # noqa: E402
+    bench_client, bench_stack, kafka_tool_ms, machine, summary, timed, write_section)
+
+GROUP_COMMAND = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
 
 
 def seed(bootstrap: str, groups: int, topics: int, partitions: int, big_partitions: int) -> float:
@@ -54,18 +56,6 @@ def seed(bootstrap: str, groups: int, topics: int, partitions: int, big_partitio
     return time.perf_counter() - started
 
 
-def group_command(bootstrap: str) -> float:
-    from console.devstack.kafka import java_classpath
-
-    started = time.perf_counter()
-    result = subprocess.run(["java", "-Xmx512m", "-cp", java_classpath(),
-                             "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", "--bootstrap-server",
-                             bootstrap, "--describe", "--all-groups"], capture_output=True, text=True, timeout=900)
-    if result.returncode != 0:
-        raise RuntimeError(result.stderr[-2000:])
-    return (time.perf_counter() - started) * 1000
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--groups", type=int, default=300)
@@ -76,8 +66,6 @@ def main() -> None:
     args = parser.parse_args()
 
     with bench_stack("groups"):
-        from django.contrib.auth import get_user_model
-        from django.test import Client
 
         from console.audit.actor import Actor
         from offsets.planning import ALL_TOPICS, ShiftBy
@@ -86,13 +74,7 @@ def main() -> None:
 
         bootstrap = os.environ["KAFKA_BOOTSTRAP_SERVERS"]
         seed_s = seed(bootstrap, args.groups, args.topics, args.partitions, args.big_partitions)
-        user = get_user_model().objects.create_superuser("bench", password="bench-pass-123")
-        client = Client(SERVER_NAME="localhost")
-        client.force_login(user)
-
-        def get(url: str):
-            response = client.get(url)
-            assert response.status_code == 200, response.content.decode()[-1500:]
+        user, get = bench_client()
 
         from offsets.lag_sampler import lag_sample
 
@@ -113,7 +95,7 @@ def main() -> None:
             lambda: group_offsets_reset(actor=actor, cluster="local", group="gbench-big-group", scope=ALL_TOPICS,
                                         strategy=ShiftBy(next(shift)), reason="bench", confirm="gbench-big-group"),
             args.repeat)
-        describe = timed(lambda: group_command(bootstrap), 3)
+        describe = timed(lambda: kafka_tool_ms(GROUP_COMMAND, "--describe", "--all-groups"), 3)
 
     lines = [
         f"## Consumer groups ({datetime.now(UTC):%Y-%m-%d})",

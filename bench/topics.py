@@ -10,7 +10,6 @@ from the fetched jars, and writes the figures to bench/RESULTS.md.
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import time
 from datetime import UTC, datetime
@@ -18,7 +17,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import bench_stack, machine, summary, timed, write_section  # noqa: E402
+from bench.common import (  # noqa: E402
+    bench_client, bench_stack, kafka_tool_ms, machine, summary, timed, write_section)
+
+TOPIC_COMMAND = "org.apache.kafka.tools.TopicCommand"
 
 
 def create_topics(bootstrap: str, count: int, partitions: int) -> float:
@@ -34,17 +36,6 @@ def create_topics(bootstrap: str, count: int, partitions: int) -> float:
     return time.perf_counter() - started
 
 
-def topic_command(bootstrap: str, *args: str) -> float:
-    from console.devstack.kafka import java_classpath
-
-    started = time.perf_counter()
-    result = subprocess.run(["java", "-Xmx512m", "-cp", java_classpath(), "org.apache.kafka.tools.TopicCommand",
-                             "--bootstrap-server", bootstrap, *args], capture_output=True, text=True, timeout=600)
-    if result.returncode != 0:
-        raise RuntimeError(result.stderr[-2000:])
-    return (time.perf_counter() - started) * 1000
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--topics", type=int, default=2000)
@@ -55,19 +46,11 @@ def main() -> None:
     with bench_stack("topics"):
         import os
 
-        from django.contrib.auth import get_user_model
         from django.core.cache import cache
-        from django.test import Client
 
         bootstrap = os.environ["KAFKA_BOOTSTRAP_SERVERS"]
         creation_s = create_topics(bootstrap, args.topics, args.partitions)
-        user = get_user_model().objects.create_superuser("bench", password="bench-pass-123")
-        client = Client(SERVER_NAME="localhost")
-        client.force_login(user)
-
-        def get(url: str):
-            response = client.get(url)
-            assert response.status_code == 200, response.content.decode()[-1500:]
+        _, get = bench_client()
 
         list_url = "/clusters/local/topics/"
         search_url = "/clusters/local/topics/?q=bench-001&page=2"  # bench-00100..bench-00199: 100 topics
@@ -111,8 +94,8 @@ def main() -> None:
             "substring search (page 2), warm": timed(lambda: get(search_url), args.repeat),
             "regex search, warm": timed(lambda: get(regex_url), args.repeat),
         })
-        describe = timed(lambda: topic_command(bootstrap, "--describe"), 3)
-        listing = timed(lambda: topic_command(bootstrap, "--list"), 3)
+        describe = timed(lambda: kafka_tool_ms(TOPIC_COMMAND, "--describe"), 3)
+        listing = timed(lambda: kafka_tool_ms(TOPIC_COMMAND, "--list"), 3)
 
     partitions = args.topics * args.partitions
     lines = [

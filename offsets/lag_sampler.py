@@ -32,7 +32,6 @@ _NO_MEMBERS = {"Empty", "Dead"}
 class SweepResult:
     groups: int
     partitions: int
-    rows: int
     duration_ms: int
 
 
@@ -87,7 +86,7 @@ def lag_sample(*, cluster: str, now: datetime | None = None) -> SweepResult:
     windows = dict(GroupLagStatus.objects.filter(cluster=cluster).values_list("group", "window"))
     statuses = []
     for listing in listings:
-        status = GroupLagStatus(cluster=cluster, group=listing.group_id, evaluated_at=now,
+        status = GroupLagStatus(cluster=cluster, group=listing.group_id,
                                 window=windows.get(listing.group_id, {}))
         statuses.append(status)
         status.window = window_append(status.window, now.timestamp(), observed[listing.group_id], size)
@@ -105,7 +104,7 @@ def lag_sample(*, cluster: str, now: datetime | None = None) -> SweepResult:
         GroupLagStatus.objects.bulk_create(statuses, batch_size=500)
         LagSweep.objects.update_or_create(cluster=cluster, defaults={
             "last_ok_at": now, "groups": len(listings), "partitions": partitions, "duration_ms": duration_ms})
-    return SweepResult(groups=len(listings), partitions=partitions, rows=len(rows), duration_ms=duration_ms)
+    return SweepResult(groups=len(listings), partitions=partitions, duration_ms=duration_ms)
 
 
 def _floor(moment: datetime, step: int) -> datetime:

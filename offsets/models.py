@@ -86,7 +86,6 @@ class GroupLagStatus(models.Model):
     group = models.CharField(max_length=255)
     status = models.CharField(max_length=8, blank=True)  # OK, WARN, ERR, STOP, or "" while collecting samples
     reason = models.TextField(blank=True)
-    evaluated_at = models.DateTimeField()
     # {"times": [epoch seconds, ...], "partitions": {"topic-partition": [[committed, end] or null, ...]}}
     window = models.JSONField(default=dict)
     partition_status = models.JSONField(default=dict)  # {"topic-partition": status} for partitions not OK

@@ -9,7 +9,9 @@ from datetime import UTC, datetime, timedelta
 from django.conf import settings
 
 from console.audit.models import AuditEvent
+from console.kafka.types import GroupListing
 from offsets.lag_chart import ChartGeometry, chart_geometry, sparkline
+from offsets.lag_status import SEVERITY
 from offsets.models import GroupGeneration, GroupLagStatus, LagSample, LagSweep
 
 RANGES = {"1h": 3600, "6h": 6 * 3600, "24h": 86400, "3d": 3 * 86400, "7d": 7 * 86400, "30d": 30 * 86400}
@@ -43,6 +45,8 @@ class LagChart:
     geometry: ChartGeometry
     has_data: bool
     trend: LagTrend | None
+    label: str  # what the chart shows, for screen readers
+    sample_interval_s: int
 
     @property
     def step_label(self) -> str:
@@ -124,7 +128,8 @@ def group_lag_chart(cluster: str, group: str, range_key: str | None = None, *,
     geometry = chart_geometry(series, start_s=start.timestamp(), end_s=now.timestamp(), gap_s=_gap_s(step),
                               markers=markers)
     return LagChart(range_key=range_key, ranges=tuple(RANGES), step=step, geometry=geometry, has_data=bool(rows),
-                    trend=group_lag_trend(cluster, group, now=now))
+                    trend=group_lag_trend(cluster, group, now=now), label=f"Lag of {group}",
+                    sample_interval_s=settings.LAG_SAMPLE_INTERVAL_S)
 
 
 def topic_lag_chart(cluster: str, topic: str, range_key: str | None = None, *,
@@ -152,7 +157,8 @@ def topic_lag_chart(cluster: str, topic: str, range_key: str | None = None, *,
     geometry = chart_geometry(sorted(per_group.items()), start_s=start.timestamp(), end_s=now.timestamp(),
                               gap_s=_gap_s(step), markers=_audit_markers(cluster, f"topic:{topic}", start))
     return LagChart(range_key=range_key, ranges=tuple(RANGES), step=step, geometry=geometry, has_data=bool(rows),
-                    trend=None)
+                    trend=None, label=f"Lag of the groups reading {topic}",
+                    sample_interval_s=settings.LAG_SAMPLE_INTERVAL_S)
 
 
 def group_lag_history(cluster: str, group: str, range_key: str | None = None, *,
@@ -201,6 +207,27 @@ def group_statuses(cluster: str, *, group: str | None = None) -> dict[str, Group
     return {s.group: GroupStatusView(status=s.status, reason=s.reason, spark=sparkline(s.totals),
                                      partitions=s.partition_status, lag=s.totals[-1] if s.totals else None)
             for s in rows}
+
+
+def filter_group_listings(listings: list[GroupListing], statuses: dict[str, GroupStatusView], *, query: str = "",
+                          state: str = "", lag_status: str = "", sort: str = "") -> list[GroupListing]:
+    """The groups list's filters and orders, on what ListGroups and the last lag sample know (no Kafka call):
+    name contains `query`, state, lag status; sorted by name, worst status then most lag, or most lag."""
+
+    def status_of(group_id: str) -> str:
+        return getattr(statuses.get(group_id), "status", "")
+
+    def sampled_lag(group_id: str) -> int:
+        return getattr(statuses.get(group_id), "lag", None) or 0
+
+    query = query.lower()
+    chosen = [g for g in listings if query in g.group_id.lower() and (not state or g.state == state)
+              and (not lag_status or status_of(g.group_id) == lag_status)]
+    if sort == "status":
+        chosen.sort(key=lambda g: (-SEVERITY.get(status_of(g.group_id), 0), -sampled_lag(g.group_id)))
+    elif sort == "lag":
+        chosen.sort(key=lambda g: -sampled_lag(g.group_id))
+    return chosen
 
 
 def sampler_health(cluster: str, *, now: datetime | None = None) -> SamplerHealth:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import HttpResponse
@@ -18,9 +17,8 @@ from console.errors import ConsoleError
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
 from offsets import selectors, services
 from offsets.forms import ExecuteForm, ResetForm
-from offsets.lag_status import SEVERITY
 from offsets.selectors_history import group_timeline
-from offsets.selectors_lag import group_lag_chart, group_statuses, sampler_health
+from offsets.selectors_lag import filter_group_listings, group_lag_chart, group_statuses, sampler_health
 
 LAG_STATUSES = ["ERR", "STOP", "WARN", "OK"]
 GROUPS_PAGE_SIZE = 100
@@ -35,20 +33,9 @@ def group_list(request: HtmxHttpRequest, cluster: str):
     lag_status = request.GET.get("status", "")
     sort = request.GET.get("sort", "")
     statuses = group_statuses(cluster)
-
-    def status_of(group_id: str) -> str:
-        return getattr(statuses.get(group_id), "status", "")
-
-    def sampled_lag(group_id: str) -> int:
-        return getattr(statuses.get(group_id), "lag", None) or 0
-
-    # Filter and order on what ListGroups and the last lag sample know, then ask Kafka about one page only.
-    listings = [g for g in selectors.group_listings(cluster) if q in g.group_id.lower()
-                and (not state or g.state == state) and (not lag_status or status_of(g.group_id) == lag_status)]
-    if sort == "status":
-        listings.sort(key=lambda g: (-SEVERITY.get(status_of(g.group_id), 0), -sampled_lag(g.group_id)))
-    elif sort == "lag":
-        listings.sort(key=lambda g: -sampled_lag(g.group_id))
+    listings = filter_group_listings(selectors.group_listings(cluster), statuses, query=q, state=state,
+                                     lag_status=lag_status, sort=sort)
+    # Only the page shown is described and fetched from Kafka.
     page = Paginator(listings, GROUPS_PAGE_SIZE).get_page(request.GET.get("page"))
     rows = selectors.group_rows(cluster, list(page.object_list))
     params = request.GET.copy()
@@ -70,13 +57,9 @@ def group_detail(request: HtmxHttpRequest, cluster: str, group: str):
                "partition_status": status.partitions if status else {}}
     if not request.htmx:  # the live part refreshes every 5 s; the histories do not need to
         context["history"] = list(reversed(group_timeline(cluster, group)))[:100]
-        context.update(_lag_chart_context(cluster, group, request.GET.get("range")))
+        context.update(chart=group_lag_chart(cluster, group, request.GET.get("range")),
+                       chart_url=reverse("offsets:lag", args=[cluster, group]))
     return render(request, "offsets/detail.html#group-live" if request.htmx else "offsets/detail.html", context)
-
-
-def _lag_chart_context(cluster: str, group: str, range_key: str | None) -> dict:
-    return {"chart": group_lag_chart(cluster, group, range_key), "chart_url": reverse("offsets:lag", args=[cluster, group]),
-            "chart_label": f"Lag of {group}", "sample_interval": settings.LAG_SAMPLE_INTERVAL_S}
 
 
 @require_GET
@@ -84,7 +67,8 @@ def _lag_chart_context(cluster: str, group: str, range_key: str | None) -> dict:
 def group_lag(request: HtmxHttpRequest, cluster: str, group: str):
     """The lag chart alone: swapped in by the range links, or a page of its own without htmx."""
     cluster_get(cluster)
-    context = {"cluster": cluster, "group": group, **_lag_chart_context(cluster, group, request.GET.get("range"))}
+    context = {"cluster": cluster, "group": group, "chart": group_lag_chart(cluster, group, request.GET.get("range")),
+               "chart_url": reverse("offsets:lag", args=[cluster, group])}
     return render(request, "offsets/_lag_chart.html" if request.htmx else "offsets/lag.html", context)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.shortcuts import render
@@ -69,14 +68,10 @@ def topic_detail(request: HtmxHttpRequest, cluster: str, topic: str):
         "delete_form": forms.DeleteForm(), "purge_form": forms.PurgeForm(),
     }
     if not request.htmx:
-        context.update(_lag_chart_context(cluster, topic, request.GET.get("range")))
+        context.update(chart=topic_lag_chart(cluster, topic, request.GET.get("range")),
+                       chart_url=reverse("topics:lag", args=[cluster, topic]))
     template = "topics/detail.html#partitions" if request.htmx else "topics/detail.html"
     return render(request, template, context)
-
-
-def _lag_chart_context(cluster: str, topic: str, range_key: str | None) -> dict:
-    return {"chart": topic_lag_chart(cluster, topic, range_key), "chart_url": reverse("topics:lag", args=[cluster, topic]),
-            "chart_label": f"Lag of the groups reading {topic}", "sample_interval": settings.LAG_SAMPLE_INTERVAL_S}
 
 
 @require_GET
@@ -84,7 +79,8 @@ def _lag_chart_context(cluster: str, topic: str, range_key: str | None) -> dict:
 def topic_lag(request: HtmxHttpRequest, cluster: str, topic: str):
     """Consumer lag on this topic over time: swapped in by the range links, or a page of its own without htmx."""
     cluster_get(cluster)
-    context = {"cluster": cluster, "topic_name": topic, **_lag_chart_context(cluster, topic, request.GET.get("range"))}
+    context = {"cluster": cluster, "topic_name": topic, "chart": topic_lag_chart(cluster, topic, request.GET.get("range")),
+               "chart_url": reverse("topics:lag", args=[cluster, topic])}
     return render(request, "offsets/_lag_chart.html" if request.htmx else "topics/lag.html", context)
 
 

@@ -22,3 +22,17 @@ def get_item(mapping, key):
         return mapping.get(str(key))
     except AttributeError:
         return None
+
+
+@register.filter
+def duration_s(value) -> str:
+    """Seconds as a rough duration: 45 s, 12 min, 3 h."""
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        return ""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.0f} h"

@@ -114,11 +114,11 @@ def test_a_sweep_makes_the_same_few_calls_whatever_the_number_of_groups(local_cl
     for name in ("list_consumer_groups", "list_consumer_group_offsets", "list_offsets", "describe_consumer_groups"):
         original = getattr(AdminClient, name)
 
-        def counting(self, *args, _name=name, _original=original, **kwargs):
+        def spy(self, *args, _name=name, _original=original, **kwargs):  # counts, then asks the real broker
             calls[_name] = calls.get(_name, 0) + 1
             return _original(self, *args, **kwargs)
 
-        monkeypatch.setattr(AdminClient, name, counting)
+        monkeypatch.setattr(AdminClient, name, spy)
     result = sweep_at(0)
     # One ListGroups and one ListOffsets for every partition of every group; OffsetFetch is one group per call
     # in confluent-kafka, so those are sent together before any answer is awaited.

@@ -122,8 +122,7 @@ def test_lag_history_command(local_cluster, capsys):
 
     now = datetime.now(UTC)
     add_samples("cli-group", "orders", minutes=1, now=now)  # 3 samples: lag 1000, 950, 900
-    GroupLagStatus.objects.create(cluster="local", group="cli-group", status="WARN", reason="orders-0: lag grew",
-                                  evaluated_at=now)
+    GroupLagStatus.objects.create(cluster="local", group="cli-group", status="WARN", reason="orders-0: lag grew")
 
     call_command("lag_history", "cli-group", "--range", "1h", "--format", "json")
     history = json.loads(capsys.readouterr().out)

@@ -9,11 +9,10 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.core.cache import cache
 
-from console.clusters.selectors import cluster_admin, cluster_connection, cluster_get
+from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
 from console.kafka.ops_configs import BROKER, TOPIC
 from console.kafka.ops_offsets import EARLIEST, LATEST
-from console.kafka.reader import read_records
 from console.kafka.types import PartitionRef, TopicMetadata
 from topics import table
 from topics.configdocs import EXPLANATIONS, broker_default, human_value
@@ -305,8 +304,8 @@ def records_page(cluster: str, topic: str, partition: int, *, offset: int | None
         start = max(log_start, log_end - limit)
     else:
         start = min(max(offset, log_start), log_end)
-    records = read_records(cluster_connection(cluster_get(cluster)), topic, partition, start=start, limit=limit, end=log_end,
-                           timeout=settings.KAFKA_REQUEST_TIMEOUT_S + 2)
+    records = admin.read_records(topic, partition, start=start, limit=limit, end=log_end,
+                                 timeout=settings.KAFKA_REQUEST_TIMEOUT_S + 2)
     rows = [
         RecordRow(offset=r.offset, timestamp=r.timestamp, timestamp_type=r.timestamp_type, key=decode_bytes(r.key),
                   value=decode_bytes(r.value), headers=[(k, decode_bytes(v)) for k, v in r.headers],

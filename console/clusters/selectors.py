@@ -9,6 +9,7 @@ from django.conf import settings
 from console.clusters.models import Cluster
 from console.errors import ConsoleError, NotFound
 from console.kafka.admin import KafkaAdmin
+from console.kafka.isolated import IsolatedKafkaAdmin
 from console.kafka.errors import KafkaGatewayError, MSG_MISSING_SECRET
 from console.kafka.types import ClusterConnection, ClusterDescription
 
@@ -34,9 +35,12 @@ def cluster_connection(cluster: Cluster) -> ClusterConnection:
 
 
 def cluster_admin(cluster: Cluster | str) -> KafkaAdmin:
+    """The cluster's gateway. Each cluster's librdkafka clients run in a child process of their own unless
+    KAFKA_CLIENT_ISOLATION is off, so a native abort in the client library stops that cluster's calls only."""
     if isinstance(cluster, str):
         cluster = cluster_get(cluster)
-    return KafkaAdmin(
+    gateway = IsolatedKafkaAdmin if settings.KAFKA_CLIENT_ISOLATION else KafkaAdmin
+    return gateway(
         cluster_connection(cluster),
         timeout=settings.KAFKA_REQUEST_TIMEOUT_S,
         unreachable_backoff=settings.KAFKA_UNREACHABLE_BACKOFF_S,

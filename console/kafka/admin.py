@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from confluent_kafka.admin import AdminClient
 
+from console.kafka import reader
 from console.kafka.base import AdminBase
 from console.kafka.ops_configs import ConfigOps
 from console.kafka.ops_groups import GroupOps
 from console.kafka.ops_offsets import OffsetOps
 from console.kafka.ops_topics import TopicOps
-from console.kafka.types import BrokerInfo, ClusterDescription
+from console.kafka.types import BrokerInfo, ClusterDescription, RecordInfo
 
 
 class ClusterOps(AdminBase):
@@ -29,5 +30,16 @@ class ClusterOps(AdminBase):
         return self._call(run)
 
 
-class KafkaAdmin(ClusterOps, TopicOps, OffsetOps, ConfigOps, GroupOps):
-    """Composes an AdminClient (never exposes it); returns frozen dataclasses; raises console.kafka.errors only."""
+class RecordOps(AdminBase):
+    def read_records(self, topic: str, partition: int, *, start: int, limit: int, end: int,
+                     timeout: float) -> list[RecordInfo]:
+        """Fetch with an assign-only consumer: records [start, min(start+limit, end)) of one partition."""
+        return reader.read_records(self.connection, topic, partition, start=start, limit=limit, end=end,
+                                   timeout=timeout)
+
+
+class KafkaAdmin(ClusterOps, TopicOps, OffsetOps, ConfigOps, GroupOps, RecordOps):
+    """Composes an AdminClient (never exposes it); returns frozen dataclasses; raises console.kafka.errors only.
+
+    This runs librdkafka in the calling process; console.kafka.isolated.IsolatedKafkaAdmin has the same face and
+    runs each cluster's calls in a child process."""

@@ -66,3 +66,6 @@ def forget_clients() -> None:
     with _admins_lock:
         _admins.clear()
     _unreachable_until.clear()
+    from console.kafka import sandbox  # the children hold clients too
+
+    sandbox.forget_all()

@@ -68,6 +68,13 @@ class PartitionErrors(KafkaGatewayError):
         super().__init__(f"{len(errors)} partition(s) failed: {listed}{more}", code="PARTITION_ERRORS", cluster=cluster)
         self.errors = errors
 
+    def __reduce__(self):  # answers cross a process boundary (console.kafka.sandbox)
+        return (_rebuild_partition_errors, (self.errors, self.cluster))
+
+
+def _rebuild_partition_errors(errors: list[PartitionError], cluster: str) -> PartitionErrors:
+    return PartitionErrors(errors, cluster=cluster)
+
 
 MSG_UNREACHABLE = "Cluster '{cluster}' did not answer within {timeout:g} s ({detail})."
 MSG_MISSING_SECRET = "Cluster '{cluster}' needs the environment variable {env} for {key}, and it is not set."

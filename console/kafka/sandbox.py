@@ -1,0 +1,229 @@
+"""One child process per cluster connection, so no cluster can take down the process that serves them all.
+
+librdkafka can abort the whole process on an internal assertion (see the README's notes on Kafka clients): no
+Python `except` catches that. Each cluster's clients therefore live in a child (console.kafka.sandbox_child);
+the caller's thread sends a request and waits, bounded. When a child dies, its callers get ClusterUnavailable
+at once and the next call starts a fresh child. A child whose cluster has failed for RECYCLE_AFTER_S is
+replaced too, so clients held across a broker restart, a changed address or a renewed certificate cannot keep
+a cluster's pages down.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from itertools import count
+from pathlib import Path
+
+from console.kafka.errors import ClusterUnavailable
+from console.kafka.sandbox_child import FORGET, read_message, write_message
+from console.kafka.types import ClusterConnection
+
+log = logging.getLogger(__name__)
+
+RECYCLE_AFTER_S = 10.0  # a cluster failing this long gets a fresh client process
+IDLE_AFTER_S = 600.0  # a child unused this long is stopped
+_PROJECT_DIR = Path(__file__).resolve().parents[2]
+
+MSG_CHILD_DIED = ("The Kafka client process for cluster '{cluster}' stopped ({how}) during this request; "
+                  "a new one starts with the next request.")
+MSG_CHILD_SILENT = "Cluster '{cluster}' did not answer within {timeout:g} s (its client process was restarted)."
+
+
+def _exit_description(returncode: int | None) -> str:
+    if returncode is None:
+        return "pipe closed"
+    if returncode < 0:
+        try:
+            return f"killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"killed by signal {-returncode}"
+    return f"exit code {returncode}"
+
+
+def _connection_key(connection: ClusterConnection) -> tuple:
+    return connection.name, connection.bootstrap_servers, tuple(sorted(connection.config.items()))
+
+
+class ClientProcess:
+    """A child holding one cluster connection's clients; thread-safe; answers are matched by request id."""
+
+    def __init__(self, connection: ClusterConnection) -> None:
+        self.connection = connection
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(_PROJECT_DIR), os.environ.get("PYTHONPATH")]))}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "console.kafka.sandbox_child"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            cwd=_PROJECT_DIR, env=env, start_new_session=True,
+        )
+        self.started = self.last_used = time.monotonic()
+        self.failing_since: float | None = None
+        self._ids = count(1)
+        self._pending: dict[int, Future] = {}
+        self._lock = threading.Lock()
+        self._send_lock = threading.Lock()
+        self._closed = False
+        write_message(self.process.stdin, self._send_lock, connection)
+        threading.Thread(target=self._read_answers, name=f"kafka-sandbox-{connection.name}", daemon=True).start()
+
+    @property
+    def alive(self) -> bool:
+        return not self._closed and self.process.poll() is None
+
+    def call(self, method: str, args: tuple, kwargs: dict, *, timeout: float, backoff: float, wait_s: float):
+        future: Future = Future()
+        with self._lock:
+            if self._closed:
+                raise self._died_error()
+            request_id = next(self._ids)
+            self._pending[request_id] = future
+        self.last_used = time.monotonic()
+        try:
+            write_message(self.process.stdin, self._send_lock, (request_id, method, args, kwargs, timeout, backoff))
+        except (BrokenPipeError, OSError, ValueError):
+            self._fail_pending()
+        try:
+            return future.result(timeout=wait_s)
+        except FutureTimeout:
+            # The child bounds every call itself, so silence means it is stuck: replace it.
+            log.warning("Kafka client process %s for cluster '%s' did not answer within %.0f s; stopping it",
+                        self.process.pid, self.connection.name, wait_s)
+            self.close(kill=True)
+            raise ClusterUnavailable(MSG_CHILD_SILENT.format(cluster=self.connection.name, timeout=wait_s),
+                                     code="_TIMED_OUT", cluster=self.connection.name) from None
+        finally:
+            with self._lock:
+                self._pending.pop(request_id, None)
+
+    def _read_answers(self) -> None:
+        stdout = self.process.stdout
+        while True:
+            try:
+                answer = read_message(stdout)
+            except Exception:  # a torn message from a dying child
+                answer = None
+            if answer is None:
+                break
+            request_id, ok, value = answer
+            with self._lock:
+                future = self._pending.get(request_id)
+            if future is not None and not future.done():
+                future.set_result(value) if ok else future.set_exception(value)
+        returncode = self.process.wait()
+        if not self._closed:
+            log.warning("Kafka client process %s for cluster '%s' stopped (%s); the next request starts a new one",
+                        self.process.pid, self.connection.name, _exit_description(returncode))
+        self._fail_pending()
+
+    def _died_error(self) -> ClusterUnavailable:
+        how = _exit_description(self.process.poll())
+        return ClusterUnavailable(MSG_CHILD_DIED.format(cluster=self.connection.name, how=how),
+                                  code="_TRANSPORT", cluster=self.connection.name)
+
+    def _fail_pending(self) -> None:
+        with self._lock:
+            self._closed = True
+            pending, self._pending = list(self._pending.values()), {}
+        for future in pending:
+            if not future.done():
+                future.set_exception(self._died_error())
+
+    def close(self, *, kill: bool = False) -> None:
+        with self._lock:
+            self._closed = True
+        try:
+            if kill:
+                self.process.kill()
+            else:
+                self.process.stdin.close()  # the child exits when its input ends
+        except OSError:
+            pass
+
+    def note_outcome(self, failed_unreachable: bool) -> None:
+        now = time.monotonic()
+        if not failed_unreachable:
+            self.failing_since = None
+        elif self.failing_since is None:
+            self.failing_since = now
+
+    def should_recycle(self) -> bool:
+        now = time.monotonic()
+        return (self.failing_since is not None and now - self.failing_since >= RECYCLE_AFTER_S
+                and now - self.started >= RECYCLE_AFTER_S)
+
+
+_children: dict[str, ClientProcess] = {}
+_children_lock = threading.Lock()
+
+
+def _child_for(connection: ClusterConnection) -> ClientProcess:
+    """The live child for this connection; a cluster whose settings changed gets a new one, the old one retired."""
+    key = _connection_key(connection)
+    retired: list[ClientProcess] = []
+    with _children_lock:
+        child = _children.get(connection.name)
+        if child is not None and (not child.alive or _connection_key(child.connection) != key):
+            retired.append(child)
+            child = None
+        if child is None:
+            child = _children[connection.name] = ClientProcess(connection)
+        now = time.monotonic()
+        for name, other in list(_children.items()):
+            if other is not child and now - other.last_used > IDLE_AFTER_S:
+                retired.append(_children.pop(name))
+    for old in retired:
+        old.close()
+    return child
+
+
+def call(connection: ClusterConnection, method: str, args: tuple, kwargs: dict, *, timeout: float,
+         backoff: float):
+    """Runs KafkaAdmin.<method>(*args, **kwargs) in the cluster's child. A call makes at most a few bounded
+    round trips, so the wait is bounded by a few request timeouts."""
+    child = _child_for(connection)
+    try:
+        result = child.call(method, args, kwargs, timeout=timeout, backoff=backoff, wait_s=3 * timeout + 2)
+    except ClusterUnavailable:
+        child.note_outcome(failed_unreachable=True)
+        if child.should_recycle():
+            log.warning("Cluster '%s' has not answered for %.0f s: replacing its Kafka client process",
+                        connection.name, time.monotonic() - (child.failing_since or time.monotonic()))
+            with _children_lock:
+                if _children.get(connection.name) is child:
+                    del _children[connection.name]
+            child.close()
+        raise
+    child.note_outcome(failed_unreachable=False)
+    return result
+
+
+def forget_all() -> None:
+    """Asks every child to drop its cached clients and fail-fast marks (tests restart brokers)."""
+    with _children_lock:
+        children = list(_children.values())
+    for child in children:
+        if child.alive:
+            try:
+                child.call(FORGET, (), {}, timeout=1.0, backoff=0.0, wait_s=5.0)
+            except ClusterUnavailable:
+                pass
+
+
+def stop_all() -> None:
+    with _children_lock:
+        children = list(_children.values())
+        _children.clear()
+    for child in children:
+        child.close()
+
+
+def child_pids() -> dict[str, int]:
+    """The live children's process ids by cluster (for tests and diagnostics)."""
+    with _children_lock:
+        return {name: child.process.pid for name, child in _children.items() if child.alive}

@@ -1,4 +1,10 @@
-"""/health: the state of every dependency, for load balancers and people. Public, so it names no secrets."""
+"""Health for orchestrators and people; public, so it names no secrets or addresses.
+
+- /health/live: the process serves requests (touches nothing).
+- /health (also /health/ready): the console's own dependencies (database, Redis, a Celery worker) decide the
+  status; every registered Kafka cluster's state is in the body but never turns the answer into 503, because
+  one of twenty clusters being down must not take the console out of service.
+"""
 
 from __future__ import annotations
 
@@ -47,6 +53,12 @@ def celery_state(redis_ok: bool) -> dict:
 
 @login_not_required
 @require_GET
+def health_live(request):
+    return JsonResponse({"status": "alive"})
+
+
+@login_not_required
+@require_GET
 def health(request):
     db = database_state()
     registered = list(Cluster.objects.all()) if db["ok"] else []
@@ -56,7 +68,8 @@ def health(request):
         redis_info = redis_future.result()
         clusters = {c.name: c.as_json() for c in clusters_future.result()}
     celery = celery_state(redis_info["ok"])
-    ok = db["ok"] and redis_info["ok"] and celery["ok"] and all(c["reachable"] for c in clusters.values())
+    ok = db["ok"] and redis_info["ok"] and celery["ok"]
+    down = sorted(name for name, c in clusters.items() if not c["reachable"])
     body = {"status": "ok" if ok else "degraded", "database": db, "redis": redis_info, "celery": celery,
-            "kafka": clusters}
+            "kafka": clusters, "kafka_summary": {"clusters": len(clusters), "unreachable": down}}
     return JsonResponse(body, status=200 if ok else 503)

@@ -2,11 +2,13 @@ from django.contrib import admin
 from django.urls import include, path
 from django.views.generic import RedirectView
 
-from console.health import health
+from console.health import health, health_live
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="clusters:list", permanent=False)),
     path("health", health, name="health"),
+    path("health/ready", health, name="health-ready"),
+    path("health/live", health_live, name="health-live"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
     path("clusters/<str:cluster>/topics/", include("topics.urls")),

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -39,6 +40,59 @@ def kafka_node(tmp_path_factory) -> KafkaNode:
     settings.KAFKA_BOOTSTRAP_SERVERS = os.environ["KAFKA_BOOTSTRAP_SERVERS"] = node.bootstrap
     yield node
     node.stop()
+
+
+SECURED_PASSWORD_ENV = "TEST_SECURED_KAFKA_PASSWORD"
+
+
+@pytest.fixture(scope="session")
+def secured_kafka(tmp_path_factory) -> KafkaNode:
+    """A second broker, started on first use: SASL_SSL (SCRAM-SHA-512) and mTLS listeners with certificates
+    made for this session, a SCRAM user whose password only the environment holds. Tests may stop and start it."""
+    import secrets
+
+    from console.devstack.kafka import BrokerSecurity
+    from console.devstack.tls import make_tls_files
+
+    home = tmp_path_factory.mktemp("kafka-secured")
+    password = secrets.token_urlsafe(16)
+    os.environ[SECURED_PASSWORD_ENV] = password
+    security = BrokerSecurity(sasl_ssl_port=free_port(), mtls_port=free_port(), tls=make_tls_files(home / "tls"),
+                              scram_users={"console": password})
+    node = KafkaNode(home=home, port=free_port(), controller_port=free_port(), heap=("-Xms128m", "-Xmx512m"),
+                     security=security)
+    with open(home / "broker.log", "a") as log:
+        node.start(stdout=log)
+    try:
+        node.wait_ready()
+    except Exception:
+        node.stop()
+        raise RuntimeError(f"The secured Kafka did not start; see {home / 'broker.log'}") from None
+    yield node
+    node.stop()
+
+
+def restart_broker(node: KafkaNode) -> None:
+    """Stops a broker with SIGTERM and starts it again on the same ports and data."""
+    node.stop()
+    with open(node.home / "broker.log", "a") as log:
+        node.start(stdout=log)
+    node.wait_ready()
+
+
+def secured_settings(node: KafkaNode, listener: str = "sasl_ssl") -> dict:
+    """Cluster registration fields for the secured broker: secrets by environment variable name, files by path."""
+    tls = node.security.tls
+    if listener == "sasl_ssl":
+        return {"bootstrap_servers": node.security.sasl_ssl_bootstrap,
+                "client_config": {"security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512",
+                                  "sasl.username": "console", "ssl.ca.location": str(tls.ca)},
+                "secret_env": {"sasl.password": SECURED_PASSWORD_ENV}}
+    return {"bootstrap_servers": node.security.mtls_bootstrap,
+            "client_config": {"security.protocol": "SSL", "ssl.ca.location": str(tls.ca),
+                              "ssl.certificate.location": str(tls.client_cert),
+                              "ssl.key.location": str(tls.client_key)},
+            "secret_env": {}}
 
 
 @pytest.fixture(scope="session")
@@ -245,3 +299,73 @@ def logged_in_page(browser, live_server):
     yield open_as
     for context in contexts:
         context.close()
+
+
+class WebServer:
+    """A real web process (runserver or gunicorn) on the test database, and a logged-in HTTP session for it."""
+
+    def __init__(self, command: list[str], env: dict, log_path, port: int) -> None:
+        self.port, self.log_path = port, log_path
+        self.url = f"http://127.0.0.1:{port}"
+        self._log = open(log_path, "w")
+        self.process = subprocess.Popen(command, cwd=PROJECT_DIR, env=env, stdout=self._log,
+                                        stderr=subprocess.STDOUT, start_new_session=True)
+        import requests
+
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"web server exited with {self.process.returncode}; see {log_path}")
+            try:
+                requests.get(self.url + "/health/live", timeout=2)
+                return
+            except requests.ConnectionError:
+                time.sleep(0.3)
+        raise RuntimeError(f"web server did not answer; see {log_path}")
+
+    def session(self, username: str, password: str):
+        import requests
+
+        session = requests.Session()
+        session.get(self.url + "/accounts/login/", timeout=10)
+        response = session.post(self.url + "/accounts/login/", timeout=10, data={
+            "username": username, "password": password, "csrfmiddlewaretoken": session.cookies["csrftoken"]},
+            headers={"Referer": self.url + "/accounts/login/"})
+        assert response.url.rstrip("/").endswith("/clusters"), response.url
+        return session
+
+    def log(self) -> str:
+        self._log.flush()
+        return open(self.log_path).read()
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, 15)
+            try:
+                self.process.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, 9)
+                self.process.wait()
+        self._log.close()
+
+
+@pytest.fixture
+def web_server(redis_node, kafka_node, tmp_path):
+    """web_server(kind="runserver"|"gunicorn") starts a real web process on a free port against the test DB."""
+    servers = []
+
+    def start(kind: str = "runserver", **extra_env: str) -> WebServer:
+        port = free_port()
+        env = {**celery_env(redis_node, kafka_node), **extra_env}
+        if kind == "gunicorn":
+            command = [str(Path(sys.executable).parent / "gunicorn"), "console.wsgi", "--bind", f"127.0.0.1:{port}",
+                       "--workers", "1", "--threads", "8", "--timeout", "60"]
+        else:
+            command = [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"]
+        server = WebServer(command, env, tmp_path / f"{kind}-{port}.log", port)
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()

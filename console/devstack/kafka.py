@@ -18,16 +18,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from console.devstack.paths import DATA_DIR, KAFKA_LIBS
+from console.devstack.tls import TlsFiles
 
 _SERVER_PROPERTIES = """\
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:{controller_port}
-listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}
-advertised.listeners=PLAINTEXT://127.0.0.1:{port}
+listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}{extra_listeners}
+advertised.listeners=PLAINTEXT://127.0.0.1:{port}{extra_advertised}
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT{extra_protocols}
 log.dirs={log_dir}
 num.partitions=1
 num.network.threads=2
@@ -43,6 +44,18 @@ group.initial.rebalance.delay.ms=0
 log.cleaner.dedupe.buffer.size=1048577
 auto.create.topics.enable=false
 delete.topic.enable=true
+"""
+
+# A SASL_SSL listener (SCRAM-SHA-512) and an SSL listener that requires a client certificate (mTLS), both with
+# PEM files from console.devstack.tls. PLAINTEXT stays for the broker's own traffic and test set-up.
+_SECURED_PROPERTIES = """\
+sasl.enabled.mechanisms=SCRAM-SHA-512
+listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+ssl.keystore.type=PEM
+ssl.keystore.location={keystore}
+ssl.truststore.type=PEM
+ssl.truststore.location={truststore}
+listener.name.ssl.ssl.client.auth=required
 """
 
 _LOG4J2 = """\
@@ -72,6 +85,24 @@ def java_classpath(libs: Path = KAFKA_LIBS) -> str:
     return f"{libs}/*"
 
 
+@dataclass(frozen=True)
+class BrokerSecurity:
+    """The secured listeners of a test broker and the SCRAM users made when its storage is formatted."""
+
+    sasl_ssl_port: int
+    mtls_port: int
+    tls: TlsFiles
+    scram_users: dict[str, str]
+
+    @property
+    def sasl_ssl_bootstrap(self) -> str:
+        return f"127.0.0.1:{self.sasl_ssl_port}"
+
+    @property
+    def mtls_bootstrap(self) -> str:
+        return f"127.0.0.1:{self.mtls_port}"
+
+
 @dataclass
 class KafkaNode:
     home: Path
@@ -81,6 +112,7 @@ class KafkaNode:
     log_level: str = "WARN"
     offsets_partitions: int = 1
     libs: Path = KAFKA_LIBS
+    security: BrokerSecurity | None = None
     process: subprocess.Popen | None = field(default=None, repr=False)
 
     @property
@@ -107,21 +139,31 @@ class KafkaNode:
         """Writes the configuration and formats the storage once; later starts keep the data."""
         self.home.mkdir(parents=True, exist_ok=True)
         (self.home / "logs").mkdir(exist_ok=True)
-        self.config_file.write_text(
-            _SERVER_PROPERTIES.format(
-                port=self.port, controller_port=self.controller_port, log_dir=self.log_dir,
-                offsets_partitions=self.offsets_partitions,
-            )
+        secured = self.security
+        extra = {"extra_listeners": "", "extra_advertised": "", "extra_protocols": ""}
+        if secured is not None:
+            added = f",SASL_SSL://127.0.0.1:{secured.sasl_ssl_port},SSL://127.0.0.1:{secured.mtls_port}"
+            extra = {"extra_listeners": added, "extra_advertised": added,
+                     "extra_protocols": ",SASL_SSL:SASL_SSL,SSL:SSL"}
+        properties = _SERVER_PROPERTIES.format(
+            port=self.port, controller_port=self.controller_port, log_dir=self.log_dir,
+            offsets_partitions=self.offsets_partitions, **extra,
         )
+        if secured is not None:
+            properties += _SECURED_PROPERTIES.format(keystore=secured.tls.broker_keystore, truststore=secured.tls.ca)
+        self.config_file.write_text(properties)
         (self.home / "log4j2.properties").write_text(_LOG4J2.format(level=self.log_level))
         if (self.log_dir / "meta.properties").exists():
             return
         cluster_id = "-"
         while cluster_id.startswith("-"):  # StorageTool would read a leading '-' as an option
             cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+        scram = []
+        for user, password in (self.security.scram_users.items() if self.security else ()):
+            scram += ["--add-scram", f"SCRAM-SHA-512=[name={user},password={password}]"]
         subprocess.run(
             [*self.jvm_args(), "kafka.tools.StorageTool", "format", "--cluster-id", cluster_id,
-             "--config", str(self.config_file), "--ignore-formatted"],
+             "--config", str(self.config_file), "--ignore-formatted", *scram],
             check=True, stdout=subprocess.DEVNULL,
         )
 

@@ -10,7 +10,7 @@ from confluent_kafka.admin import AdminClient
 from console.kafka import client
 from console.kafka.errors import ClusterUnavailable, KafkaGatewayError, PartitionError, PartitionErrors
 from console.kafka.futures import future_result, futures_outcomes
-from console.kafka.mapping import map_exception
+from console.kafka.mapping import explain_unavailable, map_exception
 from console.kafka.types import ClusterConnection
 
 T = TypeVar("T")
@@ -32,17 +32,16 @@ class AdminBase:
         admin = client.admin_client(self.connection)
         try:
             result = operation(admin)
-        except ClusterUnavailable as exc:
-            client.mark_unreachable(self.connection, exc.message, self.unreachable_backoff)
-            raise
         except Exception as exc:
+            admin.poll(0)  # serves error_cb, so a refused login is known before the error is mapped
             mapped = map_exception(exc, cluster=self.cluster, timeout=self.timeout)
             if isinstance(mapped, ClusterUnavailable):
+                mapped = explain_unavailable(mapped, client.recent_connection_error(self.connection))
                 client.mark_unreachable(self.connection, mapped.message, self.unreachable_backoff)
             raise mapped from exc
-        finally:
-            admin.poll(0)
+        admin.poll(0)
         client.mark_reachable(self.connection)
+        client.forget_connection_error(self.connection)
         return result
 
     def _wait(self, future):

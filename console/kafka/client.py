@@ -6,6 +6,7 @@ import logging
 import threading
 import time
 
+from confluent_kafka import KafkaError
 from confluent_kafka.admin import AdminClient
 
 from console.kafka import errors
@@ -26,6 +27,10 @@ _librdkafka_log.addHandler(logging.NullHandler())  # silent unless logging is co
 _admins: dict[tuple, AdminClient] = {}
 _admins_lock = threading.Lock()
 _unreachable_until: dict[str, tuple[float, str]] = {}
+# The last connection-level error librdkafka reported per cluster (bad credentials, TLS refused...): a request
+# that then times out says why instead of "did not answer".
+_last_errors: dict[str, tuple[float, KafkaError]] = {}
+_ERROR_MEMORY_S = 30.0
 
 
 def client_config(connection: ClusterConnection, **overrides: object) -> dict[str, object]:
@@ -36,14 +41,35 @@ def client_config(connection: ClusterConnection, **overrides: object) -> dict[st
     return config
 
 
+def _error_callback(cluster: str):
+    def remember(error: KafkaError) -> None:
+        if error.code() != KafkaError._ALL_BROKERS_DOWN:  # a consequence, never the reason
+            _last_errors[cluster] = (time.monotonic(), error)
+
+    return remember
+
+
 def admin_client(connection: ClusterConnection) -> AdminClient:
     key = (connection.name, connection.bootstrap_servers, tuple(sorted(connection.config.items())))
     with _admins_lock:
         admin = _admins.get(key)
         if admin is None:
-            admin = AdminClient({**client_config(connection), "logger": _librdkafka_log})
+            admin = AdminClient({**client_config(connection), "logger": _librdkafka_log,
+                                 "error_cb": _error_callback(connection.name)})
             _admins[key] = admin
         return admin
+
+
+def recent_connection_error(connection: ClusterConnection) -> KafkaError | None:
+    """What librdkafka last reported about reaching this cluster, if it was lately."""
+    entry = _last_errors.get(connection.name)
+    if entry and time.monotonic() - entry[0] < _ERROR_MEMORY_S:
+        return entry[1]
+    return None
+
+
+def forget_connection_error(connection: ClusterConnection) -> None:
+    _last_errors.pop(connection.name, None)
 
 
 def check_not_known_unreachable(connection: ClusterConnection) -> None:
@@ -66,6 +92,7 @@ def forget_clients() -> None:
     with _admins_lock:
         _admins.clear()
     _unreachable_until.clear()
+    _last_errors.clear()
     from console.kafka import sandbox  # the children hold clients too
 
     sandbox.forget_all()

@@ -77,6 +77,8 @@ def _rebuild_partition_errors(errors: list[PartitionError], cluster: str) -> Par
 
 
 MSG_UNREACHABLE = "Cluster '{cluster}' did not answer within {timeout:g} s ({detail})."
+MSG_LOGIN_REFUSED = "Cluster '{cluster}' refused the console's credentials ({detail})."
+MSG_TLS_REFUSED = "Cluster '{cluster}' could not be reached over TLS ({detail})."
 MSG_MISSING_SECRET = "Cluster '{cluster}' needs the environment variable {env} for {key}, and it is not set."
 MSG_TOPIC_NOT_FOUND = "Topic '{topic}' does not exist on cluster '{cluster}'."
 MSG_GROUP_NOT_FOUND = "Consumer group '{group}' does not exist on cluster '{cluster}'."

@@ -94,3 +94,22 @@ def map_exception(exc: BaseException, *, cluster: str = "", timeout: float = 0.0
     if isinstance(exc, ValueError):
         return errors.InvalidRequest(str(exc), code="INVALID_ARGUMENT", cluster=cluster)
     return errors.KafkaRequestFailed(f"{type(exc).__name__}: {exc}", cluster=cluster)
+
+
+# Connection-level errors that say why a cluster "did not answer": the login or the TLS handshake was refused.
+_REFUSED_LOGIN = {KafkaError._AUTHENTICATION, KafkaError.SASL_AUTHENTICATION_FAILED}
+_TLS_REFUSED = {KafkaError._SSL}
+
+
+def explain_unavailable(exc: errors.ClusterUnavailable, cause: KafkaError | None) -> errors.KafkaGatewayError:
+    """A timeout with a refused login behind it becomes NotAuthorized; a TLS failure keeps its own words."""
+    if cause is None:
+        return exc
+    text = cause.str() or cause.name()
+    if cause.code() in _REFUSED_LOGIN:
+        message = errors.MSG_LOGIN_REFUSED.format(cluster=exc.cluster, detail=text)
+        return errors.NotAuthorized(message, code=cause.name(), cluster=exc.cluster)
+    if cause.code() in _TLS_REFUSED or "SSL" in text or "certificate" in text.lower():
+        message = errors.MSG_TLS_REFUSED.format(cluster=exc.cluster, detail=text)
+        return errors.ClusterUnavailable(message, code=cause.name(), cluster=exc.cluster)
+    return exc

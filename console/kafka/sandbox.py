@@ -28,7 +28,7 @@ from console.kafka.types import ClusterConnection
 
 log = logging.getLogger(__name__)
 
-RECYCLE_AFTER_S = 10.0  # a cluster failing this long gets a fresh client process
+RECYCLE_AFTER_S = 10.0  # an operation failing this long on a cluster gets it a fresh client process
 IDLE_AFTER_S = 600.0  # a child unused this long is stopped
 _PROJECT_DIR = Path(__file__).resolve().parents[2]
 
@@ -63,7 +63,10 @@ class ClientProcess:
             cwd=_PROJECT_DIR, env=env, start_new_session=True,
         )
         self.started = self.last_used = time.monotonic()
-        self.failing_since: float | None = None
+        # Per operation: after a restart librdkafka may answer Metadata while group calls stay stuck for good, so
+        # one success elsewhere must not hide an operation that keeps failing.
+        self.failing_since: dict[str, float] = {}
+        self.recycling = False
         self._ids = count(1)
         self._pending: dict[int, Future] = {}
         self._lock = threading.Lock()
@@ -145,17 +148,21 @@ class ClientProcess:
         except OSError:
             pass
 
-    def note_outcome(self, failed_unreachable: bool) -> None:
-        now = time.monotonic()
+    def note_outcome(self, method: str, failed_unreachable: bool) -> None:
         if not failed_unreachable:
-            self.failing_since = None
-        elif self.failing_since is None:
-            self.failing_since = now
+            self.failing_since.pop(method, None)
+        else:
+            self.failing_since.setdefault(method, time.monotonic())
 
-    def should_recycle(self) -> bool:
+    def claim_recycle(self, method: str) -> float | None:
+        """How long `method` has failed, when that is long enough to replace this child; claimed by one caller."""
         now = time.monotonic()
-        return (self.failing_since is not None and now - self.failing_since >= RECYCLE_AFTER_S
-                and now - self.started >= RECYCLE_AFTER_S)
+        since = self.failing_since.get(method)
+        with self._lock:
+            if self.recycling or since is None or now - since < RECYCLE_AFTER_S or now - self.started < RECYCLE_AFTER_S:
+                return None
+            self.recycling = True
+        return now - since
 
 
 _children: dict[str, ClientProcess] = {}
@@ -190,16 +197,17 @@ def call(connection: ClusterConnection, method: str, args: tuple, kwargs: dict, 
     try:
         result = child.call(method, args, kwargs, timeout=timeout, backoff=backoff, wait_s=3 * timeout + 2)
     except ClusterUnavailable:
-        child.note_outcome(failed_unreachable=True)
-        if child.should_recycle():
-            log.warning("Cluster '%s' has not answered for %.0f s: replacing its Kafka client process",
-                        connection.name, time.monotonic() - (child.failing_since or time.monotonic()))
+        child.note_outcome(method, failed_unreachable=True)
+        failing_for = child.claim_recycle(method)
+        if failing_for is not None:
+            log.warning("Cluster '%s' has failed %s for %.0f s: replacing its Kafka client process",
+                        connection.name, method, failing_for)
             with _children_lock:
                 if _children.get(connection.name) is child:
                     del _children[connection.name]
             child.close()
         raise
-    child.note_outcome(failed_unreachable=False)
+    child.note_outcome(method, failed_unreachable=False)
     return result
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
+import threading
 import sys
 import time
 from pathlib import Path
@@ -171,6 +173,33 @@ def commit(kafka_node):
         consumer.close()
 
     return run
+
+
+@pytest.fixture
+def silent_server():
+    """Accepts TCP connections and never answers: the worst case for a client without timeouts."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    accepted: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept_forever():
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                accepted.append(server.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept_forever, daemon=True)
+    thread.start()
+    yield f"127.0.0.1:{server.getsockname()[1]}"
+    stop.set()
+    thread.join(2)
+    for conn in accepted:
+        conn.close()
+    server.close()
 
 
 @pytest.fixture(autouse=True)

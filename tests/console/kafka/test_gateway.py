@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import socket
-import threading
 import time
 import uuid
 
@@ -81,33 +80,6 @@ def test_closed_port_raises_cluster_unavailable_within_the_timeout():
 
     assert time.monotonic() - started < 2.0 + 1.5
     assert "down" in caught.value.message and "did not answer" in caught.value.message
-
-
-@pytest.fixture
-def silent_server():
-    """Accepts TCP connections and never answers: the worst case for a client without timeouts."""
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(16)
-    accepted: list[socket.socket] = []
-    stop = threading.Event()
-
-    def accept_forever():
-        server.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                accepted.append(server.accept()[0])
-            except OSError:
-                continue
-
-    thread = threading.Thread(target=accept_forever, daemon=True)
-    thread.start()
-    yield f"127.0.0.1:{server.getsockname()[1]}"
-    stop.set()
-    thread.join(2)
-    for conn in accepted:
-        conn.close()
-    server.close()
 
 
 @pytest.mark.parametrize("call", ["describe_cluster", "list_topics"])

@@ -3,3 +3,24 @@ from django.apps import AppConfig
 
 class OffsetsConfig(AppConfig):
     name = "offsets"
+
+    def ready(self) -> None:
+        from console.clusters.status import StatusLine, register_status_provider
+        from offsets.selectors_history import recorder_health
+        from offsets.selectors_lag import sampler_health
+
+        def history(cluster: str) -> StatusLine:
+            health = recorder_health(cluster)
+            return StatusLine("Rebalance history", health.text, health.ok)
+
+        def lag(cluster: str) -> StatusLine:
+            health = sampler_health(cluster)
+            if health.last_error:
+                return StatusLine("Lag sampling", f"Last sample failed: {health.last_error}", False)
+            if health.last_ok_at is None:
+                return StatusLine("Lag sampling", "Not sampled yet.", False)
+            return StatusLine("Lag sampling", f"Last sample at {health.last_ok_at:%Y-%m-%d %H:%M:%S} UTC"
+                              + (" (late: is Celery beat running?)" if health.stale else "."), not health.stale)
+
+        register_status_provider(lag)
+        register_status_provider(history)

@@ -12,6 +12,20 @@ class RecorderPosition(models.Model):
         constraints = [models.UniqueConstraint(fields=["cluster", "partition"], name="recorder_position_unique")]
 
 
+class RecorderStatus(models.Model):
+    """How the recorder of one cluster is doing, so pages can say "recorded up to 12 s ago" or why not."""
+
+    RECORDING, SAMPLING, WAITING, STOPPED = "recording", "sampling", "waiting", "stopped"
+
+    cluster = models.CharField(max_length=63, unique=True)
+    state = models.CharField(max_length=16, default=WAITING)
+    detail = models.TextField(blank=True)
+    # The time up to which history is complete: "now" of the last poll that found the internal topic read to
+    # its end, or of the last sampling round.
+    recorded_up_to = models.DateTimeField(null=True)
+    updated_at = models.DateTimeField()
+
+
 class ConsumerGroupState(models.Model):
     """A KIP-848 group's members and target assignment as the records built them up (the recorder's memory)."""
 

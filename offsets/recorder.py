@@ -12,16 +12,35 @@ from datetime import UTC, datetime
 
 from django.db import transaction
 
+from console.clusters.models import Cluster
 from console.clusters.selectors import cluster_admin, cluster_connection, cluster_get
 from console.kafka.errors import ClusterUnavailable, NotAuthorized, TopicNotFound
 from console.kafka.reader import RawRecord, TopicTail
 from offsets.history import Snapshot, apply_record
-from offsets.models import ConsumerGroupState, GroupCommitStat, GroupGeneration, RecorderPosition
+from offsets.models import ConsumerGroupState, GroupCommitStat, GroupGeneration, RecorderPosition, RecorderStatus
 from offsets.records import ClassicGroup, OffsetCommit, RecordDecodeError, decode_record
 
 log = logging.getLogger(__name__)
 OFFSETS_TOPIC = "__consumer_offsets"
 SAMPLE_INTERVAL_S = 5.0
+STATUS_EVERY_S = 5.0
+
+MSG_NOT_ALLOWED = ("The console's principal may not read __consumer_offsets ({detail}); rebalance history is "
+                   "sampled from group descriptions every {interval:g} s instead, so rebalances shorter than that "
+                   "are missed.")
+MSG_NO_OFFSETS_TOPIC = ("__consumer_offsets does not exist yet (no group has committed on this cluster); group "
+                        "descriptions are sampled until it does.")
+MSG_CATCHING_UP = "Reading the backlog of __consumer_offsets."
+
+
+def recorder_status_note(cluster: str, state: str, *, detail: str = "", up_to: datetime | None = None) -> None:
+    """Records how this cluster's recorder is doing; `up_to` moves only forward, and only when given."""
+    if not Cluster.objects.filter(name=cluster).exists():  # removed meanwhile: leave no status behind
+        return
+    defaults: dict = {"state": state, "detail": detail, "updated_at": datetime.now(UTC)}
+    if up_to is not None:
+        defaults["recorded_up_to"] = up_to
+    RecorderStatus.objects.update_or_create(cluster=cluster, defaults=defaults)
 
 
 def _time(ms: int) -> datetime:
@@ -108,7 +127,7 @@ def record_from_topic(cluster: str, *, should_stop: Callable[[], bool], until_ca
     names = TopicNames(cluster)
     connection = cluster_connection(cluster_get(cluster))
     tail = TopicTail(connection, OFFSETS_TOPIC, positions, timeout=10)
-    read = 0
+    read, noted_at = 0, 0.0
     try:
         while not should_stop():
             wanted = batch_size if max_records is None else min(batch_size, max_records - read)
@@ -118,9 +137,16 @@ def record_from_topic(cluster: str, *, should_stop: Callable[[], bool], until_ca
             if batch:
                 store_batch(cluster, batch, states, names)
                 read += len(batch)
-                continue
-            if until_caught_up and tail.caught_up():
-                break
+            if time.monotonic() - noted_at >= STATUS_EVERY_S or (not batch and until_caught_up):
+                caught_up = tail.caught_up()
+                if caught_up:
+                    recorder_status_note(cluster, RecorderStatus.RECORDING, up_to=datetime.now(UTC))
+                else:
+                    last = _time(batch[-1].timestamp) if batch else None
+                    recorder_status_note(cluster, RecorderStatus.RECORDING, detail=MSG_CATCHING_UP, up_to=last)
+                noted_at = time.monotonic()
+                if caught_up and until_caught_up:
+                    break
     finally:
         tail.close()
     return read
@@ -152,26 +178,34 @@ def run(cluster: str, *, should_stop: Callable[[], bool], force_sampling: bool =
     """Tails the internal topic for as long as it runs. Not authorized to read it: samples DescribeGroups instead.
     Topic not created yet (no group ever committed): samples meanwhile and tries again. Cluster down: waits."""
     sampling_only = force_sampling
-    while not should_stop():
-        if not sampling_only:
+    why_sampling = "Sampling group descriptions (--sample)." if force_sampling else ""
+    try:
+        while not should_stop():
+            if not sampling_only:
+                try:
+                    record_from_topic(cluster, should_stop=should_stop)
+                    return
+                except NotAuthorized as exc:
+                    why_sampling = MSG_NOT_ALLOWED.format(detail=exc.message, interval=SAMPLE_INTERVAL_S)
+                    log.warning("%s: %s", cluster, why_sampling)
+                    sampling_only = True
+                except TopicNotFound:
+                    why_sampling = MSG_NO_OFFSETS_TOPIC
+                    log.info("%s: %s", cluster, why_sampling)
+                except ClusterUnavailable as exc:
+                    log.warning("%s; trying again in %ss", exc.message, SAMPLE_INTERVAL_S)
+                    recorder_status_note(cluster, RecorderStatus.WAITING, detail=exc.message)
+                    _sleep(SAMPLE_INTERVAL_S, should_stop)
+                    continue
             try:
-                record_from_topic(cluster, should_stop=should_stop)
-                return
-            except NotAuthorized as exc:
-                log.warning("Not allowed to read %s on %s (%s): sampling group descriptions every %ss instead",
-                            OFFSETS_TOPIC, cluster, exc.message, SAMPLE_INTERVAL_S)
-                sampling_only = True
-            except TopicNotFound:
-                log.info("%s does not exist yet on %s: sampling until it does", OFFSETS_TOPIC, cluster)
-            except ClusterUnavailable as exc:
+                sample_groups(cluster)
+                recorder_status_note(cluster, RecorderStatus.SAMPLING, detail=why_sampling, up_to=datetime.now(UTC))
+            except (ClusterUnavailable, NotAuthorized) as exc:
                 log.warning("%s; trying again in %ss", exc.message, SAMPLE_INTERVAL_S)
-                _sleep(SAMPLE_INTERVAL_S, should_stop)
-                continue
-        try:
-            sample_groups(cluster)
-        except ClusterUnavailable as exc:
-            log.warning("%s; trying again in %ss", exc.message, SAMPLE_INTERVAL_S)
-        _sleep(SAMPLE_INTERVAL_S, should_stop)
+                recorder_status_note(cluster, RecorderStatus.WAITING, detail=exc.message)
+            _sleep(SAMPLE_INTERVAL_S, should_stop)
+    finally:
+        recorder_status_note(cluster, RecorderStatus.STOPPED, detail="The recorder stopped.")
 
 
 def _sleep(seconds: float, should_stop: Callable[[], bool]) -> None:

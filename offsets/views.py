@@ -57,6 +57,7 @@ def group_detail(request: HtmxHttpRequest, cluster: str, group: str):
                "partition_status": status.partitions if status else {}}
     if not request.htmx:  # the live part refreshes every 5 s; the histories do not need to
         context["history"] = list(reversed(group_timeline(cluster, group)))[:100]
+        context["recorder"] = recorder_health(cluster)
         context.update(chart=group_lag_chart(cluster, group, request.GET.get("range")),
                        chart_url=reverse("offsets:lag", args=[cluster, group]))
     return render(request, "offsets/detail.html#group-live" if request.htmx else "offsets/detail.html", context)

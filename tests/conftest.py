@@ -45,22 +45,26 @@ def kafka_node(tmp_path_factory) -> KafkaNode:
 
 
 SECURED_PASSWORD_ENV = "TEST_SECURED_KAFKA_PASSWORD"
+LIMITED_PASSWORD_ENV = "TEST_LIMITED_KAFKA_PASSWORD"  # a SCRAM user with only the ACLs a test gives it
 
 
 @pytest.fixture(scope="session")
 def secured_kafka(tmp_path_factory) -> KafkaNode:
     """A second broker, started on first use: SASL_SSL (SCRAM-SHA-512) and mTLS listeners with certificates
-    made for this session, a SCRAM user whose password only the environment holds. Tests may stop and start it."""
+    made for this session, SCRAM users whose passwords only the environment holds (`console`, a super user like
+    the mTLS client, and `limited`, with no rights until a test grants some), and Kafka's StandardAuthorizer.
+    Tests may stop and start it."""
     import secrets
 
     from console.devstack.kafka import BrokerSecurity
     from console.devstack.tls import make_tls_files
 
     home = tmp_path_factory.mktemp("kafka-secured")
-    password = secrets.token_urlsafe(16)
-    os.environ[SECURED_PASSWORD_ENV] = password
+    password, limited = secrets.token_urlsafe(16), secrets.token_urlsafe(16)
+    os.environ[SECURED_PASSWORD_ENV], os.environ[LIMITED_PASSWORD_ENV] = password, limited
     security = BrokerSecurity(sasl_ssl_port=free_port(), mtls_port=free_port(), tls=make_tls_files(home / "tls"),
-                              scram_users={"console": password})
+                              scram_users={"console": password, "limited": limited},
+                              super_users=("User:ANONYMOUS", "User:console", "User:CN=console-client"))
     node = KafkaNode(home=home, port=free_port(), controller_port=free_port(), heap=("-Xms128m", "-Xmx512m"),
                      security=security)
     with open(home / "broker.log", "a") as log:
@@ -82,14 +86,14 @@ def restart_broker(node: KafkaNode) -> None:
     node.wait_ready()
 
 
-def secured_settings(node: KafkaNode, listener: str = "sasl_ssl") -> dict:
+def secured_settings(node: KafkaNode, listener: str = "sasl_ssl", user: str = "console") -> dict:
     """Cluster registration fields for the secured broker: secrets by environment variable name, files by path."""
     tls = node.security.tls
     if listener == "sasl_ssl":
         return {"bootstrap_servers": node.security.sasl_ssl_bootstrap,
                 "client_config": {"security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512",
-                                  "sasl.username": "console", "ssl.ca.location": str(tls.ca)},
-                "secret_env": {"sasl.password": SECURED_PASSWORD_ENV}}
+                                  "sasl.username": user, "ssl.ca.location": str(tls.ca)},
+                "secret_env": {"sasl.password": SECURED_PASSWORD_ENV if user == "console" else LIMITED_PASSWORD_ENV}}
     return {"bootstrap_servers": node.security.mtls_bootstrap,
             "client_config": {"security.protocol": "SSL", "ssl.ca.location": str(tls.ca),
                               "ssl.certificate.location": str(tls.client_cert),

@@ -85,5 +85,5 @@ def clusters_health(clusters: list[Cluster] | None = None) -> list[ClusterHealth
     clusters = list(Cluster.objects.all()) if clusters is None else clusters
     if not clusters:
         return []
-    with ThreadPoolExecutor(max_workers=min(8, len(clusters))) as pool:
+    with ThreadPoolExecutor(max_workers=min(32, len(clusters))) as pool:
         return list(pool.map(cluster_health, clusters))

@@ -4,13 +4,15 @@ from django.views.decorators.http import require_GET
 from console.accounts.decorators import role_required
 from console.accounts.roles import Role
 from console.clusters.selectors import cluster_admin, cluster_get, clusters_health
+from console.clusters.status import cluster_status_lines
 from console.http import HtmxHttpRequest
 
 
 @require_GET
 @role_required(Role.VIEWER)
 def cluster_list(request: HtmxHttpRequest):
-    context = {"clusters": clusters_health()}
+    health = clusters_health()
+    context = {"clusters": [(h, cluster_status_lines(h.name)) for h in health]}
     template = "clusters/list.html#cluster-table" if request.htmx else "clusters/list.html"
     return render(request, template, context)
 

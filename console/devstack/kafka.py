@@ -56,6 +56,8 @@ ssl.keystore.location={keystore}
 ssl.truststore.type=PEM
 ssl.truststore.location={truststore}
 listener.name.ssl.ssl.client.auth=required
+authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
+super.users={super_users}
 """
 
 _LOG4J2 = """\
@@ -93,6 +95,8 @@ class BrokerSecurity:
     mtls_port: int
     tls: TlsFiles
     scram_users: dict[str, str]
+    # The broker's own PLAINTEXT traffic is ANONYMOUS; everyone else needs ACLs.
+    super_users: tuple[str, ...] = ("User:ANONYMOUS",)
 
     @property
     def sasl_ssl_bootstrap(self) -> str:
@@ -150,7 +154,8 @@ class KafkaNode:
             offsets_partitions=self.offsets_partitions, **extra,
         )
         if secured is not None:
-            properties += _SECURED_PROPERTIES.format(keystore=secured.tls.broker_keystore, truststore=secured.tls.ca)
+            properties += _SECURED_PROPERTIES.format(keystore=secured.tls.broker_keystore, truststore=secured.tls.ca,
+                                                     super_users=";".join(secured.super_users))
         self.config_file.write_text(properties)
         (self.home / "log4j2.properties").write_text(_LOG4J2.format(level=self.log_level))
         if (self.log_dir / "meta.properties").exists():

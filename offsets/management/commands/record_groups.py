@@ -1,4 +1,6 @@
-"""Long-running: records every group's rebalance history from `__consumer_offsets` (or by sampling)."""
+"""Long-running: records every group's rebalance history from `__consumer_offsets` (or by sampling).
+
+Without --cluster it supervises one recorder process per registered cluster, following the registry."""
 
 import signal
 
@@ -8,13 +10,14 @@ from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError
 from console.kafka.errors import KafkaGatewayError
 from offsets import recorder
+from offsets.recorder_supervisor import RecorderSupervisor
 
 
 class Command(BaseCommand):
     help = __doc__
 
     def add_arguments(self, parser):
-        parser.add_argument("--cluster", default="local")
+        parser.add_argument("--cluster", help="record this cluster only (default: every registered cluster)")
         parser.add_argument("--sample", action="store_true", help="poll DescribeGroups instead of the internal topic")
         parser.add_argument("--until-caught-up", action="store_true", help="stop at the end of the backlog")
 
@@ -22,6 +25,12 @@ class Command(BaseCommand):
         stopping = []
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda *_: stopping.append(True))
+        if not options["cluster"]:
+            if options["until_caught_up"] or options["sample"]:
+                raise CommandError("--until-caught-up and --sample need --cluster.")
+            self.stdout.write("Recording group history of every registered cluster. Ctrl-C stops.")
+            RecorderSupervisor().run(should_stop=lambda: bool(stopping))
+            return
         try:
             cluster_get(options["cluster"])
             if options["until_caught_up"]:

@@ -17,7 +17,7 @@ from console.errors import ConsoleError
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
 from offsets import selectors, services
 from offsets.forms import ExecuteForm, ResetForm
-from offsets.selectors_history import group_timeline
+from offsets.selectors_history import group_timeline, recorder_health
 from offsets.selectors_lag import filter_group_listings, group_lag_chart, group_statuses, sampler_health
 
 LAG_STATUSES = ["ERR", "STOP", "WARN", "OK"]

@@ -35,3 +35,8 @@ def parse_pairs(texts: str | list[str]) -> dict[str, str]:
 def parse_keys(texts: str | list[str]) -> list[str]:
     return [k.strip() for text in ([texts] if isinstance(texts, str) else texts)
             for k in text.replace("\n", ",").split(",") if k.strip()]
+
+
+def format_pairs(pairs: dict) -> str:
+    """The text parse_pairs reads back: one key=value a line."""
+    return "\n".join(f"{key}={value}" for key, value in pairs.items())

@@ -24,3 +24,22 @@ class OffsetsConfig(AppConfig):
 
         register_status_provider(lag)
         register_status_provider(history)
+        self._register_cluster_data()
+
+    @staticmethod
+    def _register_cluster_data() -> None:
+        from console.clusters.dependents import ClusterData, register_cluster_data
+        from offsets import models
+
+        def kind(label: str, *model_classes) -> ClusterData:
+            return ClusterData(
+                label,
+                count=lambda cluster: sum(m.objects.filter(cluster=cluster).count() for m in model_classes),
+                delete=lambda cluster: sum(m.objects.filter(cluster=cluster).delete()[0] for m in model_classes),
+            )
+
+        register_cluster_data(kind("rebalance history rows", models.GroupGeneration))
+        register_cluster_data(kind("lag samples", models.LagSample))
+        register_cluster_data(kind("lag statuses and sweep records", models.GroupLagStatus, models.LagSweep))
+        register_cluster_data(kind("recorder positions and state", models.RecorderPosition, models.RecorderStatus,
+                                   models.ConsumerGroupState, models.GroupCommitStat))

@@ -53,7 +53,9 @@ def topic_table_invalidate(cluster: str) -> None:
 
 def topic_table_snapshot(cluster: str) -> table.Snapshot:
     """Every topic with its counts (see topics/table.py for how it stays fast with thousands of topics)."""
-    return table.snapshot(cluster, lambda: cluster_admin(cluster), _build_table)
+    admin = cluster_admin(cluster)
+    version = repr((admin.connection.bootstrap_servers, sorted(admin.connection.config.items())))
+    return table.snapshot(cluster, lambda: admin, _build_table, version=version)
 
 
 def topic_table(cluster: str) -> list[TopicRow]:

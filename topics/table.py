@@ -33,27 +33,30 @@ class Snapshot:
         return max(0.0, time.time() - self.taken_at)
 
 
-_snapshots: dict[str, Snapshot] = {}
+_snapshots: dict[str, tuple[str, Snapshot]] = {}  # cluster -> (the settings it was built with, snapshot)
 _refreshing: set[str] = set()
 _lock = threading.Lock()
 
 
-def snapshot(cluster: str, admin: Callable[[], KafkaAdmin], build: Callable[[KafkaAdmin], Snapshot]) -> Snapshot:
-    """The current snapshot, built now if there is none; a stale or incomplete one triggers a background rebuild."""
+def snapshot(cluster: str, admin: Callable[[], KafkaAdmin], build: Callable[[KafkaAdmin], Snapshot], *,
+             version: str = "") -> Snapshot:
+    """The current snapshot, built now if there is none (or the cluster's settings changed since: `version`);
+    a stale or incomplete one triggers a background rebuild."""
     with _lock:
-        current = _snapshots.get(cluster)
-    if current is None:
+        built_with, current = _snapshots.get(cluster, ("", None))
+    if current is None or built_with != version:
         fresh = build(admin())
         with _lock:
-            _snapshots[cluster] = fresh
+            _snapshots[cluster] = (version, fresh)
         return fresh
     max_age = settings.TOPIC_LIST_CACHE_S if current.complete else 2.0
     if current.age_s > max_age:
-        _refresh_in_background(cluster, admin(), build)
+        _refresh_in_background(cluster, admin(), build, version)
     return current
 
 
-def _refresh_in_background(cluster: str, admin: KafkaAdmin, build: Callable[[KafkaAdmin], Snapshot]) -> None:
+def _refresh_in_background(cluster: str, admin: KafkaAdmin, build: Callable[[KafkaAdmin], Snapshot],
+                           version: str) -> None:
     with _lock:
         if cluster in _refreshing:
             return
@@ -63,7 +66,7 @@ def _refresh_in_background(cluster: str, admin: KafkaAdmin, build: Callable[[Kaf
         try:
             fresh = build(admin)
             with _lock:
-                _snapshots[cluster] = fresh
+                _snapshots[cluster] = (version, fresh)
         except KafkaGatewayError as exc:  # keep serving the last snapshot; the next request tries again
             log.warning("Refreshing the topic table of %s failed: %s", cluster, exc.message)
         finally:

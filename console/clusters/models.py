@@ -7,7 +7,16 @@ SECRET_CONFIG_KEYS = frozenset({
     "sasl.password", "sasl.oauthbearer.client.secret", "ssl.key.password", "ssl.keystore.password",
     "ssl.key.pem", "sasl.oauthbearer.config", "ssl.truststore.password",
 })
+# Settings with which librdkafka runs a command or loads code: whoever may register a cluster must not get a
+# shell on every console process through them.
+UNSAFE_CONFIG_KEYS = frozenset({
+    "sasl.kerberos.kinit.cmd", "plugin.library.paths", "ssl.engine.location", "ssl_engine_callback_data",
+    "interceptors", "opaque",
+})
+RESERVED_NAMES = frozenset({"new"})  # path segments of the clusters pages
 MSG_SECRET_IN_CONFIG = "'{key}' is a secret: give the name of an environment variable in secret_env instead."
+MSG_UNSAFE_CONFIG = "'{key}' would let the cluster's settings run commands or load code in the console; it is refused."
+MSG_RESERVED_NAME = "'{name}' is reserved for the console's own pages."
 
 name_validator = RegexValidator(r"^[a-z0-9][a-z0-9_-]{0,62}$", "Lower-case letters, digits, '-' and '_' only.")
 
@@ -32,6 +41,11 @@ class Cluster(models.Model):
         return self.name
 
     def clean(self) -> None:
+        if self.name in RESERVED_NAMES:
+            raise ValidationError({"name": MSG_RESERVED_NAME.format(name=self.name)})
+        for key in list(self.client_config) + list(self.secret_env):
+            if key in UNSAFE_CONFIG_KEYS or key.endswith("_cb"):
+                raise ValidationError({"client_config": MSG_UNSAFE_CONFIG.format(key=key)})
         for key in self.client_config:
             if key in SECRET_CONFIG_KEYS:
                 raise ValidationError({"client_config": MSG_SECRET_IN_CONFIG.format(key=key)})

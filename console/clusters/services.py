@@ -2,10 +2,13 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.db import transaction
 
 from console.audit.actor import Actor
 from console.audit.services import audited
+from console.clusters.dependents import cluster_data_counts, cluster_data_delete
 from console.clusters.models import Cluster
+from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError
 
 
@@ -45,6 +48,32 @@ def cluster_register(
         cluster.save()
         record.after = _snapshot(cluster)
     return cluster
+
+
+MSG_NAME_TAKEN = "A cluster named '{name}' is registered already; edit it instead."
+
+
+def cluster_exists(name: str) -> bool:
+    return Cluster.objects.filter(name=name).exists()
+
+
+MSG_REMOVAL_KEEPS = ("Audit events and replay jobs that name the cluster are kept; the cluster's own "
+                     "Kafka data is untouched.")
+MSG_CONFIRM_NAME = "Type the cluster's name to confirm its removal."
+
+
+def cluster_remove(*, actor: Actor, name: str, reason: str = "") -> dict[str, int]:
+    """Unregisters a cluster and deletes what the console kept about it (history, lag samples, recorder state).
+    Kafka itself is not touched; audit events stay. Every process notices on its next look at the registry."""
+    cluster = cluster_get(name)
+    counts = cluster_data_counts(name)
+    with audited(actor=actor, action="cluster.remove", cluster=name, target=f"cluster:{name}", reason=reason,
+                 params={"deletes": counts}, before=_snapshot(cluster)) as record:
+        with transaction.atomic():
+            cluster.delete()
+            deleted = cluster_data_delete(name)
+        record.after = {"deleted": deleted}
+    return deleted
 
 
 def _snapshot(cluster: Cluster) -> dict:

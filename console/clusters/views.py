@@ -5,7 +5,9 @@ from console.accounts.decorators import role_required
 from console.accounts.roles import Role
 from console.clusters.selectors import cluster_admin, cluster_get, clusters_health
 from console.clusters.status import cluster_status_lines
+from console.errors import ConsoleError, error_status
 from console.http import HtmxHttpRequest
+from console.kafka.errors import KafkaGatewayError
 
 
 @require_GET
@@ -21,5 +23,13 @@ def cluster_list(request: HtmxHttpRequest):
 @role_required(Role.VIEWER)
 def cluster_detail(request: HtmxHttpRequest, cluster: str):
     registration = cluster_get(cluster)
-    description = cluster_admin(registration).describe_cluster()
-    return render(request, "clusters/detail.html", {"cluster": registration, "description": description})
+    description, error, status = None, "", 200
+    try:
+        description = cluster_admin(registration).describe_cluster()
+    except (KafkaGatewayError, ConsoleError) as exc:  # the registration is still worth seeing, and editing
+        if request.htmx:
+            raise  # the error partial, where errors go
+        error, status = exc.message, error_status(exc)
+    return render(request, "clusters/detail.html", {"cluster": registration, "description": description,
+                                                    "error": error, "status_lines": cluster_status_lines(cluster)},
+                  status=status)

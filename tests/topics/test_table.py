@@ -97,3 +97,17 @@ def test_changes_through_the_console_show_at_once(settings, local_cluster, topic
     topic_table_invalidate("local")  # what every topic service does after a change
 
     assert created in {r.name for r in topic_table("local")}
+
+
+def test_changed_cluster_settings_rebuild_at_once_instead_of_serving_the_old_clusters_topics(settings):
+    builds = []
+
+    def build(admin):
+        builds.append(admin)
+        return table.Snapshot(rows=[admin], taken_at=time.time(), complete=True)
+
+    table.invalidate("moved")
+    assert table.snapshot("moved", lambda: "old-brokers", build, version="a").rows == ["old-brokers"]
+    assert table.snapshot("moved", lambda: "new-brokers", build, version="a").rows == ["old-brokers"]
+    assert table.snapshot("moved", lambda: "new-brokers", build, version="b").rows == ["new-brokers"]
+    assert builds == ["old-brokers", "new-brokers"]

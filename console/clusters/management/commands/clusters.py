@@ -5,8 +5,9 @@ from django.core.management.base import CommandError
 from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
 from console.clusters.models import Cluster
-from console.clusters.selectors import clusters_health
-from console.clusters.services import cluster_register
+from console.clusters.dependents import cluster_data_counts
+from console.clusters.selectors import cluster_get, clusters_health
+from console.clusters.services import MSG_REMOVAL_KEEPS, cluster_register, cluster_remove
 from console.errors import ConsoleError
 from console.parsing import parse_pairs
 
@@ -34,10 +35,16 @@ class Command(ActorCommand):
                          help="secret librdkafka setting read from an environment variable, repeatable")
         add.add_argument("--description", default="")
         self.add_actor_arguments(add)
+        remove = sub.add_parser("remove", help="unregister a cluster and delete what the console kept about it")
+        remove.add_argument("--name", required=True)
+        remove.add_argument("--yes", action="store_true", help="remove; without it, only say what would go")
+        self.add_actor_arguments(remove)
 
     def handle(self, *args, **options):
         if options["subcommand"] == "list":
             return self._list(options["format"])
+        if options["subcommand"] == "remove":
+            return self._remove(options)
         actor, reason = self.acting(options, role=Role.ADMIN)
         try:
             cluster = cluster_register(
@@ -49,6 +56,26 @@ class Command(ActorCommand):
         except ConsoleError as exc:
             raise CommandError(exc.message) from exc
         self.stdout.write(f"Cluster '{cluster.name}' registered ({cluster.bootstrap_servers}).")
+
+    def _remove(self, options) -> None:
+        try:
+            cluster_get(options["name"])
+        except ConsoleError as exc:
+            raise CommandError(exc.message) from exc
+        counts = cluster_data_counts(options["name"])
+        if not options["yes"]:
+            self.stdout.write(f"Removing '{options['name']}' would delete: "
+                              + ", ".join(f"{n} {label}" for label, n in counts.items()) + ".")
+            self.stdout.write(MSG_REMOVAL_KEEPS)
+            self.stdout.write("Run again with --yes to remove it.")
+            return
+        actor, reason = self.acting(options, role=Role.ADMIN)
+        try:
+            deleted = cluster_remove(actor=actor, name=options["name"], reason=reason)
+        except ConsoleError as exc:
+            raise CommandError(exc.message) from exc
+        self.stdout.write(f"Cluster '{options['name']}' removed; deleted "
+                          + ", ".join(f"{n} {label}" for label, n in deleted.items()) + ".")
 
     def _list(self, fmt: str) -> None:
         health = clusters_health()

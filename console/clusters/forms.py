@@ -1,0 +1,39 @@
+from __future__ import annotations
+
+from django import forms
+
+from console.parsing import parse_pairs
+
+
+def _pairs(text: str) -> dict[str, str]:
+    try:
+        return parse_pairs(text)
+    except ValueError as exc:
+        raise forms.ValidationError(str(exc)) from exc
+
+
+class ClusterForm(forms.Form):
+    name = forms.CharField(max_length=63, help_text="lower-case letters, digits, '-' and '_'")
+    bootstrap_servers = forms.CharField(max_length=1000, widget=forms.TextInput(attrs={"placeholder": "k1:9093,k2:9093"}))
+    client_config = forms.CharField(
+        required=False, label="Client settings",
+        help_text="librdkafka settings, one key=value a line; secrets are refused here",
+        widget=forms.Textarea(attrs={"rows": 4, "placeholder": "security.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-512"
+                                                              "\nsasl.username=console"}))
+    secret_env = forms.CharField(
+        required=False, label="Secrets from the environment",
+        help_text="setting=ENVIRONMENT_VARIABLE, one a line; the value is read from each process's environment",
+        widget=forms.Textarea(attrs={"rows": 2, "placeholder": "sasl.password=PROD_KAFKA_PASSWORD"}))
+    description = forms.CharField(max_length=300, required=False)
+    reason = forms.CharField(max_length=1000, widget=forms.TextInput(attrs={"placeholder": "why (goes into the audit log)"}))
+
+    def clean_client_config(self) -> dict[str, str]:
+        return _pairs(self.cleaned_data["client_config"])
+
+    def clean_secret_env(self) -> dict[str, str]:
+        return _pairs(self.cleaned_data["secret_env"])
+
+
+class ClusterRemoveForm(forms.Form):
+    confirm = forms.CharField(label="Type the cluster's name")
+    reason = forms.CharField(max_length=1000, widget=forms.TextInput(attrs={"placeholder": "why (goes into the audit log)"}))

@@ -53,7 +53,17 @@ $(SPARK_JARS): console/devstack/spark-kafka-pom.xml .data/.system-run
 	@command -v chromium >/dev/null || bash console/devstack/apt_install.sh chromium fonts-dejavu-core
 	@touch $@
 
-deps: $(VENV)/.deps-run $(KAFKA_JARS) $(SPARK_JARS) .data/.system-run
+# Written once, never overwritten, git-ignored: development mode and a generated SECRET_KEY, which settings read,
+# so `.venv/bin/python manage.py ...` works in a new terminal. Production sets real secrets in its environment.
+# A database made before this file existed keeps the audit key its chain was written with.
+.env:
+	@key=$$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n'); \
+	 { echo "# Written by make for local development; not used in production."; \
+	   echo "DJANGO_DEBUG=1"; echo "SECRET_KEY=dev-$$key"; \
+	   if [ -f .data/console.sqlite3 ]; then echo "AUDIT_HASH_KEY=dev-only-insecure-key"; fi; } > $@
+	@echo "Wrote .env (development settings and a generated SECRET_KEY)"
+
+deps: .env $(VENV)/.deps-run $(KAFKA_JARS) $(SPARK_JARS) .data/.system-run
 
 test-deps: deps $(VENV)/.deps-test .data/.system-test
 
@@ -68,9 +78,10 @@ run: migrate
 test: test-deps
 	bash console/devstack/pytest.sh $(PY) -m pytest $(PYTEST_ARGS)
 
-# The tests that touch the database, against whatever DATABASE_URL names (CI: a local PostgreSQL).
+# The tests that touch the database, against whatever DATABASE_URL names (CI: a local PostgreSQL). The slow
+# drills (broker restarts, process supervision) touch the database only in passing and ran in `make test`.
 test-db: test-deps
-	bash console/devstack/pytest.sh $(PY) -m pytest -m database $(PYTEST_ARGS)
+	bash console/devstack/pytest.sh $(PY) -m pytest -m "database and not slow" $(PYTEST_ARGS)
 
 clean-data:
 	rm -rf .data/kafka .data/redis .data/console.sqlite3

@@ -1,3 +1,5 @@
+import re
+
 from django.http import HttpRequest
 from django.shortcuts import redirect
 from django_htmx.http import HttpResponseClientRedirect
@@ -15,6 +17,12 @@ class HtmxHttpRequest(HttpRequest):
 def redirect_after_change(request: HtmxHttpRequest, url: str):
     """A client-side redirect for htmx requests (the page reloads with its flash message), a 302 otherwise."""
     return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+
+
+def safe_filename(name: str, *, limit: int = 100) -> str:
+    """A download name from a Kafka name: quotes, slashes, new lines and the like cannot reach the header."""
+    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")[:limit]
+    return cleaned or "unnamed"
 
 
 def form_errors_text(form) -> str:

@@ -1,8 +1,11 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, register_converter
 from django.views.generic import RedirectView
 
 from console.health import health, health_live
+from console.urlnames import KafkaNameConverter
+
+register_converter(KafkaNameConverter, "kafka_name")
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="clusters:list", permanent=False)),

@@ -44,6 +44,7 @@ TIMESTAMP_OUT_OF_RANGE = ("Timestamp {timestamp} ms is out of range: offsets are
                           "(1970-01-01T00:00:00.000Z) on, and negative values mean latest or earliest to Kafka")
 BAD_FILE_LINE = "Line {line} of the reset file is not {expected}: {text!r}"
 NOTE_NO_COMMIT = "No committed offset: to-current uses the log end offset"
+NOTE_OFFSET_DELETED = "offset deleted: the group had no committed offset here before"
 NOTE_COMMIT_OUT_OF_RANGE = ("The committed offset is outside the log (offsets {start} to {end}); to-current keeps "
                             "it and consumers will apply auto.offset.reset")
 
@@ -187,9 +188,10 @@ class FromGroup:
 
 @dataclass(frozen=True)
 class ToRecorded:
-    """Console only: an audit event's "before" offsets, to revert a reset."""
+    """Console only: an audit event's "before" offsets, to revert a reset. None for a partition that had no
+    committed offset before: reverting deletes the one the reset committed there."""
 
-    offsets: dict[PartitionRef, int]
+    offsets: dict[PartitionRef, int | None]
 
 
 Strategy = (ToEarliest | ToLatest | ToCurrent | ToOffset | ShiftBy | ToDatetime | ByDuration | FromFile | FromGroup
@@ -354,25 +356,29 @@ class PlanRow:
     current: int | None  # the group's committed offset, None when it has none
     log_start: int
     log_end: int
-    target: int
+    target: int | None  # None: the committed offset is deleted (a revert to "no committed offset")
     clamped: bool = False
     note: str = ""
 
     @property
+    def deletes(self) -> bool:
+        return self.target is None
+
+    @property
     def delta(self) -> int | None:
-        return None if self.current is None else self.target - self.current
+        return None if self.current is None or self.target is None else self.target - self.current
 
     @property
     def records_to_reread(self) -> int | None:
         """Records still in the log between target and current, which the group will consume again."""
-        if self.current is None:
+        if self.current is None or self.target is None:
             return None
         return max(0, min(self.current, self.log_end) - max(self.target, self.log_start))
 
     @property
     def records_to_skip(self) -> int | None:
         """Records still in the log between current and target, which the group will never consume."""
-        if self.current is None:
+        if self.current is None or self.target is None:
             return None
         return max(0, min(self.target, self.log_end) - max(self.current, self.log_start))
 
@@ -387,11 +393,18 @@ class ResetPlan:
     @property
     def targets(self) -> dict[PartitionRef, int]:
         """The offsets to commit."""
-        return {row.ref: row.target for row in self.rows}
+        return {row.ref: row.target for row in self.rows if row.target is not None}
+
+    @property
+    def deletions(self) -> list[PartitionRef]:
+        """The committed offsets to delete (only a revert to "no committed offset" has any)."""
+        return [row.ref for row in self.rows if row.target is None]
 
     def export_csv(self) -> str:
-        """Kafka's `--export` for one group: `topic,partition,offset` lines, no header, each ending in \\n."""
-        return "".join(f"{row.ref.topic},{row.ref.partition},{row.target}\n" for row in self.rows)
+        """Kafka's `--export` for one group: `topic,partition,offset` lines, no header, each ending in \\n.
+        A deletion has no line: Kafka's file format cannot say "no offset"."""
+        return "".join(f"{row.ref.topic},{row.ref.partition},{row.target}\n" for row in self.rows
+                       if row.target is not None)
 
 
 def reset_partitions(strategy: Strategy, *, group: str, scope_partitions: Sequence[PartitionRef]) -> list[PartitionRef]:
@@ -412,7 +425,7 @@ def _offset(value: int | OffsetAt) -> int:
 
 
 def _requested(strategy: Strategy, refs: list[PartitionRef], committed: Mapping[PartitionRef, int],
-               group: str) -> dict[PartitionRef, int]:
+               group: str) -> dict[PartitionRef, int | None]:
     match strategy:
         case ToOffset(offset):
             return {r: offset for r in refs}
@@ -480,7 +493,9 @@ def plan_reset(*, group: str, partitions: Sequence[PartitionRef], strategy: Stra
     rows = []
     for ref in refs:
         start, end, current = _offset(log_start[ref]), _offset(log_end[ref]), committed.get(ref)
-        if requested is not None:
+        if requested is not None and requested[ref] is None:
+            rows.append(PlanRow(ref, current, start, end, None, note=NOTE_OFFSET_DELETED))
+        elif requested is not None:
             rows.append(_clamped_row(ref, requested[ref], current, start, end))
         else:
             rows.append(_unclamped_row(strategy, ref, current, start, end, by_timestamp or {}))

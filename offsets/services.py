@@ -52,6 +52,8 @@ def group_offsets_reset(*, actor: Actor, cluster: str, group: str, scope: AllTop
     preview = reset_preview(cluster, group, scope, strategy)
     params = {"strategy": describe_strategy(strategy), "scope": _scope_text(scope),
               "targets": offsets_json(preview.plan.targets), "revert_of": revert_of}
+    if preview.plan.deletions:
+        params["deletes"] = offsets_json({ref: None for ref in preview.plan.deletions})
     target = f"group:{group}"
     if not preview.allowed:
         error = MSG_GROUP_ACTIVE.format(group=group, state=preview.state, members=preview.members)
@@ -63,17 +65,35 @@ def group_offsets_reset(*, actor: Actor, cluster: str, group: str, scope: AllTop
         audit_refusal(actor=actor, action=RESET_ACTION, cluster=cluster, target=target, reason=reason, params=params,
                       error=error)
         raise Conflict(error)
-    targets = preview.plan.targets
-    if not targets:
+    targets, deletions = preview.plan.targets, preview.plan.deletions
+    if not targets and not deletions:
         raise ConsoleError(MSG_EMPTY_PLAN)
-    before = offsets_json({ref: preview.committed.get(ref) for ref in targets})
+    touched = [*targets, *deletions]
+    before = offsets_json({ref: preview.committed.get(ref) for ref in touched})
     admin = cluster_admin(cluster)
     with audited(actor=actor, action=RESET_ACTION, cluster=cluster, target=target, reason=reason, params=params,
                  before=before) as record:
-        admin.alter_group_offsets(group, targets)
+        if targets:
+            admin.alter_group_offsets(group, targets)
+        failed = _delete_offsets(cluster, group, deletions)
         committed = admin.group_offsets([group])[group]
-        record.after = offsets_json({ref: committed.get(ref) for ref in targets})
+        record.after = offsets_json({ref: committed.get(ref) for ref in touched})
+        if failed:
+            raise Conflict("Kafka refused to delete some offsets: " + "; ".join(failed))
     return record.after
+
+
+def _delete_offsets(cluster: str, group: str, refs: list[PartitionRef]) -> list[str]:
+    """OffsetDelete through Kafka's own tool, one run per topic (confluent-kafka lacks the call)."""
+    by_topic: dict[str, list[int]] = {}
+    for ref in refs:
+        by_topic.setdefault(ref.topic, []).append(ref.partition)
+    failed = []
+    for topic, partitions in sorted(by_topic.items()):
+        rows = delete_group_offsets(cluster_connection(cluster_get(cluster)), group, topic, sorted(partitions),
+                                    timeout=settings.KAFKA_REQUEST_TIMEOUT_S + 7)
+        failed += [f"{r.ref or r.topic}: {r.error}" for r in rows if r.error]
+    return failed
 
 
 def reset_event(seq: int) -> AuditEvent:
@@ -88,7 +108,7 @@ def reset_event(seq: int) -> AuditEvent:
 def revert_strategy(seq: int) -> tuple[AuditEvent, ToRecorded, list[TopicScope]]:
     """A reset back to the offsets an earlier reset recorded as "before" (its intent or outcome row)."""
     event = reset_event(seq)
-    recorded = {ref: o for ref, o in offsets_from_json(event.before).items() if o is not None}
+    recorded = offsets_from_json(event.before)  # None where the group had no committed offset: deleted again
     if not recorded:
         raise ConsoleError(MSG_NO_BEFORE.format(seq=seq))
     topics: dict[str, list[int]] = {}
@@ -156,11 +176,9 @@ def group_offsets_delete(*, actor: Actor, cluster: str, group: str, topic: str, 
     chosen = group_offsets_delete_preview(cluster=cluster, group=group, topic=topic, partitions=partitions)
     with audited(actor=actor, action="group.offsets.delete", cluster=cluster, target=f"group:{group}", reason=reason,
                  params={"topic": topic, "partitions": partitions}, before=offsets_json(chosen)) as record:
-        rows = delete_group_offsets(cluster_connection(cluster_get(cluster)), group, topic,
-                                    sorted(r.partition for r in chosen), timeout=settings.KAFKA_REQUEST_TIMEOUT_S + 7)
+        failed = _delete_offsets(cluster, group, list(chosen))
         committed = cluster_admin(cluster).group_offsets([group])[group]
         record.after = offsets_json({ref: committed.get(ref) for ref in chosen})
-        failed = [f"{r.ref or r.topic}: {r.error}" for r in rows if r.error]
         if failed:
             raise Conflict("Kafka refused some partitions: " + "; ".join(failed))
     return record.after

@@ -7,6 +7,7 @@ from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from console.accounts.decorators import role_required
@@ -14,7 +15,7 @@ from console.accounts.roles import Role
 from console.audit.actor import Actor
 from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError
-from console.http import HtmxHttpRequest, redirect_after_change, valid_data
+from console.http import HtmxHttpRequest, redirect_after_change, safe_filename, valid_data
 from offsets import selectors, services
 from offsets.forms import ExecuteForm, ResetForm
 from offsets.selectors_history import group_timeline, recorder_health
@@ -99,7 +100,7 @@ def group_reset_export(request: HtmxHttpRequest, cluster: str, group: str):
     valid_data(form)
     plan = selectors.reset_preview(cluster, group, form.scope_value(), form.strategy_value(cluster)).plan
     response = HttpResponse(plan.export_csv(), content_type="text/csv")
-    response["Content-Disposition"] = f'attachment; filename="reset-{group}.csv"'
+    response["Content-Disposition"] = content_disposition_header(True, f"reset-{safe_filename(group)}.csv")
     return response
 
 

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from console.accounts.roles import Role, require_role
 from console.audit.actor import Actor
+from console.commands import ConsoleCommand
 from console.errors import ConsoleError
 
 MSG_UNKNOWN_ACTOR = "Unknown or inactive user '{username}' given as --actor."
 MSG_REASON_REQUIRED = "--reason is required: say why, it goes into the audit log."
 
 
-class ActorCommand(BaseCommand):
+class ActorCommand(ConsoleCommand):
     """Adds --actor and --reason and resolves them into an Actor (source "cli") and a reason."""
 
     def add_actor_arguments(self, parser, *, required: bool = True) -> None:

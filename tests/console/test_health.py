@@ -69,5 +69,11 @@ def _wait_for_worker(timeout: float = 30.0) -> None:
     from console.celery import app
 
     deadline = time.monotonic() + timeout
-    while not app.control.ping(timeout=0.5):
+    while True:
+        try:
+            if app.control.ping(timeout=0.5):
+                return
+        except Exception:  # the client's connection to the restarted Redis is stale at first
+            pass
         assert time.monotonic() < deadline, "the Celery worker does not answer"
+        time.sleep(0.5)

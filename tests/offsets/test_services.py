@@ -156,3 +156,34 @@ def test_delete_offsets_of_a_topic_an_active_group_consumes_is_refused(seeded, a
 
     assert _committed(group) == {PartitionRef(topic, 0): 8, PartitionRef(topic, 1): 2}
     assert AuditEvent.objects.filter(outcome="failure").count() == 1
+
+
+def test_revert_deletes_the_offsets_of_partitions_that_had_none_before(actor, topic_factory, produce, commit,
+                                                                        client_for, operator):
+    import uuid
+
+    from offsets.selectors import reset_preview
+
+    topic = topic_factory("revert-none", partitions=3)
+    produce(topic, [(p, None, b"x", None) for p in range(3)] * 4)
+    group = f"revert-none-{uuid.uuid4().hex[:6]}"
+    commit(group, {(topic, 0): 2})  # partitions 1 and 2: no committed offset
+    services.group_offsets_reset(actor=actor, cluster="local", group=group, scope=[TopicScope(topic)],
+                                 strategy=ToEarliest(), reason="replay all", confirm=group)
+    assert _committed(group) == {PartitionRef(topic, p): 0 for p in range(3)}
+    reset = AuditEvent.objects.filter(outcome="success").order_by("seq").last()
+    assert reset.before == {topic: {"0": 2, "1": None, "2": None}}
+
+    _, strategy, scope = services.revert_strategy(reset.seq)
+    preview = reset_preview("local", group, scope, strategy)
+    rows = {row.ref.partition: row for row in preview.plan.rows}
+    assert rows[0].target == 2 and rows[1].deletes and rows[2].deletes
+    page = client_for(operator).get(f"/clusters/local/groups/{group}/revert/{reset.seq}/").content.decode()
+    assert page.count("offset deleted") >= 2
+
+    services.group_offsets_revert(actor=actor, cluster="local", seq=reset.seq, reason="undo", confirm=group)
+
+    assert _committed(group) == {PartitionRef(topic, 0): 2}  # exactly what was there before the reset
+    revert = AuditEvent.objects.filter(outcome="success").order_by("seq").last()
+    assert revert.after == {topic: {"0": 2, "1": None, "2": None}}
+    assert revert.params["deletes"] == {topic: {"1": None, "2": None}} and revert.params["revert_of"] == reset.seq

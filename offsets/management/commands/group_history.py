@@ -2,12 +2,12 @@
 
 import json
 
-from django.core.management.base import BaseCommand
+from console.commands import ConsoleCommand
 
 from offsets.selectors_history import group_history
 
 
-class Command(BaseCommand):
+class Command(ConsoleCommand):
     help = __doc__
 
     def add_arguments(self, parser):

@@ -2,14 +2,15 @@
 
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from console.commands import ConsoleCommand
 from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError
 from offsets.selectors_lag import RANGES, group_lag_history
 
 
-class Command(BaseCommand):
+class Command(ConsoleCommand):
     help = __doc__
 
     def add_arguments(self, parser):

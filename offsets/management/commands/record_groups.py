@@ -4,8 +4,9 @@ Without --cluster it supervises one recorder process per registered cluster, fol
 
 import signal
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from console.commands import ConsoleCommand
 from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError
 from console.kafka.errors import KafkaGatewayError
@@ -13,7 +14,7 @@ from offsets import recorder
 from offsets.recorder_supervisor import RecorderSupervisor
 
 
-class Command(BaseCommand):
+class Command(ConsoleCommand):
     help = __doc__
 
     def add_arguments(self, parser):

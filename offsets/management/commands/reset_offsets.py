@@ -99,6 +99,6 @@ class Command(ActorCommand):
             delta = "-" if row.delta is None else f"{row.delta:+d}"
             note = ("clamped; " if row.clamped else "") + row.note
             self.stdout.write(f"{plan.group:<24} {row.ref.topic:<30} {row.ref.partition:>9} {current!s:>10} "
-                              f"{row.target:>10} {delta:>8} {row.log_start:>10} {row.log_end:>10}  {note}")
+                              f"{'(deleted)' if row.deletes else row.target:>10} {delta:>8} {row.log_start:>10} {row.log_end:>10}  {note}")
         self.stdout.write(f"Dry run: nothing changed. State {preview.state}. To execute exactly this plan: "
                           f"--execute --if-unchanged {preview.fingerprint}")

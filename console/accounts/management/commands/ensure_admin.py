@@ -3,10 +3,10 @@ import secrets
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.core.management.base import BaseCommand
+from console.commands import ConsoleCommand
 
 
-class Command(BaseCommand):
+class Command(ConsoleCommand):
     help = (
         "Creates the first admin account unless one exists. Honours DJANGO_SUPERUSER_USERNAME, "
         "DJANGO_SUPERUSER_PASSWORD and DJANGO_SUPERUSER_EMAIL; otherwise generates a password and prints it once."

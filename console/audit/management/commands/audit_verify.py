@@ -1,9 +1,10 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from console.commands import ConsoleCommand
 from console.audit.selectors import audit_chain_report
 
 
-class Command(BaseCommand):
+class Command(ConsoleCommand):
     help = "Walks the audit hash chain; exits non-zero if any event was altered, removed or inserted."
 
     def handle(self, *args, **options):

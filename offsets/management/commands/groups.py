@@ -1,0 +1,154 @@
+"""Consumer groups from the shell, as `kafka-consumer-groups` shows them: list, describe (offsets, --members,
+--state), and delete a group or its offsets for a topic with the web's guarantees (refused while the group has
+members, a preview first, audited)."""
+
+from __future__ import annotations
+
+import json
+
+from django.core.management.base import CommandError
+
+from console.accounts.commands import ActorCommand
+from console.accounts.roles import Role
+from offsets import services
+from offsets.planning import parse_topic_scope
+from offsets.selectors_describe import GroupReport, group_report, groups_list
+
+MISSING = "-"
+
+
+def _cell(value) -> str:
+    return MISSING if value is None or value == "" else str(value)
+
+
+def _table(headers: list[str], rows: list[list]) -> list[str]:
+    cells = [[_cell(c) for c in row] for row in rows]
+    widths = [max([len(h)] + [len(row[i]) for row in cells]) for i, h in enumerate(headers)]
+    return [" ".join(text.ljust(width) for text, width in zip(line, widths)).rstrip()
+            for line in [headers, *cells]]
+
+
+class Command(ActorCommand):
+    help = __doc__
+
+    def add_arguments(self, parser):
+        parser.add_argument("--cluster", default="local")
+        sub = parser.add_subparsers(dest="subcommand", required=True)
+        listing = sub.add_parser("list", help="every consumer group (kafka-consumer-groups --list)")
+        listing.add_argument("--state", action="store_true", help="with each group's state")
+        listing.add_argument("--type", action="store_true", help="with each group's type (classic, consumer)")
+        listing.add_argument("--format", choices=["table", "json"], default="table")
+        describe = sub.add_parser("describe", help="a group's offsets and lag (kafka-consumer-groups --describe)")
+        describe.add_argument("group")
+        view = describe.add_mutually_exclusive_group()
+        view.add_argument("--members", action="store_true")
+        view.add_argument("--state", action="store_true")
+        describe.add_argument("--format", choices=["table", "json"], default="table")
+        delete = sub.add_parser("delete", help="delete an inactive group and its committed offsets")
+        delete.add_argument("group")
+        delete.add_argument("--yes", action="store_true", help="delete; without it, only say what would go")
+        self.add_actor_arguments(delete, required=False)
+        offsets = sub.add_parser("delete-offsets", help="delete a group's committed offsets for a topic")
+        offsets.add_argument("group")
+        offsets.add_argument("--topic", required=True, metavar="TOPIC[:P,P]")
+        offsets.add_argument("--yes", action="store_true", help="delete; without it, only say what would go")
+        self.add_actor_arguments(offsets, required=False)
+
+    def handle(self, *args, **options):
+        cluster = options["cluster"]
+        match options["subcommand"]:
+            case "list":
+                self._list(cluster, options)
+            case "describe":
+                self._describe(group_report(cluster, options["group"]), options)
+            case "delete":
+                self._delete(cluster, options)
+            case "delete-offsets":
+                self._delete_offsets(cluster, options)
+
+    def _list(self, cluster: str, options) -> None:
+        groups = groups_list(cluster)
+        if options["format"] == "json":
+            self.stdout.write(json.dumps([{"group": g.group_id, "state": g.state, "type": g.protocol}
+                                          for g in groups], indent=2))
+            return
+        if not options["state"] and not options["type"]:
+            for g in groups:
+                self.stdout.write(g.group_id)
+            return
+        headers = ["GROUP"] + (["TYPE"] if options["type"] else []) + (["STATE"] if options["state"] else [])
+        rows = [[g.group_id] + ([g.protocol.capitalize()] if options["type"] else [])
+                + ([g.state] if options["state"] else []) for g in groups]
+        for line in _table(headers, rows):
+            self.stdout.write(line)
+
+    def _describe(self, report: GroupReport, options) -> None:
+        description = report.description
+        if options["format"] == "json":
+            if options["members"]:
+                payload = {"group": report.group, "state": description.state, "protocol": report.protocol,
+                           "type": report.type, "members": [
+                               {"consumer_id": m.member_id, "host": m.host, "client_id": m.client_id,
+                                "partitions": len(m.assignment),
+                                "assignment": [{"topic": r.topic, "partition": r.partition} for r in m.assignment]}
+                               for m in description.members]}
+            elif options["state"]:
+                coordinator = description.coordinator
+                payload = {"group": report.group, "state": description.state, "protocol": report.protocol,
+                           "type": report.type, "members": len(description.members),
+                           "coordinator": None if coordinator is None else
+                           {"id": coordinator.id, "host": coordinator.host, "port": coordinator.port}}
+            else:
+                payload = report.as_json_rows()
+            self.stdout.write(json.dumps(payload, indent=2))
+            return
+        if options["state"]:
+            coordinator = description.coordinator
+            where = MISSING if coordinator is None else f"{coordinator.host}:{coordinator.port} ({coordinator.id})"
+            lines = _table(["GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS"],
+                           [[report.group, where, report.protocol, description.state, len(description.members)]])
+        elif options["members"]:
+            lines = _table(["GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS"],
+                           [[report.group, m.member_id, m.host, m.client_id, len(m.assignment)]
+                            for m in description.members])
+        else:
+            lines = _table(["GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID",
+                            "HOST", "CLIENT-ID"],
+                           [[report.group, r.topic, r.partition, r.current_offset, r.log_end_offset, r.lag,
+                             r.consumer_id, r.host, r.client_id] for r in report.rows])
+        if not description.members and not options["state"]:
+            self.stdout.write(f"Consumer group '{report.group}' has no active members.")
+        for line in lines:
+            self.stdout.write(line)
+
+    def _delete(self, cluster: str, options) -> None:
+        group = options["group"]
+        report = group_report(cluster, group)
+        if not options["yes"]:
+            self.stdout.write(f"Deleting group '{group}' ({report.description.state}, "
+                              f"{len(report.description.members)} members) would delete its committed offsets on "
+                              f"{sum(r.current_offset is not None for r in report.rows)} partitions (kept in the "
+                              f"audit log). Run again with --yes --actor USER --reason TEXT.")
+            return
+        actor, reason = self.acting(options, role=Role.ADMIN)
+        services.group_delete(actor=actor, cluster=cluster, group=group, confirm=group, reason=reason)
+        self.stdout.write(f"Deleted group '{group}'.")
+
+    def _delete_offsets(self, cluster: str, options) -> None:
+        group = options["group"]
+        try:
+            scope = parse_topic_scope(options["topic"])
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+        partitions = list(scope.partitions) if scope.partitions else None
+        chosen = services.group_offsets_delete_preview(cluster=cluster, group=group, topic=scope.topic,
+                                                      partitions=partitions)
+        listed = ", ".join(f"{ref.topic}-{ref.partition}@{offset}" for ref, offset in sorted(chosen.items()))
+        if not options["yes"]:
+            self.stdout.write(f"Would delete group '{group}''s committed offsets: {listed}. "
+                              f"Run again with --yes --actor USER --reason TEXT.")
+            return
+        actor, reason = self.acting(options, role=Role.ADMIN)
+        services.group_offsets_delete(actor=actor, cluster=cluster, group=group, topic=scope.topic,
+                                      partitions=partitions, confirm=group, reason=reason)
+        self.stdout.write(f"Deleted group '{group}''s committed offsets: {listed}.")

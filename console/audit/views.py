@@ -37,6 +37,17 @@ def audit_detail(request: HtmxHttpRequest, seq: int):
     return render(request, "audit/detail.html", {"event": event, "related": related, "pretty": pretty})
 
 
+# A spreadsheet runs a cell that starts with one of these as a formula (CSV injection); names, reasons and
+# errors come from people and from Kafka, so such a cell gets a leading apostrophe, which shows it as text.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value):
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 class _Echo:
     def write(self, value: str) -> str:
         return value
@@ -57,7 +68,7 @@ def audit_export(request: HtmxHttpRequest):
             for column in CSV_COLUMNS:
                 value = getattr(event, column)
                 values.append(json.dumps(value, sort_keys=True) if column in ("params", "before", "after") else value)
-            yield writer.writerow(values)
+            yield writer.writerow([spreadsheet_safe(v) for v in values])
 
     response = StreamingHttpResponse(rows(), content_type="text/csv")
     response["Content-Disposition"] = 'attachment; filename="audit.csv"'

@@ -75,3 +75,17 @@ def test_detail_shows_the_event_and_its_chain_hash(client_for, viewer, events):
     body = client_for(viewer).get("/audit/2/").content.decode()
 
     assert "group:billing" in body and "&quot;orders&quot;" in body
+
+
+@pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t"])
+def test_csv_export_cells_cannot_run_as_spreadsheet_formulas(client_for, admin, start):
+    actor = Actor(user=admin, source="web", remote_addr="127.0.0.1")
+    payload = f"{start}HYPERLINK(\"http://evil.example\",\"x\")"
+    audit_record(actor=actor, action="group.delete", outcome="failure", cluster="local", target=f"group:{payload}",
+                 reason=payload, error=payload)
+
+    response = client_for(admin).get("/audit/export.csv")
+    row = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))[-1]
+
+    assert row["reason"] == "'" + payload and row["error"] == "'" + payload
+    assert row["target"] == f"group:{payload}"  # starts with "group:", so it is text already

@@ -37,3 +37,18 @@ def test_good_filters(expression):
 def test_bad_filters(expression, message):
     with pytest.raises(ConsoleError, match=message):
         filter_check(expression)
+
+
+@pytest.mark.parametrize("expression", [
+    "reflect('java.lang.Runtime', 'getRuntime') IS NOT NULL",
+    "java_method('java.lang.System', 'getenv', 'SECRET_KEY') = 'x'",
+    "TRY_REFLECT('java.lang.Thread', 'sleep', 100) IS NULL",
+    "input_file_name() LIKE '%'",
+    "length(read_files('/etc/passwd')) > 0",
+    "xpath_string(value, '/a') = 'b'",
+    "current_user() = 'root'",
+    "value = 'x' OR (partition = 0 AND upper(java_method('a', 'b')) = 'C')",
+])
+def test_filters_cannot_reach_the_jvm_files_or_the_session(expression):
+    with pytest.raises(ConsoleError, match="may not call"):
+        filter_check(expression)

@@ -1,5 +1,6 @@
 """Settings come from the environment (12-factor); see README.md for every variable."""
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -24,7 +25,7 @@ DJANGO_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.humanize",
 ]
-THIRD_PARTY_APPS = ["django_htmx"]
+THIRD_PARTY_APPS = ["django_htmx", "axes"]
 LOCAL_APPS = [
     "console.accounts",
     "console.audit",
@@ -44,8 +45,14 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "console.errors.ConsoleErrorMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as django-axes asks
+]
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # refuses a locked-out login before any password check
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 if not DEBUG:
@@ -108,6 +115,44 @@ SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 X_FRAME_OPTIONS = "DENY"
+# A session lasts a working day at most and ends with the browser.
+SESSION_COOKIE_AGE = env.int("SESSION_COOKIE_AGE_S", default=8 * 3600)
+SESSION_EXPIRE_AT_BROWSER_CLOSE = True
+
+# Content-Security-Policy on every response (Django's own middleware): scripts only from our static files, so
+# markup that reached a page through a name cannot run. Inline style attributes stay allowed (chart swatches,
+# htmx's indicator style); they cannot run code.
+SECURE_CSP = {
+    "default-src": ["'self'"],
+    "script-src": ["'self'"],
+    "style-src": ["'self'", "'unsafe-inline'"],
+    "img-src": ["'self'", "data:"],
+    "connect-src": ["'self'"],
+    "object-src": ["'none'"],
+    "base-uri": ["'none'"],
+    "form-action": ["'self'"],
+    "frame-ancestors": ["'none'"],
+}
+
+# Login throttling (django-axes): after AXES_FAILURE_LIMIT failures for one username from one address, that
+# pair is locked out for AXES_COOLOFF_MINUTES; the lockout and each failure are logged.
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_VERBOSE = False
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_IPWARE_PROXY_COUNT = env.int("DJANGO_PROXY_COUNT", default=0)
+
+# Behind a TLS-terminating proxy (production): trust its X-Forwarded-Proto, redirect plain HTTP, and ask browsers
+# to use HTTPS only (HSTS). Development (DJANGO_DEBUG=1) serves plain HTTP.
+if env.bool("DJANGO_BEHIND_TLS_PROXY", default=False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env.bool("DJANGO_SSL_REDIRECT", default=False)
+SECURE_HSTS_SECONDS = env.int("DJANGO_HSTS_SECONDS", default=0 if DEBUG else 31_536_000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", default=False)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
 
 REDIS_URL = env("REDIS_URL", default="redis://127.0.0.1:6379/0")
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default=REDIS_URL)
@@ -163,6 +208,7 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
     "loggers": {
         "django.db.backends": {"level": "WARNING"},
+        "axes": {"level": "WARNING"},  # a line per login otherwise; lockouts are warnings
         # Connection failures already reach people as ClusterUnavailable; librdkafka would repeat them every 100 ms.
         "console.kafka.librdkafka": {"level": env("LIBRDKAFKA_LOG_LEVEL", default="CRITICAL")},
     },

@@ -37,6 +37,7 @@ def client_config(connection: ClusterConnection, **overrides: object) -> dict[st
     """The librdkafka configuration shared by admin clients, consumers and producers of a cluster."""
     config: dict[str, object] = {**_BOUNDED_DEFAULTS, **connection.config}
     config["bootstrap.servers"] = connection.bootstrap_servers
+    config["logger"] = _librdkafka_log
     config.update(overrides)
     return config
 
@@ -54,8 +55,7 @@ def admin_client(connection: ClusterConnection) -> AdminClient:
     with _admins_lock:
         admin = _admins.get(key)
         if admin is None:
-            admin = AdminClient({**client_config(connection), "logger": _librdkafka_log,
-                                 "error_cb": _error_callback(connection.name)})
+            admin = AdminClient({**client_config(connection), "error_cb": _error_callback(connection.name)})
             _admins[key] = admin
         return admin
 

@@ -2,8 +2,8 @@
 
 import json
 
+from console.clusters.selectors import cluster_get
 from console.commands import ConsoleCommand
-
 from offsets.selectors_history import group_history
 
 
@@ -16,6 +16,7 @@ class Command(ConsoleCommand):
         parser.add_argument("--format", choices=["json", "table"], default="table")
 
     def handle(self, *args, **options):
+        cluster_get(options["cluster"])  # an unknown name is an error, not an empty history
         entries = group_history(options["cluster"], options["group"])
         if options["format"] == "json":
             self.stdout.write(json.dumps(entries, indent=2))

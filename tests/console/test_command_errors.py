@@ -1,0 +1,86 @@
+"""Every management command, run as a person runs it (a new process), answers bad arguments, an unknown cluster
+and a cluster that is down with one line on stderr and a non-zero exit, never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from console.devstack.kafka import free_port
+from console.devstack.paths import PROJECT_DIR
+from tests.conftest import celery_env
+
+pytestmark = [pytest.mark.kafka, pytest.mark.django_db(transaction=True)]
+
+ACT = ["--actor", "ada", "--reason", "test"]
+BAD_ARGUMENTS = [
+    ["clusters", "frobnicate"],
+    ["clusters", "add", "--name", "x"],
+    ["topics", "list", "--format", "xml"],
+    ["topics", "create", "--topic", "t", "--partitions", "many", *ACT],
+    ["groups", "describe"],
+    ["groups", "list", "--format", "yaml"],
+    ["reset_offsets", "--group", "g", "--all-topics"],
+    ["reset_offsets", "--group", "g", "--all-topics", "--to-datetime", "yesterday"],
+    ["lag_history", "g", "--range", "forever"],
+    ["group_history"],
+    ["replay", "--topic", "t"],
+    ["audit_verify", "--nonsense"],
+]
+ON_A_CLUSTER = [
+    ["topics", "list"],
+    ["topics", "describe", "--topic", "orders"],
+    ["topics", "create", "--topic", "orders", "--partitions", "1", "--replication-factor", "1", *ACT],
+    ["topics", "alter-config", "--topic", "orders", "--add-config", "retention.ms=1000", *ACT],
+    ["topics", "add-partitions", "--topic", "orders", "--partitions", "4", *ACT],
+    ["topics", "purge", "--topic", "orders", "--partition", "0", "--offset", "1", *ACT],
+    ["topics", "delete", "--topic", "orders", "--yes", *ACT],
+    ["groups", "list"],
+    ["groups", "describe", "billing"],
+    ["groups", "delete", "billing", "--yes", *ACT],
+    ["groups", "delete-offsets", "billing", "--topic", "orders", "--yes", *ACT],
+    ["reset_offsets", "--group", "billing", "--all-topics", "--to-earliest"],
+    ["record_groups", "--until-caught-up"],
+    ["replay", "--topic", "orders", "--start", "earliest", "--end", "latest", "--sink", "files:parquet", *ACT],
+]
+
+
+def _run(env: dict, args: list[str]) -> tuple[list[str], subprocess.CompletedProcess]:
+    result = subprocess.run([sys.executable, "manage.py", *args], cwd=PROJECT_DIR, env=env, capture_output=True,
+                            text=True, timeout=60)
+    return args, result
+
+
+def _with_cluster(args: list[str], cluster: str) -> list[str]:
+    # Subcommand-style commands take --cluster before the subcommand; the others anywhere.
+    if args[0] in ("clusters", "topics", "groups"):
+        return [args[0], "--cluster", cluster, *args[1:]] if args[0] == "groups" else [*args, "--cluster", cluster]
+    return [*args, "--cluster", cluster]
+
+
+def test_bad_arguments_unknown_clusters_and_a_down_cluster_get_one_line(redis_node, kafka_node, admin):
+    from console.clusters.models import Cluster
+
+    Cluster.objects.create(name="down", bootstrap_servers=f"127.0.0.1:{free_port()}")
+    env = celery_env(redis_node, kafka_node)
+    runs = [*BAD_ARGUMENTS]
+    runs += [_with_cluster(args, "nope") for args in ON_A_CLUSTER]
+    runs += [_with_cluster(args, "down") for args in ON_A_CLUSTER]
+    # These read what the console stored, so a down cluster is no error for them; an unknown one is.
+    runs += [_with_cluster(args, "nope") for args in (["group_history", "billing"], ["lag_history", "billing"])]
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        results = list(pool.map(lambda args: _run(env, args), runs))
+
+    problems = []
+    for args, result in results:
+        lines = [line for line in result.stderr.splitlines() if line.strip()]
+        if result.returncode == 0 or len(lines) != 1 or "Traceback" in result.stderr:
+            problems.append(f"{' '.join(args)} -> exit {result.returncode}, stderr: {result.stderr[-600:]!r}")
+        elif "nope" in args and "no cluster named 'nope'" not in lines[0]:
+            problems.append(f"{' '.join(args)} -> {lines[0]}")
+        elif "down" in args and "did not answer" not in lines[0] and "down" not in lines[0]:
+            problems.append(f"{' '.join(args)} -> {lines[0]}")
+    assert problems == [], "\n".join(problems)

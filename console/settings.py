@@ -177,7 +177,10 @@ CELERY_BEAT_SCHEDULE: dict = {
     # A sample that waited longer than one interval for a free worker is dropped: the next one is due anyway.
     "sample-lag": {"task": "offsets.tasks.sample_lag", "schedule": float(LAG_SAMPLE_INTERVAL_S),
                    "options": {"expires": float(LAG_SAMPLE_INTERVAL_S)}},
+    # A running replay whose worker died is failed, audited and its driver stopped (see replay_reap_orphans).
+    "reap-replays": {"task": "sparkjobs.tasks.reap_replays", "schedule": 30.0, "options": {"expires": 30.0}},
 }
+REPLAY_HEARTBEAT_TIMEOUT_S = env.float("REPLAY_HEARTBEAT_TIMEOUT_S", default=60.0)
 
 # The `local` cluster is seeded from these on every migrate.
 KAFKA_BOOTSTRAP_SERVERS = env("KAFKA_BOOTSTRAP_SERVERS", default="127.0.0.1:9092")

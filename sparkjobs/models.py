@@ -46,6 +46,11 @@ class ReplayJob(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
+    # Written every second by the worker watching the Spark driver; a running job whose heartbeat stops had its
+    # worker die (sparkjobs.services.replay_reap_orphans then fails it and stops the driver).
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    driver_pid = models.IntegerField(null=True, blank=True)  # spark-submit's process (and session) id
+    worker_host = models.CharField(max_length=255, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -54,11 +54,15 @@ def failure_sentence(log_lines: list[str]) -> str:
     return "Spark failed; see the log."
 
 
-def run(command: list[str], log_path: Path, *, on_progress, should_cancel, poll_s: float = 1.0) -> dict:
-    """Runs `command`, copying its output to `log_path`. Returns {"state", "result", "error"}."""
+def run(command: list[str], log_path: Path, *, on_progress, should_cancel, on_start=None,
+        poll_s: float = 1.0) -> dict:
+    """Runs `command`, copying its output to `log_path`. Returns {"state", "result", "error"}. `should_cancel`
+    is asked every `poll_s` (and doubles as the heartbeat); `on_start` gets the driver's process id."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
                                env=spark_environment(), start_new_session=True)
+    if on_start is not None:
+        on_start(process.pid)
     lines: queue.Queue = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in process.stdout] and None, daemon=True).start()
     result: dict | None = None
@@ -94,6 +98,26 @@ def run(command: list[str], log_path: Path, *, on_progress, should_cancel, poll_
     if process.returncode == 0 and result is not None:
         return {"state": "succeeded", "result": result, "error": ""}
     return {"state": "failed", "result": result, "error": failure_sentence(tail)}
+
+
+def stop_orphan(pid: int, job_id: int) -> bool:
+    """Stops a driver whose worker died, if it runs here and is that job's (its command line names the job)."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return False
+    if f"console-replay-{job_id} " not in cmdline + " " and f"/{job_id}/spec.json" not in cmdline:
+        return False
+    try:
+        os.killpg(pid, signal.SIGTERM)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
+            time.sleep(0.2)
+        if Path(f"/proc/{pid}").exists():
+            os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    return True
 
 
 def _stop(process: subprocess.Popen) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import socket
+from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
@@ -114,22 +116,29 @@ def replay_run(*, job_id: int) -> ReplayJob:
     spec_path.write_text(json.dumps(_application_spec(job)))  # holds secrets: readable by the worker only
     spec_path.chmod(0o600)
     job.state, job.started_at, job.log_path = ReplayJob.State.RUNNING, timezone.now(), str(work / "spark.log")
-    job.save(update_fields=["state", "started_at", "log_path"])
+    job.heartbeat_at, job.worker_host = job.started_at, socket.gethostname()
+    job.save(update_fields=["state", "started_at", "log_path", "heartbeat_at", "worker_host"])
 
     def on_progress(done: int) -> None:
         ReplayJob.objects.filter(pk=job.pk).update(progress_done=done)
 
-    def should_cancel() -> bool:
+    def on_start(pid: int) -> None:
+        ReplayJob.objects.filter(pk=job.pk).update(driver_pid=pid)
+
+    def should_cancel() -> bool:  # every second: also the heartbeat that tells the reaper this worker lives
+        ReplayJob.objects.filter(pk=job.pk).update(heartbeat_at=timezone.now())
         return ReplayJob.objects.filter(pk=job.pk, cancel_requested=True).exists()
 
     try:
         outcome = runner.run(runner.spark_submit_command(spec_path), Path(job.log_path), on_progress=on_progress,
-                             should_cancel=should_cancel)
+                             should_cancel=should_cancel, on_start=on_start)
     except (OSError, RuntimeError) as exc:
         outcome = {"state": "failed", "result": None, "error": str(exc)}
     finally:
         spec_path.unlink(missing_ok=True)
     job.refresh_from_db()
+    if job.finished:  # the reaper gave up on this worker meanwhile and already audited how the job ended
+        return job
     return _finish(job, outcome)
 
 
@@ -150,6 +159,39 @@ def _finish(job: ReplayJob, outcome: dict) -> ReplayJob:
                "files": result.get("files", [])}, error=job.error, correlation_id=job.correlation_id,
     )
     return job
+
+
+MSG_WORKER_GONE = ("The worker running this replay stopped reporting (no heartbeat for {silent:.0f} s): it was killed or "
+                   "its machine went away. {driver}")
+MSG_DRIVER_STOPPED = "Its Spark driver was stopped."
+MSG_DRIVER_ELSEWHERE = "Its Spark driver ran on {host}; check there that it stopped."
+
+
+def replay_reap_orphans(*, now=None) -> list[int]:
+    """Fails every running job whose worker stopped sending heartbeats, stops its driver if it runs on this
+    machine, and audits the outcome; returns the job ids. Run by Celery beat and by the worker at start."""
+    now = now or timezone.now()
+    timeout = timedelta(seconds=settings.REPLAY_HEARTBEAT_TIMEOUT_S)
+    reaped = []
+    for job in ReplayJob.objects.filter(state=ReplayJob.State.RUNNING):
+        last = job.heartbeat_at or job.started_at or job.created_at
+        if now - last < timeout:
+            continue
+        with transaction.atomic():  # one reaper wins: the state moves only from running
+            if not ReplayJob.objects.filter(pk=job.pk, state=ReplayJob.State.RUNNING,
+                                            heartbeat_at=job.heartbeat_at).update(state=ReplayJob.State.FAILED):
+                continue
+        driver = ""
+        if job.driver_pid:
+            if job.worker_host == socket.gethostname():
+                driver = MSG_DRIVER_STOPPED if runner.stop_orphan(job.driver_pid, job.pk) else ""
+            else:
+                driver = MSG_DRIVER_ELSEWHERE.format(host=job.worker_host)
+        job.refresh_from_db()
+        error = MSG_WORKER_GONE.format(silent=(now - last).total_seconds(), driver=driver).strip()
+        _finish(job, {"state": "failed", "result": None, "error": error})
+        reaped.append(job.pk)
+    return reaped
 
 
 def replay_cancel(*, actor: Actor, job_id: int, reason: str = "") -> ReplayJob:

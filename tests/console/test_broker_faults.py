@@ -1,0 +1,108 @@
+"""The broker killed (SIGKILL, a real process) right after a change's audit intent is committed: the change fails
+with a clear message within seconds, the audit holds the intent and a failed outcome, nothing half-done is
+reported as done, and the same change succeeds once the broker is back."""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+
+import pytest
+
+from console.audit.actor import Actor
+from console.audit.models import AuditEvent
+from console.kafka.errors import ClusterUnavailable
+from console.kafka.types import PartitionRef
+
+pytestmark = [pytest.mark.kafka, pytest.mark.slow, pytest.mark.django_db]
+
+
+def _kill(node) -> None:
+    node.process.kill()
+    node.process.wait(20)
+
+
+def _start(node) -> None:
+    with open(node.home / "broker.log", "a") as log:
+        node.start(stdout=log)
+    node.wait_ready()
+
+
+@pytest.fixture
+def fragile(secured_kafka, operator, admin):
+    """The secured broker's plaintext listener registered as a cluster this test may kill; started again after."""
+    from console.clusters.models import Cluster
+
+    Cluster.objects.update_or_create(name="fragile", defaults={"bootstrap_servers": secured_kafka.bootstrap})
+    yield secured_kafka
+    if secured_kafka.process is None or secured_kafka.process.poll() is not None:
+        _start(secured_kafka)
+
+
+def _kill_after_intent(monkeypatch, module, node) -> None:
+    """Wraps the service's `audited` so the broker dies the moment the intent row is committed."""
+    real = module.audited
+
+    @contextlib.contextmanager
+    def audited_then_kill(**kwargs):
+        with real(**kwargs) as record:
+            _kill(node)
+            yield record
+
+    monkeypatch.setattr(module, "audited", audited_then_kill)
+
+
+def test_broker_killed_during_a_reset(fragile, operator, monkeypatch):
+    from confluent_kafka import Consumer, TopicPartition
+
+    from console.clusters.selectors import cluster_admin
+    from offsets import services
+    from offsets.planning import ToEarliest, TopicScope
+
+    topic, group = f"fault-{uuid.uuid4().hex[:8]}", f"fault-group-{uuid.uuid4().hex[:6]}"
+    cluster_admin("fragile").create_topic(topic, partitions=1, replication_factor=1, configs={})
+    consumer = Consumer({"bootstrap.servers": fragile.bootstrap, "group.id": group, "enable.auto.commit": False})
+    consumer.commit(offsets=[TopicPartition(topic, 0, 0)], asynchronous=False)
+    consumer.close()
+    actor = Actor(user=operator, source="cli")
+    arguments = dict(actor=actor, cluster="fragile", group=group, scope=[TopicScope(topic)], strategy=ToEarliest(),
+                     reason="fault", confirm=group)
+
+    _kill_after_intent(monkeypatch, services, fragile)
+    with pytest.raises(ClusterUnavailable, match="did not answer"):
+        services.group_offsets_reset(**arguments)
+    monkeypatch.undo()
+
+    events = list(AuditEvent.objects.filter(action="group.offsets.reset").order_by("seq"))
+    assert [e.outcome for e in events] == ["intent", "failure"]
+    assert events[1].correlation_id == events[0].correlation_id and "did not answer" in events[1].error
+    assert events[1].after is None  # nothing claimed as done
+
+    _start(fragile)
+    assert cluster_admin("fragile").group_offsets([group])[group] == {PartitionRef(topic, 0): 0}
+    services.group_offsets_reset(**arguments)
+    assert AuditEvent.objects.filter(action="group.offsets.reset", outcome="success").count() == 1
+
+
+def test_broker_killed_during_a_topic_config_change(fragile, admin, monkeypatch):
+    from console.clusters.selectors import cluster_admin
+    from topics import services
+
+    topic = f"fault-config-{uuid.uuid4().hex[:8]}"
+    cluster_admin("fragile").create_topic(topic, partitions=1, replication_factor=1, configs={})
+    actor = Actor(user=admin, source="cli")
+    arguments = dict(actor=actor, cluster="fragile", topic=topic, set_values={"retention.ms": "3600000"}, delete=[],
+                     reason="fault")
+
+    _kill_after_intent(monkeypatch, services, fragile)
+    with pytest.raises(ClusterUnavailable, match="did not answer"):
+        services.topic_configs_alter(**arguments)
+    monkeypatch.undo()
+
+    events = list(AuditEvent.objects.filter(action="topic.config.alter").order_by("seq"))
+    assert [e.outcome for e in events] == ["intent", "failure"] and "did not answer" in events[1].error
+
+    _start(fragile)
+    assert cluster_admin("fragile").describe_configs("topic", [topic])[topic]["retention.ms"].source != "topic"
+    after = services.topic_configs_alter(**arguments)
+    assert after["retention.ms"]["value"] == "3600000"

@@ -3,8 +3,8 @@
 librdkafka can abort the whole process on an internal assertion (see the README's notes on Kafka clients): no
 Python `except` catches that. Each cluster's clients therefore live in a child (console.kafka.sandbox_child);
 the caller's thread sends a request and waits, bounded. When a child dies, its callers get ClusterUnavailable
-at once and the next call starts a fresh child. A child whose cluster has failed for RECYCLE_AFTER_S is
-replaced too, so clients held across a broker restart, a changed address or a renewed certificate cannot keep
+at once and the next call starts a fresh child. A child is replaced too when one operation keeps failing (see
+claim_recycle), so clients held across a broker restart, a changed address or a renewed certificate cannot keep
 a cluster's pages down.
 """
 
@@ -29,6 +29,11 @@ from console.kafka.types import ClusterConnection
 log = logging.getLogger(__name__)
 
 RECYCLE_AFTER_S = 10.0  # an operation failing this long on a cluster gets it a fresh client process
+STUCK_AFTER_S = 3.0  # ... or this long while other operations on the same cluster succeed
+MAX_RECYCLE_WAIT_S = 120.0  # a cluster that stays down is given fresh clients ever more rarely, up to this
+# Per cluster and operation: replacements since that operation last succeeded (each one doubles the next wait,
+# so a cluster that stays down, or one group whose coordinator is down, does not cost a new process every time).
+_fruitless_recycles: dict[tuple[str, str], int] = {}
 IDLE_AFTER_S = 600.0  # a child unused this long is stopped
 _PROJECT_DIR = Path(__file__).resolve().parents[2]
 
@@ -66,6 +71,7 @@ class ClientProcess:
         # Per operation: after a restart librdkafka may answer Metadata while group calls stay stuck for good, so
         # one success elsewhere must not hide an operation that keeps failing.
         self.failing_since: dict[str, float] = {}
+        self.last_success: float | None = None
         self.recycling = False
         self._ids = count(1)
         self._pending: dict[int, Future] = {}
@@ -151,18 +157,35 @@ class ClientProcess:
     def note_outcome(self, method: str, failed_unreachable: bool) -> None:
         if not failed_unreachable:
             self.failing_since.pop(method, None)
+            self.last_success = time.monotonic()
+            _fruitless_recycles.pop((self.connection.name, method), None)
         else:
             self.failing_since.setdefault(method, time.monotonic())
 
     def claim_recycle(self, method: str) -> float | None:
-        """How long `method` has failed, when that is long enough to replace this child; claimed by one caller."""
+        """How long `method` has failed, when that calls for a fresh child; claimed by one caller only.
+
+        Stuck: the cluster answers other operations since this one began failing (after a broker restart
+        librdkafka can keep group calls timed out on an otherwise working client), for STUCK_AFTER_S. Down: the
+        operation failed for RECYCLE_AFTER_S. Each wait doubles with every replacement that did not help."""
         now = time.monotonic()
         since = self.failing_since.get(method)
+        if since is None:
+            return None
+        backoff = 2 ** _fruitless_recycles.get((self.connection.name, method), 0)
+        failing = now - since
+        stuck = (self.last_success is not None and self.last_success > since
+                 and failing >= min(MAX_RECYCLE_WAIT_S, STUCK_AFTER_S * backoff))
+        down = failing >= min(MAX_RECYCLE_WAIT_S, RECYCLE_AFTER_S * backoff)
+        if not (stuck or down):
+            return None
         with self._lock:
-            if self.recycling or since is None or now - since < RECYCLE_AFTER_S or now - self.started < RECYCLE_AFTER_S:
+            if self.recycling:
                 return None
             self.recycling = True
-        return now - since
+        key = (self.connection.name, method)
+        _fruitless_recycles[key] = _fruitless_recycles.get(key, 0) + 1
+        return failing
 
 
 _children: dict[str, ClientProcess] = {}

@@ -13,7 +13,7 @@ from console.devstack.kafka import free_port
 from console.devstack.paths import PROJECT_DIR
 from tests.conftest import celery_env
 
-pytestmark = [pytest.mark.kafka, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.kafka, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 ACT = ["--actor", "ada", "--reason", "test"]
 BAD_ARGUMENTS = [

@@ -4,13 +4,8 @@ from datetime import UTC
 
 from django import forms
 
-from console.parsing import parse_keys, parse_pairs
-
-def _pairs(text: str) -> dict[str, str]:
-    try:
-        return parse_pairs(text)
-    except ValueError as exc:
-        raise forms.ValidationError(str(exc)) from exc
+from console.forms import clean_pairs
+from console.parsing import parse_keys
 
 
 class ReasonForm(forms.Form):
@@ -28,7 +23,7 @@ class TopicCreateForm(ReasonForm):
     configs = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 4, "placeholder": "retention.ms=604800000\ncleanup.policy=delete"}))
 
     def clean_configs(self) -> dict[str, str]:
-        return _pairs(self.cleaned_data["configs"])
+        return clean_pairs(self.cleaned_data["configs"])
 
 
 class ConfigChangeForm(ReasonForm):
@@ -38,7 +33,7 @@ class ConfigChangeForm(ReasonForm):
                              widget=forms.TextInput(attrs={"placeholder": "segment.ms, retention.bytes"}))
 
     def clean_set_values(self) -> dict[str, str]:
-        return _pairs(self.cleaned_data["set_values"])
+        return clean_pairs(self.cleaned_data["set_values"])
 
     def clean_delete(self) -> list[str]:
         return parse_keys(self.cleaned_data["delete"])

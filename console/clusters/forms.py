@@ -2,14 +2,7 @@ from __future__ import annotations
 
 from django import forms
 
-from console.parsing import parse_pairs
-
-
-def _pairs(text: str) -> dict[str, str]:
-    try:
-        return parse_pairs(text)
-    except ValueError as exc:
-        raise forms.ValidationError(str(exc)) from exc
+from console.forms import clean_pairs
 
 
 class ClusterForm(forms.Form):
@@ -28,10 +21,10 @@ class ClusterForm(forms.Form):
     reason = forms.CharField(max_length=1000, widget=forms.TextInput(attrs={"placeholder": "why (goes into the audit log)"}))
 
     def clean_client_config(self) -> dict[str, str]:
-        return _pairs(self.cleaned_data["client_config"])
+        return clean_pairs(self.cleaned_data["client_config"])
 
     def clean_secret_env(self) -> dict[str, str]:
-        return _pairs(self.cleaned_data["secret_env"])
+        return clean_pairs(self.cleaned_data["secret_env"])
 
 
 class ClusterRemoveForm(forms.Form):

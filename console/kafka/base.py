@@ -11,21 +11,12 @@ from console.kafka import client
 from console.kafka.errors import ClusterUnavailable, KafkaGatewayError, PartitionError, PartitionErrors
 from console.kafka.futures import future_result, futures_outcomes
 from console.kafka.mapping import explain_unavailable, map_exception
-from console.kafka.types import ClusterConnection
+from console.kafka.types import GatewayFace
 
 T = TypeVar("T")
 
 
-class AdminBase:
-    def __init__(self, connection: ClusterConnection, *, timeout: float, unreachable_backoff: float = 5.0) -> None:
-        self.connection = connection
-        self.timeout = timeout
-        self.unreachable_backoff = unreachable_backoff
-
-    @property
-    def cluster(self) -> str:
-        return self.connection.name
-
+class AdminBase(GatewayFace):
     def _call(self, operation: Callable[[AdminClient], T]) -> T:
         """Runs `operation` with the cluster's AdminClient, mapping errors and remembering unreachability."""
         client.check_not_known_unreachable(self.connection)

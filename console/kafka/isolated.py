@@ -6,20 +6,11 @@ import inspect
 
 from console.kafka import sandbox
 from console.kafka.admin import KafkaAdmin
-from console.kafka.types import ClusterConnection
+from console.kafka.types import GatewayFace
 
 
-class IsolatedKafkaAdmin:
+class IsolatedKafkaAdmin(GatewayFace):
     """Callers cannot tell it from KafkaAdmin: same methods, same dataclasses, same exceptions."""
-
-    def __init__(self, connection: ClusterConnection, *, timeout: float, unreachable_backoff: float = 5.0) -> None:
-        self.connection = connection
-        self.timeout = timeout
-        self.unreachable_backoff = unreachable_backoff
-
-    @property
-    def cluster(self) -> str:
-        return self.connection.name
 
 
 def _forwarder(name: str):

@@ -15,6 +15,19 @@ class ClusterConnection:
     config: Mapping[str, str] = field(default_factory=dict)
 
 
+class GatewayFace:
+    """What every gateway implementation holds: the cluster, the bound on each call, the fail-fast window."""
+
+    def __init__(self, connection: ClusterConnection, *, timeout: float, unreachable_backoff: float = 5.0) -> None:
+        self.connection = connection
+        self.timeout = timeout
+        self.unreachable_backoff = unreachable_backoff
+
+    @property
+    def cluster(self) -> str:
+        return self.connection.name
+
+
 @dataclass(frozen=True)
 class BrokerInfo:
     id: int

@@ -54,7 +54,17 @@ def _exit_description(returncode: int | None) -> str:
 
 
 def _connection_key(connection: ClusterConnection) -> tuple:
-    return connection.name, connection.bootstrap_servers, tuple(sorted(connection.config.items()))
+    """Changes when the settings change, and when a certificate or key file they name is replaced (renewed):
+    librdkafka reads those files once, when a client is made."""
+    files = []
+    for key, value in sorted(connection.config.items()):
+        if key.endswith(".location"):
+            try:
+                stat = os.stat(value)
+                files.append((key, stat.st_mtime_ns, stat.st_size))
+            except OSError:
+                files.append((key, None, None))
+    return (connection.name, connection.bootstrap_servers, tuple(sorted(connection.config.items())), tuple(files))
 
 
 class ClientProcess:
@@ -62,6 +72,7 @@ class ClientProcess:
 
     def __init__(self, connection: ClusterConnection) -> None:
         self.connection = connection
+        self.key = _connection_key(connection)  # as it was when this child's clients were made
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(_PROJECT_DIR), os.environ.get("PYTHONPATH")]))}
         self.process = subprocess.Popen(
             [sys.executable, "-m", "console.kafka.sandbox_child"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -198,7 +209,7 @@ def _child_for(connection: ClusterConnection) -> ClientProcess:
     retired: list[ClientProcess] = []
     with _children_lock:
         child = _children.get(connection.name)
-        if child is not None and (not child.alive or _connection_key(child.connection) != key):
+        if child is not None and (not child.alive or child.key != key):
             retired.append(child)
             child = None
         if child is None:

@@ -165,3 +165,49 @@ def _gunicorn_worker(master_pid: int) -> int:
             return int(children[0])
         time.sleep(0.2)
     raise AssertionError("gunicorn has no worker")
+
+
+def test_an_mtls_cluster_comes_back_after_restarts_and_takes_renewed_certificates(secured_kafka, local_cluster):
+    """In this process (the sandbox is the same in the web process): the mTLS listener after broker restarts,
+    then client certificate files replaced in place, which the next request must use."""
+    import shutil
+
+    from console.clusters.models import Cluster
+    from console.clusters.selectors import cluster_admin
+    from console.kafka import sandbox
+    from console.kafka.errors import KafkaGatewayError
+
+    registration = secured_settings(secured_kafka, listener="mtls")
+    Cluster.objects.update_or_create(name="mtls", defaults=registration)
+    assert cluster_admin("mtls").list_groups() is not None
+
+    for _ in range(3):
+        secured_kafka.stop()
+        with pytest.raises(KafkaGatewayError):
+            cluster_admin("mtls").list_groups()
+        restart_broker(secured_kafka)
+        ready = time.monotonic()
+        while True:
+            try:
+                cluster_admin("mtls").list_groups()
+                cluster_admin("mtls").describe_cluster()
+                break
+            except KafkaGatewayError:
+                assert time.monotonic() - ready < BACK_WITHIN_S, "the mTLS cluster did not come back"
+                time.sleep(0.5)
+
+    # Certificate files renewed in place, at the same paths: here, with one the broker does not trust.
+    tls = secured_kafka.security.tls
+    cert, key = registration["client_config"]["ssl.certificate.location"], registration["client_config"]["ssl.key.location"]
+    saved = {cert: open(cert, "rb").read(), key: open(key, "rb").read()}
+    before = sandbox.child_pids()["mtls"]
+    try:
+        shutil.copyfile(tls.untrusted_client_cert, cert)
+        shutil.copyfile(tls.untrusted_client_key, key)
+        with pytest.raises(KafkaGatewayError, match="could not be reached over TLS|did not answer"):
+            cluster_admin("mtls").describe_cluster()
+        assert sandbox.child_pids()["mtls"] != before  # new files, new client process
+    finally:
+        for path, content in saved.items():
+            open(path, "wb").write(content)
+    assert cluster_admin("mtls").describe_cluster().brokers

@@ -1,5 +1,6 @@
 """Settings come from the environment (12-factor); see README.md for every variable."""
 
+import os
 from datetime import timedelta
 from pathlib import Path
 
@@ -8,7 +9,11 @@ import environ
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
-environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+# `make` writes .env once for development (DJANGO_DEBUG=1 and a generated SECRET_KEY), so the shell works in a new
+# terminal; the real environment always wins. DJANGO_ENV_FILE names another file, or none when empty.
+_env_file = os.environ.get("DJANGO_ENV_FILE", str(BASE_DIR / ".env"))
+if _env_file:
+    environ.Env.read_env(_env_file, overwrite=False)
 
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
 # Development (make run, make test) sets DJANGO_DEBUG=1; anything else must bring its own key.

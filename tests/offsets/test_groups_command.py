@@ -117,3 +117,18 @@ def test_delete_offsets_and_delete_keep_the_webs_guarantees(live_member, commit,
     with pytest.raises(CommandError, match="does not exist"):
         _ours("describe", quiet, capsys=capsys)
     assert AuditEvent.objects.filter(action="group.delete", target=f"group:{quiet}", outcome="success").exists()
+
+
+def test_commands_take_any_group_name(topic_factory, produce, commit, capsys):
+    topic = topic_factory("odd-names", partitions=1)
+    produce(topic, [(0, None, b"x", None)] * 4)
+    for group in (f"team/eu west {uuid.uuid4().hex[:4]}", f"<b>50% #1</b> \"q\" {uuid.uuid4().hex[:4]}",
+                  f"ünïcødé {uuid.uuid4().hex[:4]}"):
+        commit(group, {(topic, 0): 1})
+        described = json.loads(_ours("describe", group, "--format", "json", capsys=capsys))
+        assert [(r["group"], r["current_offset"], r["lag"]) for r in described] == [(group, 1, 3)]
+        assert group in _ours("list", capsys=capsys).splitlines()
+        call_command("reset_offsets", "--group", group, "--topic", topic, "--to-earliest")
+        assert f"{group}" in capsys.readouterr().out
+        call_command("group_history", group)
+        capsys.readouterr()

@@ -23,7 +23,7 @@ from console.kafka.admin import KafkaAdmin
 from console.kafka.errors import KafkaGatewayError
 from console.kafka.ops_offsets import LATEST
 from offsets.lag_status import group_verdict, window_append, window_totals
-from offsets.models import GroupCommitStat, GroupLagStatus, LagSample, LagSweep
+from offsets.models import GROUP_ID_MAX_STORED, GroupCommitStat, GroupLagStatus, LagSample, LagSweep
 
 log = logging.getLogger(__name__)
 MAX_PARALLEL_CLUSTERS = 32
@@ -101,6 +101,11 @@ def lag_sample(*, cluster: str, now: datetime | None = None, observation: Observ
                                                                      "last_error_at": now})
         raise observation.error
     listings, committed, ends = observation.answer
+    too_long = [g.group_id for g in listings if len(g.group_id) > GROUP_ID_MAX_STORED]
+    if too_long:  # one odd name must not stop the sweep for every other group
+        log.warning("Lag of %d group(s) on %s not stored: ids longer than %d characters", len(too_long), cluster,
+                    GROUP_ID_MAX_STORED)
+        listings = [g for g in listings if len(g.group_id) <= GROUP_ID_MAX_STORED]
     storing_from = time.monotonic()
     rows: list[LagSample] = []
     observed: dict[str, dict[str, tuple[int, int]]] = {}

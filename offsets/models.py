@@ -1,6 +1,10 @@
 from django.db import models
 
 
+# Kafka puts no practical limit on a group id; the console stores history and lag for ids up to this long (an
+# index over longer text would exceed PostgreSQL's row limit). Longer ids are shown live and skipped in storage.
+GROUP_ID_MAX_STORED = 500
+
 class RecorderPosition(models.Model):
     """Where the recorder goes on in one `__consumer_offsets` partition; saved with the rows it derived."""
 
@@ -30,7 +34,7 @@ class ConsumerGroupState(models.Model):
     """A KIP-848 group's members and target assignment as the records built them up (the recorder's memory)."""
 
     cluster = models.CharField(max_length=63)
-    group = models.CharField(max_length=255)
+    group = models.CharField(max_length=GROUP_ID_MAX_STORED)
     state = models.JSONField(default=dict)
 
     class Meta:
@@ -41,7 +45,7 @@ class GroupGeneration(models.Model):
     """One generation (classic) or assignment epoch (consumer protocol) of a group: who was in it, with what."""
 
     cluster = models.CharField(max_length=63)
-    group = models.CharField(max_length=255, db_index=True)
+    group = models.CharField(max_length=GROUP_ID_MAX_STORED, db_index=True)
     protocol = models.CharField(max_length=10)  # classic or consumer
     generation = models.IntegerField()  # classic generation id, or the consumer group's assignment epoch
     time = models.DateTimeField()
@@ -62,7 +66,7 @@ class GroupCommitStat(models.Model):
     """Last offset commit seen per group, from the commit records (lag status uses it: no commits means STOP)."""
 
     cluster = models.CharField(max_length=63)
-    group = models.CharField(max_length=255)
+    group = models.CharField(max_length=GROUP_ID_MAX_STORED)
     last_commit_at = models.DateTimeField()
     commits = models.BigIntegerField(default=0)
 
@@ -75,7 +79,7 @@ class LagSample(models.Model):
     buckets rolled up from the finer step (time is then the bucket's start). Retention per step: settings.LAG_RETENTION_S."""
 
     cluster = models.CharField(max_length=63)
-    group = models.CharField(max_length=255)
+    group = models.CharField(max_length=GROUP_ID_MAX_STORED)
     topic = models.CharField(max_length=249)
     step = models.IntegerField()
     time = models.DateTimeField()
@@ -97,7 +101,7 @@ class GroupLagStatus(models.Model):
     """The latest Burrow-style status of a group, and the short per-partition window it was computed from."""
 
     cluster = models.CharField(max_length=63)
-    group = models.CharField(max_length=255)
+    group = models.CharField(max_length=GROUP_ID_MAX_STORED)
     status = models.CharField(max_length=8, blank=True)  # OK, WARN, ERR, STOP, or "" while collecting samples
     reason = models.TextField(blank=True)
     # {"times": [epoch seconds, ...], "partitions": {"topic-partition": [[committed, end] or null, ...]}}

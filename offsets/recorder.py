@@ -17,7 +17,7 @@ from console.clusters.selectors import cluster_admin, cluster_connection, cluste
 from console.kafka.errors import ClusterUnavailable, NotAuthorized, TopicNotFound
 from console.kafka.reader import RawRecord, TopicTail
 from offsets.history import Snapshot, apply_record
-from offsets.models import ConsumerGroupState, GroupCommitStat, GroupGeneration, RecorderPosition, RecorderStatus
+from offsets.models import GROUP_ID_MAX_STORED, ConsumerGroupState, GroupCommitStat, GroupGeneration, RecorderPosition, RecorderStatus
 from offsets.records import ClassicGroup, OffsetCommit, RecordDecodeError, decode_record
 
 log = logging.getLogger(__name__)
@@ -75,6 +75,8 @@ def store_batch(cluster: str, records: list[RawRecord], states: dict[str, dict],
         except RecordDecodeError as exc:
             log.warning("Skipping %s-%s@%s: %s", OFFSETS_TOPIC, record.partition, record.offset, exc)
             continue
+        if len(getattr(decoded, "group", "") or "") > GROUP_ID_MAX_STORED:
+            continue  # kept out of storage (see GROUP_ID_MAX_STORED); shown live on its pages
         if isinstance(decoded, OffsetCommit):
             if decoded.offset is not None:
                 commits[decoded.group].append(decoded.commit_timestamp or record.timestamp)
@@ -157,6 +159,7 @@ def sample_groups(cluster: str) -> int:
     admin = cluster_admin(cluster)
     ids = [g.group_id for g in admin.list_groups()]
     created = 0
+    ids = [i for i in ids if len(i) <= GROUP_ID_MAX_STORED]
     for group_id, description in admin.describe_groups(ids).items():
         members = sorted(({"member_id": m.member_id, "client_id": m.client_id, "host": m.host,
                            "instance_id": m.instance_id,

@@ -13,6 +13,7 @@ from console.clusters.selectors import cluster_admin, cluster_connection, cluste
 from console.kafka.kafka_tools import delete_group_offsets
 from console.errors import Conflict, ConsoleError, NotFound
 from console.kafka.types import PartitionRef
+from offsets.models import GROUP_ID_MAX_STORED
 from offsets.planning import AllTopics, Strategy, ToRecorded, TopicScope, describe_strategy
 from offsets.selectors import reset_preview
 
@@ -24,6 +25,8 @@ MSG_OFFSETS_MOVED = ("The committed offsets of '{group}' changed since the previ
 MSG_CONFIRM_GROUP = "Type the group name '{group}' exactly to confirm."
 MSG_REASON = "A reason is required: it goes into the audit log."
 MSG_EMPTY_PLAN = "The plan is empty: no partition in this scope has anything to reset."
+MSG_GROUP_ID_TOO_LONG = ("Group ids longer than {limit} characters can be read here but not changed: the audit log "
+                         "could not name the group. Use Kafka's own tools for this one.")
 MSG_NOT_A_RESET = "Audit event #{seq} is not an offset reset; only resets can be reverted."
 MSG_NO_BEFORE = "Audit event #{seq} recorded no offsets before the reset, so there is nothing to go back to."
 
@@ -40,11 +43,17 @@ def offsets_from_json(shaped: dict) -> dict[PartitionRef, int | None]:
     return {PartitionRef(topic, int(p)): o for topic, parts in (shaped or {}).items() for p, o in parts.items()}
 
 
+def _check_storable(group: str) -> None:
+    if len(group) > GROUP_ID_MAX_STORED:
+        raise ConsoleError(MSG_GROUP_ID_TOO_LONG.format(limit=GROUP_ID_MAX_STORED))
+
+
 def group_offsets_reset(*, actor: Actor, cluster: str, group: str, scope: AllTopics | Sequence[TopicScope],
                         strategy: Strategy, reason: str, confirm: str, expected_fingerprint: str | None = None,
                         revert_of: int | None = None) -> dict:
     """Plans again from the state now, refuses unless the group is Empty or Dead and its offsets did not move since
     the preview, then commits the targets (OffsetCommit as admin), reads them back and audits before and after."""
+    _check_storable(group)
     if confirm != group:
         raise ConsoleError(MSG_CONFIRM_GROUP.format(group=group))
     if not reason.strip():
@@ -129,6 +138,7 @@ def group_offsets_revert(*, actor: Actor, cluster: str, seq: int, reason: str, c
 
 def group_delete(*, actor: Actor, cluster: str, group: str, confirm: str, reason: str) -> None:
     """DeleteGroups, with the group's committed offsets kept in the audit so they can be recreated if needed."""
+    _check_storable(group)
     if confirm != group:
         raise ConsoleError(MSG_CONFIRM_GROUP.format(group=group))
     admin = cluster_admin(cluster)
@@ -169,6 +179,7 @@ def group_offsets_delete_preview(*, cluster: str, group: str, topic: str,
 def group_offsets_delete(*, actor: Actor, cluster: str, group: str, topic: str, partitions: list[int] | None,
                          confirm: str, reason: str) -> dict:
     """OffsetDelete (KIP-496) for one topic of a group; the broker refuses it while the group consumes the topic."""
+    _check_storable(group)
     if confirm != group:
         raise ConsoleError(MSG_CONFIRM_GROUP.format(group=group))
     if not reason.strip():

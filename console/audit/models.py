@@ -47,7 +47,7 @@ class AuditEvent(models.Model):
     remote_addr = models.GenericIPAddressField(null=True, blank=True)
     cluster = models.CharField(max_length=100, blank=True, db_index=True)
     action = models.CharField(max_length=100, db_index=True)
-    target = models.CharField(max_length=500, blank=True, db_index=True)
+    target = models.CharField(max_length=600, blank=True, db_index=True)  # kind:name, names up to 500
     reason = models.TextField(blank=True)
     params = models.JSONField(default=dict, blank=True)
     before = models.JSONField(null=True, blank=True)

@@ -194,3 +194,31 @@ def test_prune_applies_each_steps_retention(settings):
     assert lag_prune(now=now) == 3
     kept = sorted((s.step, now - s.time) for s in LagSample.objects.all())
     assert kept == [(0, timedelta(minutes=59)), (300, timedelta(hours=23)), (3600, timedelta(days=29))]
+
+
+@pytest.mark.kafka
+def test_a_group_id_too_long_to_store_does_not_stop_the_sweep_or_the_pages(local_cluster, topic_factory, produce,
+                                                                            commit, client_for, operator):
+    from console.errors import ConsoleError
+    from offsets import services
+    from offsets.models import GROUP_ID_MAX_STORED
+    from offsets.planning import ToEarliest, TopicScope
+
+    topic = topic_factory("long-id", partitions=1)
+    produce(topic, [(0, None, b"x", None)] * 3)
+    long_id = "long-" + "ü" * (GROUP_ID_MAX_STORED + 100)
+    short = group_name("beside-long")
+    commit(long_id, {(topic, 0): 1})
+    commit(short, {(topic, 0): 1})
+
+    result = sweep_at(0)
+
+    assert result.groups >= 1 and LagSample.objects.filter(group=short).exists()
+    assert not LagSample.objects.filter(group__startswith="long-üü").exists()
+    page = client_for(operator).get("/clusters/local/groups/?q=long-").content.decode()
+    assert "long-üü" in page
+    from console.audit.actor import Actor
+
+    with pytest.raises(ConsoleError, match="can be read here but not changed"):
+        services.group_offsets_reset(actor=Actor(user=operator, source="cli"), cluster="local", group=long_id,
+                                     scope=[TopicScope(topic)], strategy=ToEarliest(), reason="x", confirm=long_id)

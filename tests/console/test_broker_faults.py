@@ -5,6 +5,7 @@ reported as done, and the same change succeeds once the broker is back."""
 from __future__ import annotations
 
 import contextlib
+import re
 import uuid
 
 import pytest
@@ -15,6 +16,10 @@ from console.kafka.errors import ClusterUnavailable
 from console.kafka.types import PartitionRef
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow, pytest.mark.django_db]
+
+# The broker is gone: either the request timed out, or librdkafka's own assertion aborted the cluster's client
+# process on the way (see the README's notes on Kafka clients); both are clear, both change nothing.
+DOWN = r"did not answer|client process for cluster 'fragile' stopped"
 
 
 def _kill(node) -> None:
@@ -80,17 +85,18 @@ def test_broker_killed_during_a_reset(fragile, operator, monkeypatch):
                      reason="fault", confirm=group)
 
     _kill_after_intent(monkeypatch, services, fragile)
-    with pytest.raises(ClusterUnavailable, match="did not answer"):
+    with pytest.raises(ClusterUnavailable, match=DOWN):
         services.group_offsets_reset(**arguments)
     monkeypatch.undo()
 
     events = list(AuditEvent.objects.filter(action="group.offsets.reset").order_by("seq"))
     assert [e.outcome for e in events] == ["intent", "failure"]
-    assert events[1].correlation_id == events[0].correlation_id and "did not answer" in events[1].error
+    assert events[1].correlation_id == events[0].correlation_id and re.search(DOWN, events[1].error)
     assert events[1].after is None  # nothing claimed as done
 
     _start(fragile)
-    assert cluster_admin("fragile").group_offsets([group])[group] == {PartitionRef(topic, 0): 0}
+    committed = _retry_as_a_person_would(lambda: cluster_admin("fragile").group_offsets([group])[group])
+    assert committed == {PartitionRef(topic, 0): 0}
     _retry_as_a_person_would(lambda: services.group_offsets_reset(**arguments))
     assert AuditEvent.objects.filter(action="group.offsets.reset", outcome="success").count() == 1
 
@@ -106,14 +112,15 @@ def test_broker_killed_during_a_topic_config_change(fragile, admin, monkeypatch)
                      reason="fault")
 
     _kill_after_intent(monkeypatch, services, fragile)
-    with pytest.raises(ClusterUnavailable, match="did not answer"):
+    with pytest.raises(ClusterUnavailable, match=DOWN):
         services.topic_configs_alter(**arguments)
     monkeypatch.undo()
 
     events = list(AuditEvent.objects.filter(action="topic.config.alter").order_by("seq"))
-    assert [e.outcome for e in events] == ["intent", "failure"] and "did not answer" in events[1].error
+    assert [e.outcome for e in events] == ["intent", "failure"] and re.search(DOWN, events[1].error)
 
     _start(fragile)
-    assert cluster_admin("fragile").describe_configs("topic", [topic])[topic]["retention.ms"].source != "topic"
+    configs = _retry_as_a_person_would(lambda: cluster_admin("fragile").describe_configs("topic", [topic])[topic])
+    assert configs["retention.ms"].source != "topic"
     after = _retry_as_a_person_would(lambda: services.topic_configs_alter(**arguments))
     assert after["retention.ms"]["value"] == "3600000"

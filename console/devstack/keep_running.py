@@ -6,6 +6,7 @@ keeps the rest of `make run` going. SIGTERM or SIGINT stops the command and then
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -25,6 +26,13 @@ def describe(returncode: int) -> str:
     return f"exit code {returncode}"
 
 
+def _signal_group(pgid: int, signum: int) -> None:
+    try:
+        os.killpg(pgid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def keep_running(name: str, command: list[str]) -> int:
     stopping = False
     child: subprocess.Popen | None = None
@@ -33,19 +41,22 @@ def keep_running(name: str, command: list[str]) -> int:
         nonlocal stopping
         stopping = True
         if child is not None and child.poll() is None:
-            child.send_signal(signum)
+            _signal_group(child.pid, signum)
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     failures = 0
     while not stopping:
         started = time.monotonic()
-        child = subprocess.Popen(command)
+        # Its own process group: when it dies, whatever it started (runserver's serving child, a JVM) is stopped
+        # with it, so the next start does not find the port taken by an orphan.
+        child = subprocess.Popen(command, start_new_session=True)
         while child.poll() is None:
             try:
                 child.wait(0.5)
             except subprocess.TimeoutExpired:
                 continue
+        _signal_group(child.pid, signal.SIGKILL)
         if stopping:
             break
         lived = time.monotonic() - started

@@ -230,7 +230,7 @@ _ZONE = re.compile(r"Z|(?P<sign>[+-])(?P<hh>\d{2})(?::?(?P<mm>\d{2}))?", re.ASCI
 def parse_kafka_datetime(text: str) -> int:
     """Epoch ms for `--to-datetime`, as Kafka's Utils.getDateTime reads it: no zone means UTC.
 
-    Kafka tries the pattern yyyy-MM-dd'T'HH:mm:ss.SSSXXX and then the same pattern ending in SSSX, each with a
+    Kafka tries a pattern with an hh:mm zone and then one with an hh zone (SimpleDateFormat's XXX and X), each a
     strict SimpleDateFormat that ignores text after the zone. Three inputs it misreads are refused here instead: +0530 (Kafka keeps +05), milliseconds that are
     not 3 digits (".5" is 5 ms to Kafka), and trailing text.
     """

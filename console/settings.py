@@ -205,6 +205,9 @@ KAFKA_TOOLS_LIBS = env("KAFKA_TOOLS_LIBS", default=str(BASE_DIR / ".cache" / "ka
 SPARK_MASTER = env("SPARK_MASTER", default="local[*]")
 SPARK_DRIVER_MEMORY = env("SPARK_DRIVER_MEMORY", default="1g")
 REPLAY_OUTPUT_DIR = env("REPLAY_OUTPUT_DIR", default=str(BASE_DIR / ".data" / "replays"))
+# How long a replay waits on an unanswering broker (each request, each poll) before it fails with a reason:
+# Spark's Kafka defaults (two minutes per poll, retried) would leave a replay of a dead cluster "running".
+REPLAY_KAFKA_TIMEOUT_S = env.float("REPLAY_KAFKA_TIMEOUT_S", default=30.0)
 
 # Keyed hash for the audit chain: without the key, a forged row cannot carry a valid hash.
 AUDIT_HASH_KEY = env("AUDIT_HASH_KEY", default=SECRET_KEY)

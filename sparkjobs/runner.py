@@ -21,6 +21,10 @@ from console.devstack.paths import SPARK_KAFKA_JARS
 APP = Path(__file__).resolve().parent / "jobs" / "replay.py"
 _LINE = re.compile(r"^CONSOLE-(PROGRESS|RESULT) (\{.*\})\s*$")
 _ERROR = re.compile(r"((?:[\w$]+\.)*[\w$]*(?:Exception|Error)): (.+)")
+# Kafka's client timing out, or Spark's executor giving up polling a partition that returns nothing.
+_KAFKA_TIMEOUT = re.compile(r"(?:org\.apache\.kafka\.common\.errors\.TimeoutException: |"
+                            r"java\.util\.concurrent\.TimeoutException: (?=Cannot fetch record))(.+)")
+MSG_KAFKA_TIMEOUT = "Kafka did not answer in time (the broker may be down, frozen or unreachable): {detail}"
 MSG_NO_JARS = "Spark's Kafka connector jars are missing in {path}: run `make deps` (it fetches them with Maven)."
 
 
@@ -46,6 +50,10 @@ def spark_environment() -> dict[str, str]:
 
 def failure_sentence(log_lines: list[str]) -> str:
     """The most telling error line of a Spark log, as one sentence for people."""
+    for line in reversed(log_lines):
+        timeout = _KAFKA_TIMEOUT.search(line)
+        if timeout:  # whichever Spark exception wraps it, the cause people can act on is the cluster
+            return MSG_KAFKA_TIMEOUT.format(detail=timeout.group(1).strip()[:300])
     for line in reversed(log_lines):
         match = _ERROR.search(line)
         if match and "at " not in line[: line.find(match.group(1))][-4:]:

@@ -100,6 +100,7 @@ def _application_spec(job: ReplayJob) -> dict:
     else:
         sink["path"] = job.output_dir
     return {"job_id": job.pk, "topic": job.topic, "ranges": job.ranges, "filter": job.filter_expr,
+            "kafka_timeout_ms": int(settings.REPLAY_KAFKA_TIMEOUT_S * 1000),
             "source": {"bootstrap": source.bootstrap_servers, "config": dict(source.config)}, "sink": sink}
 
 

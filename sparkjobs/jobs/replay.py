@@ -24,10 +24,26 @@ def emit(kind: str, payload: dict) -> None:
     print(f"CONSOLE-{kind} {json.dumps(payload)}", flush=True)
 
 
-def kafka_options(source: dict) -> dict[str, str]:
-    options = {"kafka.bootstrap.servers": source["bootstrap"]}
+def kafka_options(source: dict, timeout_ms: int) -> dict[str, str]:
+    """Connection options, bounded so a broker that is down or frozen fails the replay in about `timeout_ms`
+    per step instead of Spark's and Kafka's minutes; a cluster's own settings still win."""
+    options = {"kafka.bootstrap.servers": source["bootstrap"], "kafka.request.timeout.ms": str(timeout_ms),
+               "kafka.default.api.timeout.ms": str(timeout_ms)}
     options.update({f"kafka.{k}": str(v) for k, v in source.get("config", {}).items()})
     return options
+
+
+def reader_options(source: dict, timeout_ms: int) -> dict[str, str]:
+    # The driver asks for offsets twice at most; each executor poll waits `timeout_ms` for records.
+    return {**kafka_options(source, timeout_ms), "kafkaConsumer.pollTimeoutMs": str(timeout_ms),
+            "fetchOffset.numRetries": "2", "fetchOffset.retryIntervalMs": "1000"}
+
+
+def writer_options(sink: dict, timeout_ms: int) -> dict[str, str]:
+    # A record not acknowledged within the bound fails the write (delivery.timeout.ms >= request.timeout.ms).
+    options = kafka_options(sink, timeout_ms)
+    request_ms = int(options["kafka.request.timeout.ms"]) + int(options.get("kafka.linger.ms", 5))
+    return {"kafka.max.block.ms": str(timeout_ms), "kafka.delivery.timeout.ms": str(request_ms + 1000), **options}
 
 
 def report_progress(spark: SparkSession, planned: int, stop: threading.Event) -> None:
@@ -55,7 +71,8 @@ def main(spec_path: str) -> None:
     stop = threading.Event()
     threading.Thread(target=report_progress, args=(spark, planned, stop), daemon=True).start()
 
-    reader = spark.read.format("kafka").options(**kafka_options(source))
+    timeout_ms = int(spec.get("kafka_timeout_ms", 30_000))
+    reader = spark.read.format("kafka").options(**reader_options(source, timeout_ms))
     records = (
         reader.option("assign", json.dumps({topic: sorted(ranges)}))
         .option("startingOffsets", json.dumps({topic: {str(p): s for p, (s, _) in ranges.items()}}))
@@ -75,7 +92,7 @@ def main(spec_path: str) -> None:
     files: list[str] = []
     if sink["kind"] == "topic":
         columns = ["raw_key AS key", "raw_value AS value", "headers"] + (["partition"] if sink.get("keep_partitions") else [])
-        (chosen.selectExpr(*columns).write.format("kafka").options(**kafka_options(sink))
+        (chosen.selectExpr(*columns).write.format("kafka").options(**writer_options(sink, timeout_ms))
          .option("topic", sink["topic"]).option("includeHeaders", "true").save())
     else:
         out = sink["path"]

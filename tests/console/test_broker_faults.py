@@ -14,45 +14,13 @@ from console.audit.actor import Actor
 from console.audit.models import AuditEvent
 from console.kafka.errors import ClusterUnavailable
 from console.kafka.types import PartitionRef
+from tests.conftest import kill_broker, retry_as_a_person_would, start_broker
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow, pytest.mark.django_db]
 
 # The broker is gone: either the request timed out, or librdkafka's own assertion aborted the cluster's client
 # process on the way (see the README's notes on Kafka clients); both are clear, both change nothing.
 DOWN = r"did not answer|client process for cluster 'fragile' stopped"
-
-
-def _kill(node) -> None:
-    node.process.kill()
-    node.process.wait(20)
-
-
-def _start(node) -> None:
-    with open(node.home / "broker.log", "a") as log:
-        node.start(stdout=log)
-    node.wait_ready()
-
-
-@pytest.fixture
-def fragile(secured_kafka, operator, admin):
-    """The secured broker's plaintext listener registered as a cluster this test may kill; started again after."""
-    from console.clusters.models import Cluster
-
-    Cluster.objects.update_or_create(name="fragile", defaults={"bootstrap_servers": secured_kafka.bootstrap})
-    yield secured_kafka
-    if secured_kafka.process is None or secured_kafka.process.poll() is not None:
-        _start(secured_kafka)
-
-
-def _retry_as_a_person_would(change, attempts: int = 3):
-    """Right after a broker restart, librdkafka's own assertion can still abort a client process (see the README's
-    notes on Kafka clients); the console then says so and the next request gets a fresh one. Each try is audited."""
-    for attempt in range(attempts):
-        try:
-            return change()
-        except ClusterUnavailable as exc:
-            if "client process" not in exc.message or attempt == attempts - 1:
-                raise
 
 
 def _kill_after_intent(monkeypatch, module, node) -> None:
@@ -62,7 +30,7 @@ def _kill_after_intent(monkeypatch, module, node) -> None:
     @contextlib.contextmanager
     def audited_then_kill(**kwargs):
         with real(**kwargs) as record:
-            _kill(node)
+            kill_broker(node)
             yield record
 
     monkeypatch.setattr(module, "audited", audited_then_kill)
@@ -94,10 +62,10 @@ def test_broker_killed_during_a_reset(fragile, operator, monkeypatch):
     assert events[1].correlation_id == events[0].correlation_id and re.search(DOWN, events[1].error)
     assert events[1].after is None  # nothing claimed as done
 
-    _start(fragile)
-    committed = _retry_as_a_person_would(lambda: cluster_admin("fragile").group_offsets([group])[group])
+    start_broker(fragile)
+    committed = retry_as_a_person_would(lambda: cluster_admin("fragile").group_offsets([group])[group])
     assert committed == {PartitionRef(topic, 0): 0}
-    _retry_as_a_person_would(lambda: services.group_offsets_reset(**arguments))
+    retry_as_a_person_would(lambda: services.group_offsets_reset(**arguments))
     assert AuditEvent.objects.filter(action="group.offsets.reset", outcome="success").count() == 1
 
 
@@ -119,8 +87,8 @@ def test_broker_killed_during_a_topic_config_change(fragile, admin, monkeypatch)
     events = list(AuditEvent.objects.filter(action="topic.config.alter").order_by("seq"))
     assert [e.outcome for e in events] == ["intent", "failure"] and re.search(DOWN, events[1].error)
 
-    _start(fragile)
-    configs = _retry_as_a_person_would(lambda: cluster_admin("fragile").describe_configs("topic", [topic])[topic])
+    start_broker(fragile)
+    configs = retry_as_a_person_would(lambda: cluster_admin("fragile").describe_configs("topic", [topic])[topic])
     assert configs["retention.ms"].source != "topic"
-    after = _retry_as_a_person_would(lambda: services.topic_configs_alter(**arguments))
+    after = retry_as_a_person_would(lambda: services.topic_configs_alter(**arguments))
     assert after["retention.ms"]["value"] == "3600000"

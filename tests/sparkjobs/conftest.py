@@ -1,8 +1,12 @@
+import contextlib
 import os
+import subprocess
 import sys
 import time
 
 import pytest
+
+from console.devstack.paths import PROJECT_DIR
 
 
 @pytest.fixture(scope="session")
@@ -37,3 +41,39 @@ def wait_finished(job, timeout: float = 180.0):
             return job
         time.sleep(0.5)
     raise AssertionError(f"replay #{job.pk} still {job.state} after {timeout} s")
+
+
+@contextlib.contextmanager
+def private_worker(queue: str, env: dict[str, str], log_path):
+    """A Celery worker of its own, consuming only `queue` (so a test may kill it or give it other settings);
+    yields the process once it answers a ping."""
+    from console.celery import app
+
+    name = f"{queue}-{os.getpid()}"
+    with open(log_path, "w") as log:
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "console", "worker", "--pool=solo", "-Q", queue,
+             f"--hostname={name}@%h"], cwd=PROJECT_DIR, env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + 60
+            while not any(name in host for reply in (app.control.ping(timeout=0.5) or []) for host in reply):
+                assert time.monotonic() < deadline and worker.poll() is None, f"worker {name} did not start"
+            yield worker
+        finally:
+            if worker.poll() is None:
+                worker.terminate()
+                try:
+                    worker.wait(30)
+                except subprocess.TimeoutExpired:
+                    worker.kill()
+                    worker.wait(10)
+
+
+def wait_running(job, timeout: float = 90.0):
+    """Until the worker has started the job's Spark driver."""
+    deadline = time.monotonic() + timeout
+    while not (job.state == job.State.RUNNING and job.driver_pid):
+        assert time.monotonic() < deadline, f"replay #{job.pk} never started: {job.state}"
+        time.sleep(0.2)
+        job.refresh_from_db()
+    return job

@@ -52,3 +52,38 @@ def test_bad_filters(expression, message):
 def test_filters_cannot_reach_the_jvm_files_or_the_session(expression):
     with pytest.raises(ConsoleError, match="may not call"):
         filter_check(expression)
+
+
+@pytest.mark.parametrize(("lines", "sentence"), [
+    (["java.util.concurrent.ExecutionException: org.apache.kafka.common.errors.TimeoutException: Timed out waiting "
+      "for a node assignment. Call: listNodes", "\tat org.apache.spark.sql.kafka010.KafkaOffsetReaderAdmin.x(A.scala:1)"],
+     "Kafka did not answer in time (the broker may be down, frozen or unreachable): Timed out waiting for a node "
+     "assignment. Call: listNodes"),
+    (["org.apache.spark.SparkException: Job aborted due to stage failure: Task 0 in stage 0.0 failed 1 times, most "
+      "recent failure: Lost task 0.0: java.util.concurrent.TimeoutException: Cannot fetch record for offset 12 in "
+      "8000 milliseconds"],
+     "Kafka did not answer in time (the broker may be down, frozen or unreachable): Cannot fetch record for offset 12 "
+     "in 8000 milliseconds"),
+    (["java.util.concurrent.TimeoutException: Futures timed out after [10 seconds]"],
+     "Spark failed with TimeoutException: Futures timed out after [10 seconds]"),
+    (["org.apache.spark.sql.AnalysisException: [UNRESOLVED_COLUMN] amount"],
+     "Spark failed with AnalysisException: [UNRESOLVED_COLUMN] amount"),
+    (["nothing useful"], "Spark failed; see the log."),
+])
+def test_a_spark_log_is_summed_up_in_one_sentence_that_names_an_unanswering_cluster(lines, sentence):
+    from sparkjobs.runner import failure_sentence
+
+    assert failure_sentence(lines) == sentence
+
+
+def test_replay_connections_are_bounded_and_a_clusters_own_settings_win():
+    from sparkjobs.jobs.replay import reader_options, writer_options
+
+    source = {"bootstrap": "b:9092", "config": {"request.timeout.ms": "45000", "client.id": "c"}}
+    read = reader_options(source, 8000)
+    assert read["kafkaConsumer.pollTimeoutMs"] == "8000" and read["kafka.default.api.timeout.ms"] == "8000"
+    assert read["kafka.request.timeout.ms"] == "45000" and read["kafka.client.id"] == "c"
+    write = writer_options({"bootstrap": "b:9092", "config": {}}, 8000)
+    assert write["kafka.max.block.ms"] == "8000" and int(write["kafka.delivery.timeout.ms"]) >= 8000
+    slow = writer_options(source, 8000)  # Kafka's producer refuses a delivery timeout under its request timeout
+    assert int(slow["kafka.delivery.timeout.ms"]) > int(slow["kafka.request.timeout.ms"]) == 45000

@@ -1,26 +1,23 @@
-"""Faults around replays, with real processes killed: the Celery worker in the middle of a replay, and Redis down
-at submit. Each leaves the job ended with a reason, an audited outcome, no Spark driver running, and a retry
+"""Faults around replays, with real processes killed: the Celery worker in the middle of a replay, the broker it
+reads, and Redis down at submit. Each leaves the job ended with a reason, an audited outcome, no Spark driver running, and a retry
 that works."""
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
 
 from console.audit.actor import Actor
 from console.audit.models import AuditEvent
-from console.devstack.paths import PROJECT_DIR
 from console.errors import ConsoleError
 from sparkjobs.models import ReplayJob
 from sparkjobs.services import replay_reap_orphans, replay_submit
-from tests.conftest import celery_env
-from tests.sparkjobs.conftest import wait_finished
+from tests.conftest import celery_env, kill_broker, retry_as_a_person_would, start_broker
+from tests.sparkjobs.conftest import private_worker, wait_finished, wait_running
 
 pytestmark = [pytest.mark.kafka, pytest.mark.spark, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -37,8 +34,8 @@ def big_source(topic_factory, produce):
     return topic
 
 
-def _submit(actor, topic):
-    return replay_submit(actor=actor, cluster="local", topic=topic, partitions=None, start="earliest", end="latest",
+def _submit(actor, topic, cluster="local"):
+    return replay_submit(actor=actor, cluster=cluster, topic=topic, partitions=None, start="earliest", end="latest",
                          sink="jsonl", reason="fault test")
 
 
@@ -48,31 +45,15 @@ def _alive(pid: int) -> bool:
 
 def test_a_replay_whose_worker_is_killed_is_failed_audited_and_its_driver_stopped(
         replay_env, redis_node, kafka_node, operator_actor, big_source, monkeypatch, settings, tmp_path):
-    from console.celery import app
     from sparkjobs import services
     from sparkjobs.tasks import run_replay
 
-    log = open(tmp_path / "doomed-worker.log", "w")
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "console", "worker", "--pool=solo", "-Q", "doomed",
-         f"--hostname=doomed-{os.getpid()}@%h"], cwd=PROJECT_DIR, env=celery_env(redis_node, kafka_node),
-        stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 60
-    while not any(f"doomed-{os.getpid()}" in name for reply in (app.control.ping(timeout=0.5) or [])
-                  for name in reply):
-        assert time.monotonic() < deadline and worker.poll() is None, "the worker to be killed did not start"
-    # The session's worker consumes the default queue; this job goes to the one that will be killed.
-    monkeypatch.setattr(services, "_enqueue", lambda job_id: run_replay.apply_async((job_id,), queue="doomed"))
-
-    job = _submit(operator_actor, big_source)
-    deadline = time.monotonic() + 90
-    while not (job.state == ReplayJob.State.RUNNING and job.driver_pid):
-        assert time.monotonic() < deadline, f"replay #{job.pk} never started: {job.state}"
-        time.sleep(0.2)
-        job.refresh_from_db()
-    worker.send_signal(signal.SIGKILL)
-    worker.wait(10)
-    log.close()
+    with private_worker("doomed", celery_env(redis_node, kafka_node), tmp_path / "doomed-worker.log") as worker:
+        # The session's worker consumes the default queue; this job goes to the one that will be killed.
+        monkeypatch.setattr(services, "_enqueue", lambda job_id: run_replay.apply_async((job_id,), queue="doomed"))
+        job = wait_running(_submit(operator_actor, big_source))
+        worker.send_signal(signal.SIGKILL)
+        worker.wait(10)
     assert _alive(job.driver_pid)  # the driver outlives the worker that watched it
 
     settings.REPLAY_HEARTBEAT_TIMEOUT_S = 3
@@ -113,3 +94,44 @@ def test_redis_down_at_submit_fails_the_job_at_once_and_a_retry_works(replay_env
 
     retry = wait_finished(_submit(operator_actor, big_source), timeout=240)
     assert retry.state == ReplayJob.State.SUCCEEDED, retry.error
+
+
+def test_a_replay_whose_broker_is_killed_fails_soon_with_the_reason_and_a_retry_works(
+        replay_env, redis_node, kafka_node, fragile, operator_actor, monkeypatch, tmp_path):
+    from confluent_kafka import Producer
+
+    from console.clusters.selectors import cluster_admin
+    from sparkjobs import services
+    from sparkjobs.tasks import run_replay
+
+    topic = f"replay-broker-fault-{uuid.uuid4().hex[:8]}"
+    cluster_admin("fragile").create_topic(topic, partitions=2, replication_factor=1, configs={})
+    producer = Producer({"bootstrap.servers": fragile.bootstrap, "linger.ms": 5})
+    for n in range(400):
+        producer.produce(topic, value=b"y" * 50, partition=n % 2)
+    assert producer.flush(15) == 0
+    del producer  # else it reconnects (and logs) all the while the broker is dead
+
+    # A worker that gives an unanswering broker 6 s per request or poll instead of the 30 s default.
+    env = {**celery_env(redis_node, kafka_node), "REPLAY_KAFKA_TIMEOUT_S": "6"}
+    with private_worker("brokerfault", env, tmp_path / "worker.log"):
+        monkeypatch.setattr(services, "_enqueue",
+                            lambda job_id: run_replay.apply_async((job_id,), queue="brokerfault"))
+        job = wait_running(_submit(operator_actor, topic, cluster="fragile"))
+        kill_broker(fragile)
+        killed = time.monotonic()
+        job = wait_finished(job, timeout=150)
+        ended_after = time.monotonic() - killed
+
+        assert job.state == ReplayJob.State.FAILED, job.error
+        assert job.error.startswith("Kafka did not answer in time (the broker may be down"), job.error
+        assert ended_after < 120, f"the replay took {ended_after:.0f} s to give up on a dead broker"
+        assert not Path(f"/proc/{job.driver_pid}").exists() or not _alive(job.driver_pid)
+        events = AuditEvent.objects.filter(correlation_id=job.correlation_id).order_by("seq")
+        assert [(e.action, e.outcome) for e in events] == [("replay.run", "intent"), ("replay.run", "failure")]
+        assert events.last().error == job.error and events.last().after["written"] is None
+
+        start_broker(fragile)
+        retry = wait_finished(retry_as_a_person_would(lambda: _submit(operator_actor, topic, cluster="fragile")))
+    assert retry.state == ReplayJob.State.SUCCEEDED and retry.records_written == 400, retry.error
+    assert sum(1 for part in Path(retry.output_dir).glob("part-*") for _ in part.open()) == 400

@@ -208,6 +208,9 @@ REPLAY_OUTPUT_DIR = env("REPLAY_OUTPUT_DIR", default=str(BASE_DIR / ".data" / "r
 # How long a replay waits on an unanswering broker (each request, each poll) before it fails with a reason:
 # Spark's Kafka defaults (two minutes per poll, retried) would leave a replay of a dead cluster "running".
 REPLAY_KAFKA_TIMEOUT_S = env.float("REPLAY_KAFKA_TIMEOUT_S", default=30.0)
+# Fault switch for tests, honoured only with DJANGO_DEBUG: the first attempt of a topic sink's first task kills its
+# Python worker after writing this many records, with its transaction open (Spark then retries the task).
+REPLAY_FAULT_CRASH_AFTER = env.int("REPLAY_FAULT_CRASH_AFTER", default=0)
 
 # Keyed hash for the audit chain: without the key, a forged row cannot carry a valid hash.
 AUDIT_HASH_KEY = env("AUDIT_HASH_KEY", default=SECRET_KEY)

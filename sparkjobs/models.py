@@ -17,6 +17,10 @@ class ReplayJob(models.Model):
         PARQUET = "parquet"
         JSONL = "jsonl"
 
+    class Isolation(models.TextChoices):
+        READ_COMMITTED = "read_committed", "read_committed (what correct consumers saw)"
+        READ_UNCOMMITTED = "read_uncommitted", "read_uncommitted (forensics: includes aborted records)"
+
     FINISHED = (State.SUCCEEDED, State.FAILED, State.CANCELLED)
 
     cluster = models.CharField(max_length=63)
@@ -27,6 +31,8 @@ class ReplayJob(models.Model):
     ranges = models.JSONField()
     planned_records = models.BigIntegerField()
     filter_expr = models.TextField(blank=True)
+    # read_committed skips aborted transactions and ends "latest" at the last stable offset.
+    isolation = models.CharField(max_length=16, choices=Isolation.choices, default=Isolation.READ_COMMITTED)
     sink = models.CharField(max_length=10, choices=Sink.choices)
     sink_topic = models.CharField(max_length=249, blank=True)
     sink_cluster = models.CharField(max_length=63, blank=True)
@@ -38,6 +44,10 @@ class ReplayJob(models.Model):
     progress_done = models.BigIntegerField(default=0)
     records_read = models.BigIntegerField(null=True, blank=True)
     records_written = models.BigIntegerField(null=True, blank=True)
+    # Offsets of the range that held no record to replay: aborted transactional records (skipped under
+    # read_committed) and transaction markers (never records).
+    records_aborted = models.BigIntegerField(null=True, blank=True)
+    transaction_markers = models.BigIntegerField(null=True, blank=True)
     error = models.TextField(blank=True)
     log_path = models.CharField(max_length=500, blank=True)
     reason = models.TextField(blank=True)
@@ -62,6 +72,21 @@ class ReplayJob(models.Model):
     @property
     def finished(self) -> bool:
         return self.state in self.FINISHED
+
+    @property
+    def offsets_summary(self) -> str:
+        """"116 offsets in the range: 80 records replayed, 30 aborted, 6 transaction markers"."""
+        if self.records_read is None:
+            return ""
+        parts = [f"{self.records_read} record{'s' if self.records_read != 1 else ''} read"]
+        if self.records_written is not None and self.records_written != self.records_read:
+            parts.append(f"{self.records_written} passed the filter")
+        if self.records_aborted is not None:
+            kept = "included" if self.isolation == self.Isolation.READ_UNCOMMITTED else "skipped"
+            parts.append(f"{self.records_aborted} aborted ({kept})")
+        if self.transaction_markers is not None:
+            parts.append(f"{self.transaction_markers} transaction marker{'s' if self.transaction_markers != 1 else ''}")
+        return f"{self.planned_records} offsets in the range: " + ", ".join(parts)
 
     @property
     def progress_percent(self) -> int:

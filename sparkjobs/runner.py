@@ -19,6 +19,8 @@ from django.conf import settings
 from console.devstack.paths import SPARK_KAFKA_JARS
 
 APP = Path(__file__).resolve().parent / "jobs" / "replay.py"
+# The topic sink's transactional writer runs in Spark's executors, which get it as a file of its own.
+SINK = Path(__file__).resolve().parent.parent / "console" / "kafka" / "spark_sink.py"
 _LINE = re.compile(r"^CONSOLE-(PROGRESS|RESULT) (\{.*\})\s*$")
 _ERROR = re.compile(r"((?:[\w$]+\.)*[\w$]*(?:Exception|Error)): (.+)")
 # Kafka's client timing out, or Spark's executor giving up polling a partition that returns nothing.
@@ -36,6 +38,7 @@ def spark_submit_command(spec_path: Path) -> list[str]:
     return [
         str(spark_submit), "--master", settings.SPARK_MASTER, "--name", f"console-replay-{spec_path.stem}",
         "--jars", ",".join(jars),  # local jars: no Ivy, no network at run time
+        "--py-files", str(SINK),
         "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=4",
         "--conf", f"spark.driver.memory={settings.SPARK_DRIVER_MEMORY}",
         "--conf", f"spark.local.dir={Path(settings.REPLAY_OUTPUT_DIR) / 'spark-tmp'}",

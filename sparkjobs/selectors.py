@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
-from console.kafka.ops_offsets import EARLIEST, LATEST
+from console.kafka.ops_offsets import EARLIEST, LATEST, STABLE
 from console.kafka.types import PartitionRef
 from sparkjobs import bounds
 
@@ -24,8 +24,13 @@ class ResolvedRange:
         return sum(end - start for start, end in self.ranges.values())
 
 
+def _end_kind(isolation: str) -> str:
+    # A read_committed reader cannot pass an open transaction: its "latest" is the last stable offset.
+    return STABLE if isolation == "read_committed" else LATEST
+
+
 def resolve_range(cluster: str, topic: str, partitions: list[int] | None, start_text: str,
-                  end_text: str) -> ResolvedRange:
+                  end_text: str, *, isolation: str = "read_committed") -> ResolvedRange:
     start, end = bounds.parse_start(start_text), bounds.parse_end(end_text)
     admin = cluster_admin(cluster)
     known = [p.partition for p in admin.describe_topics([topic])[topic].partitions]
@@ -34,15 +39,15 @@ def resolve_range(cluster: str, topic: str, partitions: list[int] | None, start_
     if missing:
         raise ConsoleError(MSG_PARTITION_MISSING.format(topic=topic, partitions=", ".join(map(str, missing))))
     if isinstance(start, bounds.SkippedByReset):
-        return _skipped_by_reset(cluster, topic, chosen if partitions else None, start.seq)
+        return _skipped_by_reset(cluster, topic, chosen if partitions else None, start.seq, isolation)
     refs = [PartitionRef(topic, p) for p in chosen]
-    ats: list = [EARLIEST, LATEST]
+    ats: list = [EARLIEST, _end_kind(isolation)]
     for bound in (start, end):
         if isinstance(bound, bounds.AtTime):
             ats.append(bound.timestamp_ms)
     found = admin.list_offsets_many(refs, ats)
     log_start = {r.partition: found[EARLIEST][r].offset for r in refs}
-    log_end = {r.partition: found[LATEST][r].offset for r in refs}
+    log_end = {r.partition: found[_end_kind(isolation)][r].offset for r in refs}
 
     def at_time(ms: int) -> dict[int, int]:  # -1: no record at or after that time, so the log end
         return {r.partition: (found[ms][r].offset if found[ms][r].offset >= 0 else log_end[r.partition]) for r in refs}
@@ -70,7 +75,8 @@ def resolve_range(cluster: str, topic: str, partitions: list[int] | None, start_
     return ResolvedRange(bounds.clamp_ranges(starts, ends, log_start, log_end))
 
 
-def _skipped_by_reset(cluster: str, topic: str, partitions: list[int] | None, seq: int) -> ResolvedRange:
+def _skipped_by_reset(cluster: str, topic: str, partitions: list[int] | None, seq: int,
+                      isolation: str) -> ResolvedRange:
     from offsets.services import offsets_from_json, reset_event
 
     event = reset_event(seq)
@@ -82,8 +88,8 @@ def _skipped_by_reset(cluster: str, topic: str, partitions: list[int] | None, se
     if not skipped:
         raise ConsoleError(f"Audit event #{seq} skipped no records of topic '{topic}'.")
     refs = [PartitionRef(topic, p) for p in skipped]
-    found = cluster_admin(cluster).list_offsets_many(refs, [EARLIEST, LATEST])
+    found = cluster_admin(cluster).list_offsets_many(refs, [EARLIEST, _end_kind(isolation)])
     log_start = {r.partition: found[EARLIEST][r].offset for r in refs}
-    log_end = {r.partition: found[LATEST][r].offset for r in refs}
+    log_end = {r.partition: found[_end_kind(isolation)][r].offset for r in refs}
     return ResolvedRange(bounds.clamp_ranges({p: s for p, (s, _) in skipped.items()},
                                              {p: e for p, (_, e) in skipped.items()}, log_start, log_end))

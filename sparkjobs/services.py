@@ -16,6 +16,7 @@ from console.audit.models import AuditEvent
 from console.audit.services import audit_record
 from console.clusters.selectors import cluster_connection, cluster_get
 from console.errors import Conflict, ConsoleError
+from console.kafka.java_config import UntranslatableConfig, java_client_config
 from sparkjobs import runner
 from sparkjobs.filters import filter_check
 from sparkjobs.models import ReplayJob
@@ -25,16 +26,20 @@ MSG_NOTHING_TO_REPLAY = "The range holds no records: nothing to replay."
 MSG_SINK_TOPIC = "Name the topic to write to."
 MSG_SAME_TOPIC = "Writing a replay into the topic it reads from would replay forever; choose another topic."
 MSG_REASON = "A reason is required: it goes into the audit log."
+MSG_ISOLATION = "Isolation is read_committed or read_uncommitted, not '{isolation}'."
 
 
 def replay_submit(*, actor: Actor, cluster: str, topic: str, partitions: list[int] | None, start: str, end: str,
                   sink: str, sink_topic: str = "", sink_cluster: str = "", keep_partitions: bool = False,
-                  filter_expr: str = "", reason: str) -> ReplayJob:
+                  filter_expr: str = "", isolation: str = ReplayJob.Isolation.READ_COMMITTED,
+                  reason: str) -> ReplayJob:
     """Resolves the bounds to offsets now, records the job and its audit intent, and queues it after commit."""
     if not reason.strip():
         raise ConsoleError(MSG_REASON)
     if sink not in ReplayJob.Sink.values:
         raise ConsoleError(f"Unknown sink '{sink}'.")
+    if isolation not in ReplayJob.Isolation.values:
+        raise ConsoleError(MSG_ISOLATION.format(isolation=isolation))
     if sink == ReplayJob.Sink.TOPIC:
         if not sink_topic:
             raise ConsoleError(MSG_SINK_TOPIC)
@@ -46,14 +51,14 @@ def replay_submit(*, actor: Actor, cluster: str, topic: str, partitions: list[in
 
         cluster_admin(target_cluster).describe_topics([sink_topic])  # TopicNotFound now, not in Spark later
     filter_expr = filter_check(filter_expr)
-    resolved = resolve_range(cluster, topic, partitions, start, end)
+    resolved = resolve_range(cluster, topic, partitions, start, end, isolation=isolation)
     if resolved.planned == 0:
         raise ConsoleError(MSG_NOTHING_TO_REPLAY)
     with transaction.atomic():
         job = ReplayJob.objects.create(
             cluster=cluster, topic=topic, start_spec=start, end_spec=end,
             ranges={str(p): list(r) for p, r in resolved.ranges.items()}, planned_records=resolved.planned,
-            filter_expr=filter_expr, sink=sink, sink_topic=sink_topic, sink_cluster=sink_cluster or "",
+            filter_expr=filter_expr, isolation=isolation, sink=sink, sink_topic=sink_topic, sink_cluster=sink_cluster or "",
             keep_partitions=keep_partitions, reason=reason, created_by=actor.user,
         )
         if sink != ReplayJob.Sink.TOPIC:
@@ -85,7 +90,8 @@ def _enqueue(job_id: int) -> None:
 
 def _spec_params(job: ReplayJob) -> dict:
     return {"job": job.pk, "start": job.start_spec, "end": job.end_spec, "ranges": job.ranges,
-            "planned_records": job.planned_records, "filter": job.filter_expr, "sink": job.sink,
+            "planned_records": job.planned_records, "filter": job.filter_expr, "isolation": job.isolation,
+            "sink": job.sink,
             "sink_topic": job.sink_topic, "sink_cluster": job.sink_cluster, "keep_partitions": job.keep_partitions,
             "output_dir": job.output_dir}
 
@@ -99,9 +105,15 @@ def _application_spec(job: ReplayJob) -> dict:
                      "keep_partitions": job.keep_partitions})
     else:
         sink["path"] = job.output_dir
-    return {"job_id": job.pk, "topic": job.topic, "ranges": job.ranges, "filter": job.filter_expr,
+    spec = {"job_id": job.pk, "job_key": f"{job.pk}-{job.correlation_id.hex[:12]}", "topic": job.topic,
+            "ranges": job.ranges, "filter": job.filter_expr, "isolation": job.isolation,
             "kafka_timeout_ms": int(settings.REPLAY_KAFKA_TIMEOUT_S * 1000),
-            "source": {"bootstrap": source.bootstrap_servers, "config": dict(source.config)}, "sink": sink}
+            # Spark's Kafka source is Kafka's Java client; the topic sink writes with librdkafka (see spark_sink).
+            "source": {"bootstrap": source.bootstrap_servers, "config": java_client_config(source.config)},
+            "sink": sink}
+    if settings.DEBUG and settings.REPLAY_FAULT_CRASH_AFTER:  # tests only: a task dies mid-write, then retries
+        spec["fault"] = {"crash_first_attempt_after": settings.REPLAY_FAULT_CRASH_AFTER}
+    return spec
 
 
 def replay_run(*, job_id: int) -> ReplayJob:
@@ -114,7 +126,11 @@ def replay_run(*, job_id: int) -> ReplayJob:
     work = Path(settings.REPLAY_OUTPUT_DIR) / "jobs" / str(job.pk)
     work.mkdir(parents=True, exist_ok=True)
     spec_path = work / "spec.json"
-    spec_path.write_text(json.dumps(_application_spec(job)))  # holds secrets: readable by the worker only
+    try:
+        spec = _application_spec(job)
+    except (ConsoleError, UntranslatableConfig) as exc:  # a secret gone from the environment, a setting Java lacks
+        return _finish(job, {"state": "failed", "result": None, "error": str(getattr(exc, "message", exc))})
+    spec_path.write_text(json.dumps(spec))  # holds secrets: readable by the worker only
     spec_path.chmod(0o600)
     job.state, job.started_at, job.log_path = ReplayJob.State.RUNNING, timezone.now(), str(work / "spark.log")
     job.heartbeat_at, job.worker_host = job.started_at, socket.gethostname()
@@ -148,6 +164,7 @@ def _finish(job: ReplayJob, outcome: dict) -> ReplayJob:
     job.state = outcome["state"]
     job.error = outcome.get("error", "")
     job.records_read, job.records_written = result.get("read"), result.get("written")
+    job.records_aborted, job.transaction_markers = result.get("aborted"), result.get("markers")
     if job.state == ReplayJob.State.SUCCEEDED:
         job.progress_done = job.planned_records
     job.finished_at = timezone.now()
@@ -157,6 +174,7 @@ def _finish(job: ReplayJob, outcome: dict) -> ReplayJob:
         outcome=AuditEvent.Outcome.SUCCESS if job.state == ReplayJob.State.SUCCEEDED else AuditEvent.Outcome.FAILURE,
         cluster=job.cluster, target=f"topic:{job.topic}", reason=job.reason, params=_spec_params(job),
         after={"state": job.state, "read": job.records_read, "written": job.records_written,
+               "aborted": job.records_aborted, "transaction_markers": job.transaction_markers,
                "files": result.get("files", [])}, error=job.error, correlation_id=job.correlation_id,
     )
     return job

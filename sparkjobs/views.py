@@ -42,7 +42,7 @@ def replay_new(request: HtmxHttpRequest, cluster: str):
             actor=Actor.from_request(request), cluster=cluster, topic=data["topic"], partitions=data["partitions"],
             start=data["start"], end=data["end"], sink=data["sink"], sink_topic=data["sink_topic"],
             sink_cluster=data["sink_cluster"], keep_partitions=data["keep_partitions"],
-            filter_expr=data["filter_expr"], reason=data["reason"])
+            filter_expr=data["filter_expr"], isolation=data["isolation"], reason=data["reason"])
         messages.success(request, f"Replay #{job.pk} queued: {job.planned_records} records planned.")
         return redirect_after_change(request, reverse("sparkjobs:detail", args=[cluster, job.pk]))
     form = ReplayForm(initial={"topic": request.GET.get("topic", ""), "start": request.GET.get("start", "earliest")})

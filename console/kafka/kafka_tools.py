@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from console.kafka.errors import ClusterUnavailable, GroupNotFound, KafkaRequestFailed, MSG_GROUP_NOT_FOUND
+from console.kafka.java_config import java_client_config, properties_text
 from console.kafka.types import ClusterConnection, PartitionRef
 
 GROUP_COMMAND = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
@@ -43,7 +44,7 @@ def delete_group_offsets(connection: ClusterConnection, group: str, topic: str, 
     spec = topic + (":" + ",".join(map(str, partitions)) if partitions else "")
     with tempfile.NamedTemporaryFile("w", suffix=".properties", delete=True) as client_config:
         os.chmod(client_config.name, 0o600)  # may carry SASL secrets
-        client_config.write("".join(f"{k}={v}\n" for k, v in connection.config.items()))
+        client_config.write(properties_text(java_client_config(connection.config)))
         client_config.flush()
         result = _java(GROUP_COMMAND, [
             "--bootstrap-server", connection.bootstrap_servers, "--command-config", client_config.name,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from confluent_kafka import TopicPartition
+from confluent_kafka import IsolationLevel, TopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
 from console.kafka.base import AdminBase
@@ -13,6 +13,9 @@ from console.kafka.mapping import RETRIABLE_PARTITION_CODES
 from console.kafka.types import OffsetAt, PartitionRef
 
 EARLIEST, LATEST = "earliest", "latest"
+# The last stable offset: where a read_committed consumer must stop while a transaction is open (equal to the
+# log end when none is).
+STABLE = "stable"
 _ATTEMPTS = 3
 _RETRY_PAUSE_S = 0.3
 
@@ -20,16 +23,16 @@ _RETRY_PAUSE_S = 0.3
 def _spec(at: str | int) -> OffsetSpec:
     if at == EARLIEST:
         return OffsetSpec.earliest()
-    if at == LATEST:
+    if at in (LATEST, STABLE):
         return OffsetSpec.latest()
     return OffsetSpec.for_timestamp(int(at))
 
 
 class OffsetOps(AdminBase):
     def list_offsets(self, refs: list[PartitionRef], at: str | int) -> dict[PartitionRef, OffsetAt]:
-        """One ListOffsets round for all `refs`; `at` is "earliest", "latest" or a timestamp in ms.
+        """One ListOffsets round for all `refs`; `at` is "earliest", "latest", "stable" or a timestamp in ms.
 
-        Read-uncommitted, like Kafka's own tools, so "latest" is the high watermark.
+        Read-uncommitted like Kafka's own tools, so "latest" is the high watermark; "stable" asks read_committed.
         """
         return self.list_offsets_many(refs, [at])[at]
 
@@ -63,7 +66,9 @@ class OffsetOps(AdminBase):
         """Sends one ListOffsets per offset kind, stores what succeeded, returns {kind: {ref: error}}."""
         sent = {
             at: admin.list_offsets({TopicPartition(r.topic, r.partition): _spec(at) for r in wanted},
-                                   request_timeout=self.timeout)
+                                   request_timeout=self.timeout,
+                                   isolation_level=IsolationLevel.READ_COMMITTED if at == STABLE
+                                   else IsolationLevel.READ_UNCOMMITTED)
             for at, wanted in pending.items()
         }
         failures: dict[str | int, dict[PartitionRef, KafkaGatewayError]] = {}

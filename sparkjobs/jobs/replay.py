@@ -39,11 +39,46 @@ def reader_options(source: dict, timeout_ms: int) -> dict[str, str]:
             "fetchOffset.numRetries": "2", "fetchOffset.retryIntervalMs": "1000"}
 
 
-def writer_options(sink: dict, timeout_ms: int) -> dict[str, str]:
-    # A record not acknowledged within the bound fails the write (delivery.timeout.ms >= request.timeout.ms).
-    options = kafka_options(sink, timeout_ms)
-    request_ms = int(options["kafka.request.timeout.ms"]) + int(options.get("kafka.linger.ms", 5))
-    return {"kafka.max.block.ms": str(timeout_ms), "kafka.delivery.timeout.ms": str(request_ms + 1000), **options}
+def read_count(frame) -> int:
+    return frame.load().select("offset").count()
+
+
+def offsets_without_records(read: int, planned: int, isolation: str, count_uncommitted) -> tuple[int | None, int]:
+    """(aborted records, transaction markers) among the range's offsets. Under read_committed a gap means one or
+    both, told apart by counting what read_uncommitted sees, which is only done when there is a gap; under
+    read_uncommitted every gap is a marker, and aborted records are among those read (their number unknown)."""
+    if read >= planned:
+        return 0, 0
+    if isolation == "read_uncommitted":
+        return None, planned - read
+    everything = count_uncommitted()
+    return everything - read, planned - everything
+
+
+def write_topic(chosen, sink: dict, spec: dict, timeout_ms: int) -> None:
+    """Exactly once for read_committed readers: each task writes in a transaction of its own (see spark_sink)."""
+    from pyspark import TaskContext
+
+    from spark_sink import SinkTarget, fence_tasks, forget_tasks, write_task
+
+    target = SinkTarget(bootstrap=sink["bootstrap"], config=sink.get("config", {}), topic=sink["topic"],
+                        keep_partitions=bool(sink.get("keep_partitions")), job_key=spec["job_key"],
+                        timeout_s=timeout_ms / 1000)
+    crash_after = spec.get("fault", {}).get("crash_first_attempt_after")
+
+    def write(rows):
+        context = TaskContext.get()
+        crash = crash_after if context.partitionId() == 0 and context.attemptNumber() == 0 else None
+        yield write_task(rows, target, context.partitionId(), crash_after=crash)
+
+    frame = chosen.select("raw_key", "raw_value", "headers", "partition").toDF("key", "value", "headers", "partition")
+    tasks = frame.rdd.getNumPartitions()
+    try:
+        frame.rdd.mapPartitions(write).collect()
+    except Exception:
+        fence_tasks(target, tasks)
+        raise
+    forget_tasks(target, tasks)
 
 
 def report_progress(spark: SparkSession, planned: int, stop: threading.Event) -> None:
@@ -72,28 +107,34 @@ def main(spec_path: str) -> None:
     threading.Thread(target=report_progress, args=(spark, planned, stop), daemon=True).start()
 
     timeout_ms = int(spec.get("kafka_timeout_ms", 30_000))
-    reader = spark.read.format("kafka").options(**reader_options(source, timeout_ms))
+    isolation = spec.get("isolation", "read_committed")
+
+    def source_frame(level: str, partitions: int | None = None):
+        frame = (spark.read.format("kafka").options(**reader_options(source, timeout_ms))
+                 .option("kafka.isolation.level", level)
+                 .option("assign", json.dumps({topic: sorted(ranges)}))
+                 .option("startingOffsets", json.dumps({topic: {str(p): s for p, (s, _) in ranges.items()}}))
+                 .option("endingOffsets", json.dumps({topic: {str(p): e for p, (_, e) in ranges.items()}}))
+                 .option("includeHeaders", "true"))
+        return frame.option("minPartitions", str(partitions)) if partitions else frame
+
+    # Several Spark tasks per Kafka partition, so progress moves and both cores work.
+    split = max(len(ranges), min(64, planned // 20_000 + 1))
     records = (
-        reader.option("assign", json.dumps({topic: sorted(ranges)}))
-        .option("startingOffsets", json.dumps({topic: {str(p): s for p, (s, _) in ranges.items()}}))
-        .option("endingOffsets", json.dumps({topic: {str(p): e for p, (_, e) in ranges.items()}}))
-        .option("includeHeaders", "true")
-        # Several Spark tasks per Kafka partition, so progress moves and both cores work.
-        .option("minPartitions", str(max(len(ranges), min(64, planned // 20_000 + 1))))
-        .load()
+        source_frame(isolation, split).load()
         .withColumnRenamed("key", "raw_key").withColumnRenamed("value", "raw_value")
         .withColumn("key", F.col("raw_key").cast("string"))
         .withColumn("value", F.col("raw_value").cast("string"))
     )
     records = records.persist(StorageLevel.DISK_ONLY)  # read Kafka once: counted, filtered, written
     read = records.count()
+    aborted, markers = offsets_without_records(read, planned, isolation, 
+                                              lambda: read_count(source_frame("read_uncommitted", split)))
     chosen = records.where(spec["filter"]) if spec.get("filter") else records
     written = chosen.count()
     files: list[str] = []
     if sink["kind"] == "topic":
-        columns = ["raw_key AS key", "raw_value AS value", "headers"] + (["partition"] if sink.get("keep_partitions") else [])
-        (chosen.selectExpr(*columns).write.format("kafka").options(**writer_options(sink, timeout_ms))
-         .option("topic", sink["topic"]).option("includeHeaders", "true").save())
+        write_topic(chosen, sink, spec, timeout_ms)
     else:
         out = sink["path"]
         if sink["kind"] == "parquet":
@@ -108,7 +149,7 @@ def main(spec_path: str) -> None:
         files = sorted(str(p) for p in Path(out).glob("part-*"))
     stop.set()
     emit("PROGRESS", {"done": planned})
-    emit("RESULT", {"read": read, "written": written, "files": files,
+    emit("RESULT", {"read": read, "written": written, "files": files, "aborted": aborted, "markers": markers,
                     "processing_s": round(time.perf_counter() - started, 3)})
     records.unpersist()
     spark.stop()

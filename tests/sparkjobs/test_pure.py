@@ -77,13 +77,23 @@ def test_a_spark_log_is_summed_up_in_one_sentence_that_names_an_unanswering_clus
 
 
 def test_replay_connections_are_bounded_and_a_clusters_own_settings_win():
-    from sparkjobs.jobs.replay import reader_options, writer_options
+    from sparkjobs.jobs.replay import reader_options
 
-    source = {"bootstrap": "b:9092", "config": {"request.timeout.ms": "45000", "client.id": "c"}}
-    read = reader_options(source, 8000)
+    read = reader_options({"bootstrap": "b:9092", "config": {"request.timeout.ms": "45000", "client.id": "c"}}, 8000)
     assert read["kafkaConsumer.pollTimeoutMs"] == "8000" and read["kafka.default.api.timeout.ms"] == "8000"
     assert read["kafka.request.timeout.ms"] == "45000" and read["kafka.client.id"] == "c"
-    write = writer_options({"bootstrap": "b:9092", "config": {}}, 8000)
-    assert write["kafka.max.block.ms"] == "8000" and int(write["kafka.delivery.timeout.ms"]) >= 8000
-    slow = writer_options(source, 8000)  # Kafka's producer refuses a delivery timeout under its request timeout
-    assert int(slow["kafka.delivery.timeout.ms"]) > int(slow["kafka.request.timeout.ms"]) == 45000
+
+
+@pytest.mark.parametrize(("read", "planned", "isolation", "uncommitted", "expected"), [
+    (110, 110, "read_committed", None, (0, 0)),  # no gap: nothing more is read
+    (80, 116, "read_committed", 110, (30, 6)),
+    (110, 116, "read_uncommitted", None, (None, 6)),
+])
+def test_offsets_without_records_are_told_apart(read, planned, isolation, uncommitted, expected):
+    from sparkjobs.jobs.replay import offsets_without_records
+
+    def count_uncommitted():
+        assert uncommitted is not None, "counted again without a gap"
+        return uncommitted
+
+    assert offsets_without_records(read, planned, isolation, count_uncommitted) == expected

@@ -40,6 +40,8 @@ class Command(ActorCommand):
         parser.add_argument("--sink", required=True, help="files:jsonl | files:parquet | topic:NAME[@CLUSTER]")
         parser.add_argument("--partitions", default="", help="P,P (default: all)")
         parser.add_argument("--keep-partitions", action="store_true", help="topic sink: same partition numbers")
+        parser.add_argument("--isolation", choices=["read_committed", "read_uncommitted"], default="read_committed",
+                            help="read_uncommitted also replays aborted transactional records (forensics only)")
         parser.add_argument("--filter", default="", help="Spark SQL boolean expression over key, value, headers, ...")
         parser.add_argument("--wait", action="store_true", help="wait for the end; print one JSON line")
         parser.add_argument("--timeout", type=float, default=3600, help="with --wait: give up after this many s")
@@ -54,9 +56,11 @@ class Command(ActorCommand):
         try:
             job = replay_submit(actor=actor, cluster=options["cluster"], topic=options["topic"], partitions=partitions,
                                 start=options["start"], end=options["end"], keep_partitions=options["keep_partitions"],
-                                filter_expr=options["filter"], reason=reason, **parse_sink(options["sink"]))
+                                filter_expr=options["filter"], isolation=options["isolation"], reason=reason, **parse_sink(options["sink"]))
         except (ConsoleError, KafkaGatewayError) as exc:
             raise CommandError(exc.message) from exc
+        if options["isolation"] == "read_uncommitted":
+            self.stderr.write("Warning: read_uncommitted replays records of aborted transactions too.")
         self.stdout.write(str(job.pk))
         if not options["wait"]:
             return
@@ -64,7 +68,9 @@ class Command(ActorCommand):
         while not job.finished and time.monotonic() < deadline:
             time.sleep(1)
             job.refresh_from_db()
-        summary = {"job": job.pk, "state": job.state, "records": job.records_written,
+        summary = {"job": job.pk, "state": job.state, "records": job.records_written, "isolation": job.isolation,
+                   "aborted": job.records_aborted, "transaction_markers": job.transaction_markers,
+                   "summary": job.offsets_summary,
                    "output": job.output_dir or f"topic:{job.sink_topic}" + (f"@{job.sink_cluster}" if job.sink_cluster else "")}
         self.stdout.write(json.dumps(summary))
         if job.state != ReplayJob.State.SUCCEEDED:

@@ -1,0 +1,125 @@
+"""Exactly-once writes of a replay into a topic. Spark's own Kafka sink is at least once (a retried task writes its
+records again), so the replay application writes through this module instead, inside its executors; it is shipped
+to them with `--py-files` and imports no Django.
+
+Each Spark task owns one transactional id derived from the job and the task's partition index, which a retried
+attempt shares: its `init_transactions` fences the attempt before it and aborts whatever that attempt left open,
+so an attempt that failed leaves nothing a `read_committed` reader can see. The transaction also commits, through
+a consumer group of the task's own, the number of records it wrote; a retry that finds that commit knows an
+earlier attempt already committed (it died after committing, before Spark heard of it) and writes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient
+
+# Long enough for one task's share of a large replay; a task killed with its transaction open is cleaned up by
+# its retry or by the driver's fencing when the job fails, not by waiting for this.
+TRANSACTION_TIMEOUT_MS = 300_000
+PREFIX = "console-replay"
+
+
+@dataclass(frozen=True)
+class SinkTarget:
+    bootstrap: str
+    config: dict
+    topic: str
+    keep_partitions: bool
+    job_key: str  # the job id and a part of its correlation id: ids never repeat across databases
+    timeout_s: float
+
+
+def task_id(target: SinkTarget, task: int) -> str:
+    """Both the task's transactional id and the group in which its transaction records that it committed."""
+    return f"{PREFIX}-{target.job_key}-{task}"
+
+
+def _client_config(target: SinkTarget, **extra) -> dict:
+    return {**target.config, "bootstrap.servers": target.bootstrap, **extra}
+
+
+def write_task(rows, target: SinkTarget, task: int, *, crash_after: int | None = None) -> int:
+    """Writes one task's rows (key, value, headers[, partition]) in one transaction; returns how many records
+    this attempt committed (0 when an earlier attempt had). `crash_after` kills the Python worker mid-write, with
+    the transaction open: the test's stand-in for an executor dying."""
+    rows = iter(rows)
+    first = next(rows, None)
+    if first is None:
+        return 0
+    name = task_id(target, task)
+    producer = Producer(_client_config(target, **{"transactional.id": name, "linger.ms": 20,
+                                                  "transaction.timeout.ms": TRANSACTION_TIMEOUT_MS}))
+    producer.init_transactions(target.timeout_s)
+    marker = Consumer(_client_config(target, **{"group.id": name, "enable.auto.commit": False,
+                                                "isolation.level": "read_committed"}))
+    try:
+        done = marker.committed([TopicPartition(target.topic, 0)], timeout=target.timeout_s)[0].offset
+        if done >= 0:
+            return 0
+        producer.begin_transaction()
+        written = 0
+        try:
+            for row in _chain(first, rows):
+                _produce(producer, target, row)
+                written += 1
+                if crash_after is not None and written == crash_after:
+                    producer.flush(target.timeout_s)  # the records are in the log, inside the open transaction
+                    os._exit(3)
+            producer.send_offsets_to_transaction([TopicPartition(target.topic, 0, written)],
+                                                 marker.consumer_group_metadata(), target.timeout_s)
+            producer.commit_transaction(target.timeout_s)
+        except BaseException:
+            try:
+                producer.abort_transaction(target.timeout_s)
+            except KafkaException:
+                pass  # fenced or the broker is gone: the next attempt or the driver's fencing aborts it
+            raise
+        return written
+    finally:
+        marker.close()
+
+
+def _chain(first, rest):
+    yield first
+    yield from rest
+
+
+def _produce(producer: Producer, target: SinkTarget, row) -> None:
+    key = bytes(row.key) if row.key is not None else None
+    value = bytes(row.value) if row.value is not None else None
+    headers = [(h.key, bytes(h.value) if h.value is not None else None) for h in row.headers or []] or None
+    partition = row.partition if target.keep_partitions else -1
+    while True:
+        try:
+            producer.produce(target.topic, key=key, value=value, headers=headers, partition=partition)
+            break
+        except BufferError:  # the local queue is full: wait for deliveries
+            producer.poll(0.1)
+    producer.poll(0)
+
+
+def fence_tasks(target: SinkTarget, tasks: int) -> None:
+    """After a failed job: aborts any transaction one of its tasks left open, so readers are not held back."""
+    for task in range(tasks):
+        producer = Producer(_client_config(target, **{"transactional.id": task_id(target, task),
+                                                      "transaction.timeout.ms": TRANSACTION_TIMEOUT_MS}))
+        try:
+            producer.init_transactions(target.timeout_s)
+        except KafkaException:
+            pass  # unreachable: the broker aborts it after TRANSACTION_TIMEOUT_MS
+
+
+def forget_tasks(target: SinkTarget, tasks: int) -> None:
+    """Deletes the tasks' marker groups once the job has succeeded: they only matter while tasks may retry."""
+    admin = AdminClient(_client_config(target))
+    futures = admin.delete_consumer_groups([task_id(target, t) for t in range(tasks)],
+                                           request_timeout=target.timeout_s)
+    for future in futures.values():
+        try:
+            future.result()
+        except KafkaException:
+            pass  # a task that had no records made no group

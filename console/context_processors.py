@@ -8,6 +8,7 @@ NAV = (
     ("Topics", "topics:list", True),
     ("Brokers", "brokers:list", True),
     ("Consumer groups", "offsets:groups", True),
+    ("Transactions", "transactions:list", True),
     ("Replays", "sparkjobs:list", True),
     ("Audit", "audit:list", False),
 )

@@ -38,6 +38,7 @@ LOCAL_APPS = [
     "topics",
     "offsets",
     "sparkjobs",
+    "transactions",
 ]
 INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS + LOCAL_APPS
 

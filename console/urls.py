@@ -18,6 +18,7 @@ urlpatterns = [
     path("clusters/<str:cluster>/brokers/", include("topics.broker_urls")),
     path("clusters/<str:cluster>/groups/", include("offsets.urls")),
     path("clusters/<str:cluster>/replays/", include("sparkjobs.urls")),
+    path("clusters/<str:cluster>/transactions/", include("transactions.urls")),
     path("clusters/", include("console.clusters.urls")),
     path("audit/", include("console.audit.urls")),
 ]

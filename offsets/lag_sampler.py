@@ -21,7 +21,7 @@ from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
 from console.kafka.admin import KafkaAdmin
 from console.kafka.errors import KafkaGatewayError
-from console.kafka.ops_offsets import LATEST
+from console.kafka.ops_offsets import LATEST, STABLE
 from offsets.lag_status import group_verdict, window_append, window_totals
 from offsets.models import GROUP_ID_MAX_STORED, GroupCommitStat, GroupLagStatus, LagSample, LagSweep
 
@@ -39,13 +39,15 @@ class SweepResult:
 
 
 def _observe(admin: KafkaAdmin):
-    """Four batched round trips whatever the number of groups: ListGroups, OffsetFetch for all groups sent
-    together, and one ListOffsets(latest) for every committed partition, grouped by leader."""
+    """A few batched round trips whatever the number of groups: ListGroups, OffsetFetch for all groups sent
+    together, and ListOffsets (latest, and read_committed's last stable offset) for every committed partition,
+    grouped by leader."""
     listings = admin.list_groups()
     committed = admin.group_offsets([g.group_id for g in listings], skip_failed=True)
     refs = sorted({ref for offsets in committed.values() for ref in offsets})
-    ends = admin.list_offsets_many(refs, [LATEST], strict=False)[LATEST] if refs else {}
-    return listings, committed, {ref: at.offset for ref, at in ends.items()}
+    found = admin.list_offsets_many(refs, [LATEST, STABLE], strict=False) if refs else {LATEST: {}, STABLE: {}}
+    stables = {ref: at.offset for ref, at in found[STABLE].items()}
+    return listings, committed, {ref: at.offset for ref, at in found[LATEST].items()}, stables
 
 
 def _trusted_last_commits(cluster: str, now: datetime, span_s: float) -> dict[str, float]:
@@ -100,7 +102,7 @@ def lag_sample(*, cluster: str, now: datetime | None = None, observation: Observ
         LagSweep.objects.update_or_create(cluster=cluster, defaults={"last_error": observation.error.message,
                                                                      "last_error_at": now})
         raise observation.error
-    listings, committed, ends = observation.answer
+    listings, committed, ends, stables = observation.answer
     too_long = [g.group_id for g in listings if len(g.group_id) > GROUP_ID_MAX_STORED]
     if too_long:  # one odd name must not stop the sweep for every other group
         log.warning("Lag of %d group(s) on %s not stored: ids longer than %d characters", len(too_long), cluster,
@@ -115,7 +117,7 @@ def lag_sample(*, cluster: str, now: datetime | None = None, observation: Observ
         for ref, offset in committed.get(listing.group_id, {}).items():
             if ref not in ends:
                 continue  # its leader did not answer: a gap rather than a wrong figure
-            seen[str(ref)] = (offset, ends[ref])
+            seen[str(ref)] = (offset, ends[ref], stables.get(ref))
             totals = per_topic[ref.topic]
             totals[0] += max(0, ends[ref] - offset)
             totals[1] += offset

@@ -8,7 +8,9 @@ Per partition, over the samples in the window since the committed offset last mo
         a stuck thread;
 - STOP  the committed offset did not move while there was lag, and nobody commits: the last commit the recorder
         saw is older than the window or, without it, the group has no members.
-The group takes its worst partition's status (OK < WARN < STOP < ERR: a live group that does not progress is the
+- BLOCKED  the committed offset sits still at the partition's last stable offset while the log end is ahead: a
+        read_committed consumer waiting for an open transaction to end, not a consumer falling behind.
+The group takes its worst partition's status (OK < WARN < BLOCKED < STOP < ERR: a live group that does not progress is the
 one to wake up for). Fewer than MIN_SAMPLES samples: no status yet.
 """
 
@@ -16,8 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-OK, WARN, ERR, STOP = "OK", "WARN", "ERR", "STOP"
-SEVERITY = {"": 0, OK: 1, WARN: 2, STOP: 3, ERR: 4}
+OK, WARN, ERR, STOP, BLOCKED = "OK", "WARN", "ERR", "STOP", "BLOCKED"
+SEVERITY = {"": 0, OK: 1, WARN: 2, BLOCKED: 3, STOP: 4, ERR: 5}
 MIN_SAMPLES = 3
 
 
@@ -36,8 +38,9 @@ class GroupVerdict:
     partitions: dict[str, str] = field(default_factory=dict)  # key → status, for partitions not OK
 
 
-def window_append(window: dict, time_s: float, observed: dict[str, tuple[int, int]], size: int) -> dict:
-    """The window with one more sample (committed, end per partition), keeping the newest `size`."""
+def window_append(window: dict, time_s: float, observed: dict[str, tuple[int, ...]], size: int) -> dict:
+    """The window with one more sample (committed, end and, when known, the last stable offset per partition),
+    keeping the newest `size`."""
     times = list(window.get("times", []))
     old = window.get("partitions", {})
     keys = set(old) | set(observed)
@@ -64,13 +67,26 @@ def _minutes(seconds: float) -> str:
     return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
 
 
-def partition_verdict(key: str, points: list[tuple[float, int, int]], *, has_members: bool,
+def _blocked(points: list[tuple]) -> bool:
+    """At the last stable offset with more log beyond it, and not moving since the sample before."""
+    newest, before = points[-1], points[-2]
+    if len(newest) < 4 or newest[3] is None:
+        return False
+    _, committed, end, stable = newest[:4]
+    return committed == stable < end and before[1] == committed
+
+
+def partition_verdict(key: str, points: list[tuple], *, has_members: bool,
                       last_commit_s: float | None, now_s: float) -> PartitionVerdict | None:
-    """points: (time, committed, end), oldest first. None while there are too few samples."""
+    """points: (time, committed, end[, last stable offset]), oldest first. None while there are too few samples."""
     points = _since_rewind(points)
     if len(points) < MIN_SAMPLES:
         return None
-    lags = [max(0, end - committed) for _, committed, end in points]
+    lags = [max(0, p[2] - p[1]) for p in points]
+    if _blocked(points):
+        committed, end = points[-1][1], points[-1][2]
+        return PartitionVerdict(key, BLOCKED, f"{key}: waiting at the last stable offset {committed:,} behind an "
+                                              f"open transaction ({end - committed:,} offsets held back)", lags[-1])
     span = points[-1][0] - points[0][0]
     if min(lags) == 0:
         return PartitionVerdict(key, OK, "caught up in the window", lags[-1])
@@ -97,7 +113,7 @@ def group_verdict(window: dict, *, has_members: bool, last_commit_s: float | Non
     verdicts = []
     for key, series in window.get("partitions", {}).items():
         offset = len(times) - len(series)
-        points = [(times[offset + i], v[0], v[1]) for i, v in enumerate(series) if v is not None]
+        points = [(times[offset + i], *v) for i, v in enumerate(series) if v is not None]
         verdict = partition_verdict(key, points, has_members=has_members, last_commit_s=last_commit_s, now_s=now_s)
         if verdict is not None:
             verdicts.append(verdict)

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
-from console.kafka.errors import GroupNotFound, MSG_GROUP_NOT_FOUND
-from console.kafka.ops_offsets import EARLIEST, LATEST
+from console.kafka.errors import MSG_GROUP_NOT_FOUND, GroupNotFound, KafkaGatewayError
+from console.kafka.ops_offsets import EARLIEST, LATEST, STABLE
 from console.kafka.types import GroupDescription, GroupListing, PartitionRef
 from offsets.planning import (
     AllTopics,
@@ -73,10 +73,17 @@ class PartitionLag:
     log_start: int
     log_end: int
     owner: str  # client id @ host of the member assigned to it, if any
+    last_stable: int | None = None
+    blocking: object | None = None  # transactions.selectors.BlockingTransaction the group waits on
 
     @property
     def lag(self) -> int | None:
         return None if self.committed is None else max(0, self.log_end - self.committed)
+
+    @property
+    def at_open_transaction(self) -> bool:
+        """Sitting at the last stable offset with log beyond it: a read_committed reader waits for a transaction."""
+        return self.committed is not None and self.committed == self.last_stable and self.last_stable < self.log_end
 
 
 @dataclass(frozen=True)
@@ -98,13 +105,30 @@ def group_detail(cluster: str, group: str) -> GroupDetail:
         raise GroupNotFound(MSG_GROUP_NOT_FOUND.format(group=group, cluster=cluster), cluster=cluster)
     owners = {ref: f"{m.client_id}@{m.host}" for m in description.members for ref in m.assignment}
     refs = sorted(set(committed) | set(owners))
-    offsets = admin.list_offsets_many(refs, [EARLIEST, LATEST], strict=False)
+    offsets = admin.list_offsets_many(refs, [EARLIEST, LATEST, STABLE], strict=False)
     partitions = [
         PartitionLag(ref=ref, committed=committed.get(ref), log_start=offsets[EARLIEST][ref].offset,
-                     log_end=offsets[LATEST][ref].offset, owner=owners.get(ref, ""))
+                     log_end=offsets[LATEST][ref].offset, owner=owners.get(ref, ""),
+                     last_stable=offsets[STABLE][ref].offset if ref in offsets[STABLE] else None)
         for ref in refs if ref in offsets[EARLIEST] and ref in offsets[LATEST]
     ]
+    waiting = [p for p in partitions if p.at_open_transaction]
+    if waiting:
+        partitions = _with_blocking_transactions(cluster, partitions, waiting)
     return GroupDetail(description=description, partitions=partitions)
+
+
+def _with_blocking_transactions(cluster: str, partitions: list[PartitionLag],
+                                waiting: list[PartitionLag]) -> list[PartitionLag]:
+    from dataclasses import replace
+
+    from transactions.selectors import StableOffsets, blocking_transactions
+
+    try:
+        found = blocking_transactions(cluster, [StableOffsets(p.ref, p.last_stable, p.log_end) for p in waiting])
+    except KafkaGatewayError:  # the page still says the group waits at the last stable offset
+        return partitions
+    return [replace(p, blocking=found.get(p.ref)) for p in partitions]
 
 
 def committed_fingerprint(committed: dict[PartitionRef, int], refs: Sequence[PartitionRef]) -> str:

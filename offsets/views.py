@@ -21,7 +21,7 @@ from offsets.forms import ExecuteForm, ResetForm
 from offsets.selectors_history import group_timeline, recorder_health
 from offsets.selectors_lag import filter_group_listings, group_lag_chart, group_statuses, sampler_health
 
-LAG_STATUSES = ["ERR", "STOP", "WARN", "OK"]
+LAG_STATUSES = ["ERR", "STOP", "BLOCKED", "WARN", "OK"]
 GROUPS_PAGE_SIZE = 100
 
 

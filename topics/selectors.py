@@ -11,8 +11,9 @@ from django.core.cache import cache
 
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
+from console.kafka.errors import KafkaGatewayError
 from console.kafka.ops_configs import BROKER, TOPIC
-from console.kafka.ops_offsets import EARLIEST, LATEST
+from console.kafka.ops_offsets import EARLIEST, LATEST, STABLE
 from console.kafka.types import PartitionRef, TopicMetadata
 from topics import table
 from topics.configdocs import EXPLANATIONS, broker_default, human_value
@@ -130,10 +131,16 @@ class PartitionRow:
     isr: tuple[int, ...]
     start: int
     end: int
+    stable: int | None = None  # the last stable offset: where read_committed readers must stop
+    blocking: object | None = None  # transactions.selectors.BlockingTransaction when stable < end
 
     @property
     def messages(self) -> int:
         return max(0, self.end - self.start)
+
+    @property
+    def held_back(self) -> int:
+        return 0 if self.stable is None else max(0, self.end - self.stable)
 
     @property
     def under_replicated(self) -> bool:
@@ -170,6 +177,7 @@ class TopicDetail:
     internal: bool
     partitions: list[PartitionRow]
     configs: list[ConfigRow] = field(default_factory=list)
+    blocking_error: str | None = None  # why open transactions could not be described
 
     @property
     def messages(self) -> int:
@@ -181,18 +189,28 @@ class TopicDetail:
 
 
 def topic_detail(cluster: str, name: str) -> TopicDetail:
+    from transactions.selectors import StableOffsets, blocking_transactions
+
     admin = cluster_admin(cluster)
     topic = admin.describe_topics([name])[name]
     refs = [PartitionRef(name, p.partition) for p in topic.partitions]
-    offsets = admin.list_offsets_many(refs, [EARLIEST, LATEST])
+    offsets = admin.list_offsets_many(refs, [EARLIEST, LATEST, STABLE])
+    stable = [StableOffsets(r, offsets[STABLE][r].offset, offsets[LATEST][r].offset) for r in refs]
+    blocking_error = None
+    try:
+        blocking = blocking_transactions(cluster, stable)
+    except KafkaGatewayError as exc:  # the page still shows the offsets; only the transaction's details are missing
+        blocking, blocking_error = {}, exc.message
     partitions = [
         PartitionRow(partition=p.partition, leader=p.leader, replicas=p.replicas, isr=p.isr,
                      start=offsets[EARLIEST][PartitionRef(name, p.partition)].offset,
-                     end=offsets[LATEST][PartitionRef(name, p.partition)].offset)
+                     end=offsets[LATEST][PartitionRef(name, p.partition)].offset,
+                     stable=offsets[STABLE][PartitionRef(name, p.partition)].offset,
+                     blocking=blocking.get(PartitionRef(name, p.partition)))
         for p in topic.partitions
     ]
     return TopicDetail(name=name, topic_id=topic.topic_id, internal=topic.is_internal, partitions=partitions,
-                       configs=topic_config_rows(cluster, name))
+                       configs=topic_config_rows(cluster, name), blocking_error=blocking_error)
 
 
 def _broker_values(cluster: str) -> dict[str, str | None]:

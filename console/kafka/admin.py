@@ -10,6 +10,7 @@ from console.kafka.ops_configs import ConfigOps
 from console.kafka.ops_groups import GroupOps
 from console.kafka.ops_offsets import OffsetOps
 from console.kafka.ops_topics import TopicOps
+from console.kafka.ops_transactions import TransactionOps
 from console.kafka.types import BrokerInfo, ClusterDescription, RecordInfo
 
 
@@ -38,7 +39,7 @@ class RecordOps(AdminBase):
                                    timeout=timeout)
 
 
-class KafkaAdmin(ClusterOps, TopicOps, OffsetOps, ConfigOps, GroupOps, RecordOps):
+class KafkaAdmin(ClusterOps, TopicOps, OffsetOps, ConfigOps, GroupOps, RecordOps, TransactionOps):
     """Composes an AdminClient (never exposes it); returns frozen dataclasses; raises console.kafka.errors only.
 
     This runs librdkafka in the calling process; console.kafka.isolated.IsolatedKafkaAdmin has the same face and

@@ -119,3 +119,37 @@ def test_group_collecting_and_group_without_commits():
 def test_window_totals_sum_partitions_per_sample():
     window = window_of({"a-0": (0, 4)}, {"a-0": (2, 4), "a-1": (1, 9)}, {})
     assert window_totals(window) == [4, 10, None]
+
+
+def blocked_points(*triples, step=30.0):
+    """(committed, end, last stable offset) triples, one every `step` seconds ending at NOW."""
+    start = NOW - step * (len(triples) - 1)
+    return [(start + i * step, c, e, s) for i, (c, e, s) in enumerate(triples)]
+
+
+def test_a_reader_waiting_at_the_last_stable_offset_is_blocked_not_stalled():
+    from offsets.lag_status import BLOCKED
+
+    v = partition_verdict("orders-3", blocked_points((40, 45, 40), (40, 70, 40), (40, 90, 40)), has_members=True,
+                          last_commit_s=None, now_s=NOW)
+    assert v.status == BLOCKED and "last stable offset 40 behind an open transaction (50 offsets held back)" in v.reason
+    # The same figures without a last stable offset (older samples) are a stalled consumer.
+    assert verdict([(40, 45), (40, 70), (40, 90)]).status == ERR
+
+
+def test_a_reader_passing_the_last_stable_offset_is_not_blocked():
+    v = partition_verdict("orders-3", blocked_points((10, 100, 40), (40, 110, 40), (60, 120, 40)), has_members=True,
+                          last_commit_s=None, now_s=NOW)
+    assert v.status == OK
+
+
+def test_a_blocked_partition_is_worse_than_warn_and_better_than_a_stall():
+    from offsets.lag_status import BLOCKED
+
+    window = {}
+    for i, sample in enumerate([{"a-0": (40, 50, 40), "a-1": (0, 100, 100), "a-2": (0, 100, 100)},
+                                {"a-0": (40, 60, 40), "a-1": (10, 150, 150), "a-2": (0, 110, 110)},
+                                {"a-0": (40, 70, 40), "a-1": (20, 200, 200), "a-2": (0, 120, 120)}]):
+        window = window_append(window, NOW - 30 * (2 - i), sample, 10)
+    verdict_now = group_verdict(window, has_members=True, last_commit_s=None, now_s=NOW)
+    assert verdict_now.status == ERR and verdict_now.partitions == {"a-0": BLOCKED, "a-1": WARN, "a-2": ERR}

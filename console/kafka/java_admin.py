@@ -1,0 +1,105 @@
+"""Kafka's Java Admin client, for the admin calls librdkafka does not offer (transactions, producer states).
+
+The JVM starts on first use, in the process that asks (with client isolation, the cluster's own client process),
+through py4j, which pyspark already brings; it stays warm, with one Admin per cluster, so a page pays for the JVM
+once and never for Kafka's command-line tools. Its classpath is the fetched Kafka distribution (KAFKA_TOOLS_LIBS),
+whose clients are the same version as the brokers we test against. Every wait is bounded and every Java error
+becomes one of console.kafka.errors.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+
+from django.conf import settings
+
+from console.kafka.errors import ClusterUnavailable, KafkaGatewayError, KafkaRequestFailed, NotAuthorized
+from console.kafka.java_config import UntranslatableConfig, java_client_config
+from console.kafka.types import ClusterConnection
+
+MSG_NO_LIBS = "Kafka's Java clients are not installed here (no {libs}); run `make deps` or set KAFKA_TOOLS_LIBS."
+MSG_TIMEOUT = "Cluster '{cluster}' did not answer within {timeout:g} s ({detail})."
+
+_lock = threading.Lock()
+_gateway = None
+_admins: dict[tuple, object] = {}
+
+
+def jvm():
+    global _gateway
+    with _lock:
+        if _gateway is None:
+            from py4j.java_gateway import GatewayParameters, JavaGateway, launch_gateway
+
+            libs = settings.KAFKA_TOOLS_LIBS
+            if not os.path.isdir(libs):
+                raise KafkaRequestFailed(MSG_NO_LIBS.format(libs=libs))
+            port = launch_gateway(classpath=f"{libs}/*", die_on_exit=True, jarpath=_py4j_jar(),
+                                  javaopts=["-Xmx192m", "-XX:+UseSerialGC", "-Dlog4j2.level=ERROR"])
+            _gateway = JavaGateway(gateway_parameters=GatewayParameters(port=port, auto_convert=True))
+        return _gateway.jvm
+
+
+def _py4j_jar() -> str:
+    import py4j
+
+    for folder in (os.path.join(sys.prefix, "share", "py4j"),
+                   os.path.join(os.path.dirname(os.path.dirname(py4j.__file__)), "pyspark", "jars")):
+        if os.path.isdir(folder):
+            for name in sorted(os.listdir(folder)):
+                if name.startswith("py4j") and name.endswith(".jar"):
+                    return os.path.join(folder, name)
+    raise KafkaRequestFailed("py4j's jar was not found (it comes with pyspark): run `make deps`.")
+
+
+def java_admin(connection: ClusterConnection, timeout: float):
+    """The cluster's Java Admin, created once per connection settings."""
+    key = (connection.bootstrap_servers, tuple(sorted(connection.config.items())), timeout)
+    admin = _admins.get(key)
+    if admin is None:
+        gateway = jvm()
+        try:
+            config = java_client_config(dict(connection.config))
+        except UntranslatableConfig as exc:
+            raise KafkaRequestFailed(str(exc), cluster=connection.name) from exc
+        properties = gateway.java.util.Properties()
+        for name, value in {**config, "bootstrap.servers": connection.bootstrap_servers,
+                            "request.timeout.ms": str(int(timeout * 1000)),
+                            "default.api.timeout.ms": str(int(timeout * 1000)),
+                            "client.id": config.get("client.id", "kafka-console")}.items():
+            properties.setProperty(name, value)
+        admin = gateway.org.apache.kafka.clients.admin.Admin.create(properties)
+        with _lock:
+            _admins[key] = admin
+    return admin
+
+
+def wait(future, *, cluster: str, timeout: float):
+    """The value of a KafkaFuture, or a gateway error; never waits longer than `timeout`."""
+    from py4j.protocol import Py4JError, Py4JJavaError
+
+    try:
+        return future.get(int(timeout * 1000), jvm().java.util.concurrent.TimeUnit.MILLISECONDS)
+    except Py4JJavaError as exc:
+        raise java_error(exc.java_exception, cluster=cluster, timeout=timeout) from None
+    except Py4JError as exc:
+        raise ClusterUnavailable(f"The Java client of cluster '{cluster}' stopped ({exc}).", cluster=cluster) from None
+
+
+def java_error(throwable, *, cluster: str, timeout: float) -> KafkaGatewayError:
+    """Maps a Java exception (unwrapping ExecutionException) to the gateway's errors."""
+    cause = throwable
+    while cause.getClass().getName() in ("java.util.concurrent.ExecutionException",
+                                         "java.util.concurrent.CompletionException") and cause.getCause():
+        cause = cause.getCause()
+    kind = cause.getClass().getSimpleName()
+    detail = str(cause.getMessage() or kind)
+    if kind == "TimeoutException":
+        return ClusterUnavailable(MSG_TIMEOUT.format(cluster=cluster, timeout=timeout, detail=detail),
+                                  code="_TIMED_OUT", cluster=cluster)
+    if kind.endswith("AuthorizationException") or kind in ("SaslAuthenticationException",
+                                                           "AuthenticationException", "SslAuthenticationException"):
+        return NotAuthorized(f"Cluster '{cluster}' refused: {detail}", code=kind, cluster=cluster)
+    return KafkaRequestFailed(detail, code=kind, cluster=cluster)

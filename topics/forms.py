@@ -66,6 +66,9 @@ class BrowseForm(forms.Form):
     since = forms.DateTimeField(required=False, label="From time (UTC)",
                                 widget=forms.DateTimeInput(attrs={"type": "datetime-local", "step": "1"}))
     limit = forms.IntegerField(required=False, min_value=1, max_value=500, initial=50)
+    isolation = forms.ChoiceField(required=False, initial="read_committed", label="Read as",
+                                  choices=[("read_committed", "read_committed"),
+                                           ("read_uncommitted", "read_uncommitted (aborted records marked)")])
 
     def timestamp_ms(self) -> int | None:
         since = self.cleaned_data.get("since")

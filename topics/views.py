@@ -155,6 +155,7 @@ def topic_messages(request: HtmxHttpRequest, cluster: str, topic: str):
     form = forms.BrowseForm(request.GET or {"partition": 0})
     data = valid_data(form)
     page = selectors.records_page(cluster, topic, data["partition"], offset=data.get("offset"),
-                                  timestamp_ms=form.timestamp_ms(), limit=data.get("limit") or 50)
+                                  timestamp_ms=form.timestamp_ms(), limit=data.get("limit") or 50,
+                                  isolation=data.get("isolation") or "read_committed")
     context = {"cluster": cluster, "topic_name": topic, "form": form, "page": page}
     return render(request, "topics/messages.html#records" if request.htmx else "topics/messages.html", context)

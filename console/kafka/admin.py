@@ -33,10 +33,10 @@ class ClusterOps(AdminBase):
 
 class RecordOps(AdminBase):
     def read_records(self, topic: str, partition: int, *, start: int, limit: int, end: int,
-                     timeout: float) -> list[RecordInfo]:
-        """Fetch with an assign-only consumer: records [start, min(start+limit, end)) of one partition."""
+                     timeout: float, isolation: str = "read_uncommitted") -> list[RecordInfo]:
+        """Fetch with an assign-only consumer: up to `limit` records of one partition in [start, end)."""
         return reader.read_records(self.connection, topic, partition, start=start, limit=limit, end=end,
-                                   timeout=timeout)
+                                   timeout=timeout, isolation=isolation)
 
 
 class KafkaAdmin(ClusterOps, TopicOps, OffsetOps, ConfigOps, GroupOps, RecordOps, TransactionOps):

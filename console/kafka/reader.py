@@ -17,20 +17,21 @@ _TIMESTAMP_TYPES = {0: "none", 1: "create-time", 2: "log-append-time"}
 
 
 def read_records(connection: ClusterConnection, topic: str, partition: int, *, start: int, limit: int,
-                 end: int, timeout: float) -> list[RecordInfo]:
-    """Records [start, min(start+limit, end)) of one partition.
+                 end: int, timeout: float, isolation: str = "read_uncommitted") -> list[RecordInfo]:
+    """Up to `limit` records of one partition from `start`, below `end`. read_committed skips aborted records and
+    transaction markers, so `end` must then be at most the last stable offset, past which it would wait.
 
     librdkafka insists on a group.id even for assign-only consumers; a throwaway id is never joined or committed
     to, because the consumer only assigns and auto-commit and offset storing are off.
     """
-    stop = min(end, start + limit)
+    stop = min(end, start + limit) if isolation == "read_uncommitted" else end
     if stop <= start:
         return []
     consumer = Consumer(client_config(
         connection,
         **{"group.id": f"console-browse-{uuid.uuid4().hex}", "enable.auto.commit": False,
            "enable.auto.offset.store": False, "enable.partition.eof": True, "auto.offset.reset": "earliest",
-           "isolation.level": "read_uncommitted", "fetch.wait.max.ms": 100},
+           "isolation.level": isolation, "fetch.wait.max.ms": 100},
     ))
     records: list[RecordInfo] = []
     deadline = time.monotonic() + timeout
@@ -52,7 +53,7 @@ def read_records(connection: ClusterConnection, topic: str, partition: int, *, s
                     timestamp=ts if ts_type else None, timestamp_type=_TIMESTAMP_TYPES.get(ts_type, "none"),
                     key=message.key(), value=message.value(), headers=tuple(message.headers() or ()),
                 ))
-                if message.offset() + 1 >= stop:
+                if message.offset() + 1 >= stop or len(records) >= limit:
                     return records
         return records
     finally:

@@ -105,3 +105,25 @@ def test_an_abort_of_a_transaction_that_is_not_hanging_is_refused_and_audited(op
 def test_find_hanging_needs_a_scope_like_the_tool(local_cluster):
     with pytest.raises(CommandError, match="needs a topic or a broker id"):
         call_command("transactions", "find-hanging")
+
+
+@pytest.mark.parametrize("listener", ["sasl_ssl", "mtls"])
+def test_the_java_client_reaches_secured_clusters_with_the_console_settings(secured_kafka, listener, capsys, db):
+    """SCRAM over TLS and mutual TLS: the librdkafka settings, translated, work for Kafka's Java Admin client;
+    a user without the ACL gets the broker's refusal in one line."""
+    from confluent_kafka import Producer
+
+    from console.clusters.models import Cluster
+    from tests.conftest import secured_settings
+
+    Cluster.objects.create(name=f"secured-{listener}", **secured_settings(secured_kafka, listener=listener))
+    transactional_id = f"secured-{listener}-{uuid.uuid4().hex[:6]}"
+    producer = Producer({"bootstrap.servers": secured_kafka.bootstrap, "transactional.id": transactional_id})
+    producer.init_transactions(15)
+    call_command("transactions", "--cluster", f"secured-{listener}", "list", "--format", "json")
+    listed = {t["transactional_id"]: t for t in json.loads(capsys.readouterr().out)}
+    assert listed[transactional_id]["state"] == "Empty"
+
+    Cluster.objects.create(name="limited-tx", **secured_settings(secured_kafka, user="limited"))
+    call_command("transactions", "--cluster", "limited-tx", "list", "--format", "json")
+    assert transactional_id not in capsys.readouterr().out  # the broker lists only ids the principal may describe

@@ -1,0 +1,72 @@
+"""In the browser, on the real broker: a read_committed group waiting behind an open transaction is shown as
+blocked by it (status, filter, group page with the transaction's id), and the topic page shows the last stable
+offset and the open transaction; the transactions page lists it."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+pytestmark = [pytest.mark.kafka, pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def waiting_group(kafka_node, topic_factory, produce, commit):
+    """Topic: 3 committed records, then a transaction of 4 left open, then 2 plain records; a group that read
+    everything a read_committed reader can and committed at the last stable offset (3)."""
+    from confluent_kafka import Producer
+
+    topic = topic_factory("tx-blocked", partitions=1)
+    produce(topic, [(0, None, f"done-{i}".encode(), None) for i in range(3)])
+    transactional_id = f"payments-{uuid.uuid4().hex[:8]}"
+    producer = Producer({"bootstrap.servers": kafka_node.bootstrap, "transactional.id": transactional_id,
+                         "transaction.timeout.ms": 300_000})
+    producer.init_transactions(15)
+    producer.begin_transaction()
+    for i in range(4):
+        producer.produce(topic, value=f"pending-{i}".encode(), partition=0)
+    producer.flush(15)
+    produce(topic, [(0, None, b"later", None), (0, None, b"later", None)])
+    group = f"ledger-{uuid.uuid4().hex[:6]}"
+    commit(group, {(topic, 0): 3})
+    yield topic, group, transactional_id
+    producer.abort_transaction(15)
+
+
+def test_a_group_behind_an_open_transaction_is_shown_as_blocked_by_it(logged_in_page, make_user, local_cluster,
+                                                                       waiting_group):
+    from offsets.lag_sampler import lag_sample
+    from offsets.models import GroupLagStatus
+
+    topic, group, transactional_id = waiting_group
+    for _ in range(3):  # the status needs a short window of samples
+        lag_sample(cluster="local")
+    status = GroupLagStatus.objects.get(cluster="local", group=group)
+    assert status.status == "BLOCKED" and "behind an open transaction" in status.reason
+
+    page = logged_in_page(make_user("oncall-browser", "viewer"))
+    failures = []
+    page.on("response", lambda r: failures.append(f"{r.status} {r.url}") if r.status >= 500 else None)
+
+    page.goto(f"/clusters/local/groups/?status=BLOCKED&q={group}")
+    assert group in page.locator("#group-table").inner_text()
+    assert "BLOCKED" in page.locator("#group-table").inner_text()
+
+    page.goto(f"/clusters/local/groups/{group}/")
+    assert "BLOCKED" in page.locator("#lag-status").inner_text()
+    blocked = page.locator(".blocked-by-transaction")
+    assert "blocked by an open transaction" in blocked.inner_text()
+    assert transactional_id in blocked.inner_text()
+    blocked.locator("a").click()
+    page.wait_for_url(f"**/transactions/id/{transactional_id}/")
+    assert "Ongoing" in page.locator("dl.facts").inner_text() and f"{topic}" in page.locator("dl.facts").inner_text()
+
+    page.goto(f"/clusters/local/topics/{topic}/")
+    row = page.locator("#partitions tbody tr").first.inner_text()
+    assert "open transaction since" in row and transactional_id in row
+    assert "\t3\t" in row or " 3 " in row or "3\n" in row  # the last stable offset column
+
+    page.goto("/clusters/local/transactions/")
+    assert transactional_id in page.locator("table.grid").first.inner_text()
+    assert failures == []

@@ -25,6 +25,10 @@ MSG_TIMEOUT = "Cluster '{cluster}' did not answer within {timeout:g} s ({detail}
 _lock = threading.Lock()
 _gateway = None
 _admins: dict[tuple, object] = {}
+_answered: set[int] = set()  # ids of admins that have answered once: the JVM and the client are warm
+# A cold JVM loads and compiles the client's classes during its first request; that request alone may take this
+# much longer than the cluster's bound (the cluster's client process allows it: it waits three bounds).
+WARMUP_S = 6.0
 
 
 def jvm():
@@ -37,7 +41,8 @@ def jvm():
             if not os.path.isdir(libs):
                 raise KafkaRequestFailed(MSG_NO_LIBS.format(libs=libs))
             port = launch_gateway(classpath=f"{libs}/*", die_on_exit=True, jarpath=_py4j_jar(),
-                                  javaopts=["-Xmx192m", "-XX:+UseSerialGC", "-Dlog4j2.level=ERROR"])
+                                  javaopts=["-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                                            "-Dlog4j2.level=ERROR"])
             _gateway = JavaGateway(gateway_parameters=GatewayParameters(port=port, auto_convert=True))
         return _gateway.jvm
 
@@ -67,7 +72,8 @@ def java_admin(connection: ClusterConnection, timeout: float):
         properties = gateway.java.util.Properties()
         for name, value in {**config, "bootstrap.servers": connection.bootstrap_servers,
                             "request.timeout.ms": str(int(timeout * 1000)),
-                            "default.api.timeout.ms": str(int(timeout * 1000)),
+                            # our wait bounds each call; this only has to outlast a cold first one
+                            "default.api.timeout.ms": str(int((timeout + WARMUP_S) * 1000)),
                             "client.id": config.get("client.id", "kafka-console")}.items():
             properties.setProperty(name, value)
         admin = gateway.org.apache.kafka.clients.admin.Admin.create(properties)
@@ -76,16 +82,32 @@ def java_admin(connection: ClusterConnection, timeout: float):
     return admin
 
 
-def wait(future, *, cluster: str, timeout: float):
-    """The value of a KafkaFuture, or a gateway error; never waits longer than `timeout`."""
+def wait(future, *, cluster: str, timeout: float, admin=None):
+    """The value of a KafkaFuture, or a gateway error; never waits longer than `timeout` (plus WARMUP_S for the
+    first answer of `admin`)."""
     from py4j.protocol import Py4JError, Py4JJavaError
 
+    cold = admin is not None and id(admin) not in _answered
     try:
-        return future.get(int(timeout * 1000), jvm().java.util.concurrent.TimeUnit.MILLISECONDS)
+        value = future.get(int((timeout + (WARMUP_S if cold else 0)) * 1000),
+                           jvm().java.util.concurrent.TimeUnit.MILLISECONDS)
+        if cold:
+            _answered.add(id(admin))
+        return value
     except Py4JJavaError as exc:
-        raise java_error(exc.java_exception, cluster=cluster, timeout=timeout) from None
+        error = java_error(exc.java_exception, cluster=cluster, timeout=timeout)
+        if admin is not None and "AdminClient thread has exited" in error.message:
+            _forget(admin)  # a dead client never answers again: the next call makes a new one
+        raise error from None
     except Py4JError as exc:
         raise ClusterUnavailable(f"The Java client of cluster '{cluster}' stopped ({exc}).", cluster=cluster) from None
+
+
+def _forget(admin) -> None:
+    with _lock:
+        for key, cached in list(_admins.items()):
+            if cached is admin:
+                del _admins[key]
 
 
 def java_error(throwable, *, cluster: str, timeout: float) -> KafkaGatewayError:
@@ -103,3 +125,13 @@ def java_error(throwable, *, cluster: str, timeout: float) -> KafkaGatewayError:
                                                            "AuthenticationException", "SslAuthenticationException"):
         return NotAuthorized(f"Cluster '{cluster}' refused: {detail}", code=kind, cluster=cluster)
     return KafkaRequestFailed(detail, code=kind, cluster=cluster)
+
+
+def long_set(values):
+    """A java.util.Set<Long>. py4j hands every boxed number back to Python as an int and sends small ints as
+    Integer, and an Integer in a Set<Long> kills the Admin client's thread when it builds the request."""
+    gateway = jvm()
+    array = _gateway.new_array(gateway.long, len(values))
+    for i, value in enumerate(values):
+        array[i] = value
+    return gateway.java.util.Arrays.stream(array).boxed().collect(gateway.java.util.stream.Collectors.toSet())

@@ -10,7 +10,8 @@ from console.kafka.types import GatewayFace, PartitionRef, ProducerState, Transa
 class TransactionOps(GatewayFace):
     def _java(self, call):
         admin = java_admin.java_admin(self.connection, self.timeout)
-        return java_admin.wait(call(admin, java_admin.jvm()), cluster=self.cluster, timeout=self.timeout)
+        return java_admin.wait(call(admin, java_admin.jvm()), cluster=self.cluster, timeout=self.timeout,
+                               admin=admin)
 
     def list_transactions(self, producer_ids: list[int] | None = None) -> list[TransactionListing]:
         """Every transactional id each coordinator knows (ListTransactions to all brokers), optionally only those
@@ -19,10 +20,7 @@ class TransactionOps(GatewayFace):
         def call(admin, jvm):
             options = jvm.org.apache.kafka.clients.admin.ListTransactionsOptions()
             if producer_ids is not None:
-                ids = jvm.java.util.HashSet()
-                for producer_id in producer_ids:
-                    ids.add(jvm.java.lang.Long.valueOf(str(producer_id)))
-                options.filterProducerIds(ids)
+                options.filterProducerIds(java_admin.long_set(list(producer_ids)))
             return admin.listTransactions(options).allByBrokerId()
 
         by_broker = self._java(call)
@@ -44,7 +42,7 @@ class TransactionOps(GatewayFace):
         for transactional_id in dict.fromkeys(transactional_ids):
             try:
                 found = java_admin.wait(result.description(transactional_id), cluster=self.cluster,
-                                        timeout=self.timeout)
+                                        timeout=self.timeout, admin=admin)
             except KafkaGatewayError as exc:
                 if exc.code == "TransactionalIdNotFoundException":
                     described[transactional_id] = None
@@ -56,8 +54,8 @@ class TransactionOps(GatewayFace):
                 producer_id=int(found.producerId()), producer_epoch=int(found.producerEpoch()),
                 state=str(found.state().toString()), timeout_ms=int(found.transactionTimeoutMs()),
                 start_time_ms=int(start.getAsLong()) if start.isPresent() else None,
-                partitions=tuple(sorted(PartitionRef(str(tp.topic()), int(tp.partition()))
-                                        for tp in found.topicPartitions())),
+                # In the coordinator's own order, which Kafka's tool prints as it comes.
+                partitions=tuple(PartitionRef(str(tp.topic()), int(tp.partition())) for tp in found.topicPartitions()),
             )
         return described
 
@@ -97,8 +95,7 @@ class TransactionOps(GatewayFace):
         def call(admin, jvm):
             spec = jvm.org.apache.kafka.clients.admin.AbortTransactionSpec(
                 jvm.org.apache.kafka.common.TopicPartition(ref.topic, ref.partition),
-                jvm.java.lang.Long.parseLong(str(producer_id)), jvm.java.lang.Short.parseShort(str(producer_epoch)),
-                max(coordinator_epoch, 0))
+                producer_id, producer_epoch, max(coordinator_epoch, 0))  # -1 (unknown) as the tool does: 0
             return admin.abortTransaction(spec).all()
 
         self._java(call)

@@ -70,6 +70,7 @@ def operator_actor(make_user, local_cluster):
     return Actor(user=make_user("txreplayer", "operator"), source="cli")
 
 
+@pytest.mark.slow  # a drill: a private worker, a Python worker killed mid-write, a retried task
 def test_a_topic_replay_gives_read_committed_readers_the_committed_records_once_when_a_task_dies_mid_write(
         replay_env, redis_node, kafka_node, transactional_source, topic_factory, operator_actor, make_user,
         monkeypatch, tmp_path):

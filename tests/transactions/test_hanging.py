@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
+import time
 import uuid
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from console.audit.models import AuditEvent
 from tests.conftest import kill_broker, retry_as_a_person_would, start_broker
@@ -17,6 +20,19 @@ from tests.conftest import kill_broker, retry_as_a_person_would, start_broker
 pytestmark = [pytest.mark.kafka, pytest.mark.slow, pytest.mark.django_db]
 
 TOOL = "org.apache.kafka.tools.TransactionsCommand"
+OPEN_TRANSACTION = """
+import sys, time
+from confluent_kafka import Producer
+producer = Producer({"bootstrap.servers": sys.argv[1], "transactional.id": "lost-" + str(time.time_ns()),
+                     "transaction.timeout.ms": 60000})
+producer.init_transactions(15)
+producer.begin_transaction()
+for i in range(4):
+    producer.produce(sys.argv[2], value=f"pending-{i}".encode(), partition=0)
+producer.flush(15)
+print("open", flush=True)
+time.sleep(600)
+"""
 
 
 def _committed_values(bootstrap: str, topic: str) -> list[str]:
@@ -42,6 +58,18 @@ def _committed_values(bootstrap: str, topic: str) -> list[str]:
         consumer.close()
 
 
+def until_answered(call, within_s: float = 60.0):
+    """A broker that just restarted loads its coordinators for a while; a person reloads until it answers."""
+    deadline = time.monotonic() + within_s
+    while True:
+        try:
+            return retry_as_a_person_would(call)
+        except CommandError as exc:
+            if "did not answer" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(1)
+
+
 @pytest.fixture
 def hanging(fragile, make_user):
     """Partition 0 of a topic on `fragile`: two committed records, a transaction of 4 records whose coordinator
@@ -56,16 +84,15 @@ def hanging(fragile, make_user):
     for value in ("before-0", "before-1"):
         plain.produce(topic, value=value.encode(), partition=0)
     plain.flush(15)
-    transactional = Producer({"bootstrap.servers": fragile.bootstrap, "transactional.id": f"lost-{uuid.uuid4().hex}",
-                              "transaction.timeout.ms": 60_000})
-    transactional.init_transactions(15)
-    transactional.begin_transaction()
-    for i in range(4):
-        transactional.produce(topic, value=f"pending-{i}".encode(), partition=0)
-    transactional.flush(15)
-
-    kill_broker(fragile)  # the producer never gets to end its transaction
-    del transactional, plain
+    del plain
+    # The producing application crashes mid-transaction (a process of its own, killed), then the broker loses
+    # its transaction state: no coordinator will ever end the transaction.
+    writer = subprocess.Popen([sys.executable, "-c", OPEN_TRANSACTION, fragile.bootstrap, topic],
+                              stdout=subprocess.PIPE, text=True)
+    assert writer.stdout.readline().strip() == "open", "the transactional writer did not start"
+    writer.kill()
+    writer.wait(10)
+    kill_broker(fragile)
     for state in fragile.log_dir.glob("__transaction_state-*"):
         shutil.rmtree(state)
     start_broker(fragile)
@@ -86,8 +113,8 @@ def test_a_hanging_transaction_is_found_previewed_aborted_and_audited(fragile, h
                             "--max-transaction-timeout", "0")
     assert tool.returncode == 0, tool.stderr
     tool_rows = [[c.strip() for c in line.split("\t")[:-1]] for line in tool.stdout.splitlines()[1:] if line.strip()]
-    retry_as_a_person_would(lambda: call_command("transactions", "--cluster", "fragile", "find-hanging", "--topic",
-                                                 topic, "--max-transaction-timeout", "0"))
+    until_answered(lambda: call_command("transactions", "--cluster", "fragile", "find-hanging", "--topic", topic,
+                                        "--max-transaction-timeout", "0"))
     ours = [[c.strip() for c in line.split("\t")[:-1]] for line in capsys.readouterr().out.splitlines()[1:]
             if line.strip()]
     assert len(tool_rows) == 1 and ours == tool_rows

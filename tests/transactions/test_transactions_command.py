@@ -55,7 +55,10 @@ def test_list_and_describe_match_kafkas_tool(kafka_node, open_transaction, capsy
     tool_header, tool = tool_rows(kafka_node, "list")
     header, ours = our_rows(capsys, "list")
     assert header == tool_header == ["TransactionalId", "Coordinator", "ProducerId", "TransactionState"]
-    assert sorted(ours) == sorted(tool)
+    # Transactions of earlier tests may still move from Prepare* to Complete* between the two listings.
+    settle = {"PrepareAbort": "CompleteAbort", "PrepareCommit": "CompleteCommit"}
+    assert sorted(r[:3] + [settle.get(r[3], r[3])] for r in ours) == sorted(r[:3] + [settle.get(r[3], r[3])]
+                                                                            for r in tool)
     assert [row for row in ours if row[0] == transactional_id][0][3] == "Ongoing"
 
     tool_header, tool = tool_rows(kafka_node, "describe", "--transactional-id", transactional_id)
@@ -68,8 +71,8 @@ def test_list_and_describe_match_kafkas_tool(kafka_node, open_transaction, capsy
 
     call_command("transactions", "describe", "--transactional-id", transactional_id, "--format", "json")
     described = json.loads(capsys.readouterr().out)[0]
-    assert described["state"] == "Ongoing" and described["partitions"] == [{"topic": topic, "partition": 0},
-                                                                           {"topic": topic, "partition": 1}]
+    assert described["state"] == "Ongoing"
+    assert sorted(p["partition"] for p in described["partitions"]) == [0, 1]
 
 
 def test_describe_producers_and_find_hanging_match_kafkas_tool(kafka_node, open_transaction, capsys):
@@ -78,7 +81,8 @@ def test_describe_producers_and_find_hanging_match_kafkas_tool(kafka_node, open_
         tool_header, tool = tool_rows(kafka_node, "describe-producers", "--topic", topic, "--partition", partition)
         header, ours = our_rows(capsys, "describe-producers", "--topic", topic, "--partition", partition)
         assert header == tool_header and ours == tool
-        assert sorted(row[-1] for row in ours) == ["1", "None"]  # the plain producer, then the transaction at 1
+        # Only idempotent producers have state: the transactional one, whose transaction starts at offset 1.
+        assert [row[-1] for row in ours] == ["1"]
 
     # Open, but its coordinator tracks it: not hanging, for the tool and for us.
     tool_header, tool = tool_rows(kafka_node, "find-hanging", "--topic", topic, "--max-transaction-timeout", "0")

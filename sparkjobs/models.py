@@ -81,11 +81,12 @@ class ReplayJob(models.Model):
         parts = [f"{self.records_read} record{'s' if self.records_read != 1 else ''} read"]
         if self.records_written is not None and self.records_written != self.records_read:
             parts.append(f"{self.records_written} passed the filter")
-        if self.records_aborted is not None:
-            kept = "included" if self.isolation == self.Isolation.READ_UNCOMMITTED else "skipped"
-            parts.append(f"{self.records_aborted} aborted ({kept})")
-        if self.transaction_markers is not None:
+        if self.records_aborted:
+            parts.append(f"{self.records_aborted} aborted (skipped)")
+        if self.transaction_markers:
             parts.append(f"{self.transaction_markers} transaction marker{'s' if self.transaction_markers != 1 else ''}")
+        if self.isolation == self.Isolation.READ_UNCOMMITTED:
+            parts.append("records of aborted transactions included (read_uncommitted)")
         return f"{self.planned_records} offsets in the range: " + ", ".join(parts)
 
     @property

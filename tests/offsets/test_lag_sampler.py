@@ -37,7 +37,9 @@ def test_a_sweep_stores_exact_lag_per_group_and_topic(local_cluster, topic_facto
     assert result.groups >= 1 and result.partitions >= 3
     status = GroupLagStatus.objects.get(cluster="local", group=group)
     assert status.status == "" and status.reason == "collecting samples"
-    assert status.window["partitions"] == {f"{orders}-0": [[3, 10]], f"{orders}-1": [[4, 4]], f"{audit}-0": [[0, 5]]}
+    # committed, log end, last stable offset
+    assert status.window["partitions"] == {f"{orders}-0": [[3, 10, 10]], f"{orders}-1": [[4, 4, 4]],
+                                           f"{audit}-0": [[0, 5, 5]]}
     assert status.totals == [12]
     sweep = LagSweep.objects.get(cluster="local")
     assert sweep.last_ok_at == T0 and sweep.last_error == ""
@@ -124,7 +126,8 @@ def test_a_sweep_makes_the_same_few_calls_whatever_the_number_of_groups(local_cl
     result = sweep_at(0)
     # One ListGroups and one ListOffsets for every partition of every group; OffsetFetch is one group per call
     # in confluent-kafka, so those are sent together before any answer is awaited.
-    assert calls["list_consumer_groups"] == 1 and calls["list_offsets"] == 1
+    # ListOffsets twice, sent together: the log end and read_committed's last stable offset
+    assert calls["list_consumer_groups"] == 1 and calls["list_offsets"] == 2
     assert calls["list_consumer_group_offsets"] == result.groups
     assert "describe_consumer_groups" not in calls
     assert LagSample.objects.filter(group__in=groups, step=0, lag=8, partitions=4).count() == 12

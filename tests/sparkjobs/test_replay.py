@@ -155,6 +155,8 @@ def test_shell_waits_and_prints_one_json_line_and_the_page_offers_the_files(repl
 
     job_id, summary = capsys.readouterr().out.strip().splitlines()
     assert json.loads(summary) == {"job": int(job_id), "state": "succeeded", "records": 5,
+                                   "isolation": "read_committed", "aborted": 0, "transaction_markers": 0,
+                                   "summary": "5 offsets in the range: 5 records read",
                                    "output": ReplayJob.objects.get(pk=job_id).output_dir}
     client = client_for(operator_actor.user)
     final = client.get(f"/clusters/local/replays/{job_id}/", headers={"HX-Request": "true"})

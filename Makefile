@@ -79,9 +79,10 @@ test: test-deps
 	bash console/devstack/pytest.sh $(PY) -m pytest $(PYTEST_ARGS)
 
 # The tests that touch the database, against whatever DATABASE_URL names (CI: a local PostgreSQL). The slow
-# drills (broker restarts, process supervision) touch the database only in passing and ran in `make test`.
+# drills (broker restarts, process supervision) and the Spark replays (minutes of spark-submit around a few
+# job-row updates) touch the database only in passing and ran in `make test`.
 test-db: test-deps
-	bash console/devstack/pytest.sh $(PY) -m pytest -m "database and not slow" $(PYTEST_ARGS)
+	bash console/devstack/pytest.sh $(PY) -m pytest -m "database and not slow and not spark" $(PYTEST_ARGS)
 
 clean-data:
 	rm -rf .data/kafka .data/redis .data/console.sqlite3

@@ -8,6 +8,7 @@ import subprocess
 import threading
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -200,6 +201,22 @@ def produce(kafka_node):
         assert producer.flush(15) == 0
 
     return send
+
+
+def begin_transaction(bootstrap: str, topic: str, values: list[bytes], *, partitions: int = 1,
+                      transactional_id: str | None = None, timeout_ms: int = 300_000):
+    """A real transactional producer with a transaction left open over `values` (record i on partition
+    i % partitions), flushed into the log; the caller ends it (abort_transaction)."""
+    from confluent_kafka import Producer
+
+    producer = Producer({"bootstrap.servers": bootstrap, "transaction.timeout.ms": timeout_ms,
+                         "transactional.id": transactional_id or f"open-{uuid.uuid4().hex}"})
+    producer.init_transactions(15)
+    producer.begin_transaction()
+    for i, value in enumerate(values):
+        producer.produce(topic, value=value, partition=i % partitions)
+    producer.flush(15)
+    return producer
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from django.core.management import call_command
 from console.audit.actor import Actor
 from console.audit.models import AuditEvent
 from sparkjobs.models import ReplayJob
-from tests.conftest import celery_env
+from tests.conftest import begin_transaction, celery_env
 from tests.sparkjobs.conftest import private_worker, wait_finished
 
 pytestmark = [pytest.mark.kafka, pytest.mark.spark, pytest.mark.django_db(transaction=True)]
@@ -131,12 +131,7 @@ def test_latest_under_read_committed_stops_at_an_open_transaction(replay_env, ka
     for i in range(5):
         plain.produce(topic, value=f"before-{i}".encode(), partition=0)
     plain.flush(15)
-    open_tx = Producer({"bootstrap.servers": kafka_node.bootstrap, "transactional.id": f"open-{uuid.uuid4().hex}"})
-    open_tx.init_transactions(15)
-    open_tx.begin_transaction()
-    for i in range(7):
-        open_tx.produce(topic, value=f"pending-{i}".encode(), partition=0)
-    open_tx.flush(15)
+    open_tx = begin_transaction(kafka_node.bootstrap, topic, [f"pending-{i}".encode() for i in range(7)])
     try:
         committed = replay_submit(actor=operator_actor, cluster="local", topic=topic, partitions=None,
                                   start="earliest", end="latest", sink="jsonl", reason="open transaction")

@@ -8,6 +8,8 @@ import uuid
 
 import pytest
 
+from tests.conftest import begin_transaction
+
 pytestmark = [pytest.mark.kafka, pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
@@ -15,18 +17,11 @@ pytestmark = [pytest.mark.kafka, pytest.mark.browser, pytest.mark.django_db(tran
 def waiting_group(kafka_node, topic_factory, produce, commit):
     """Topic: 3 committed records, then a transaction of 4 left open, then 2 plain records; a group that read
     everything a read_committed reader can and committed at the last stable offset (3)."""
-    from confluent_kafka import Producer
-
     topic = topic_factory("tx-blocked", partitions=1)
     produce(topic, [(0, None, f"done-{i}".encode(), None) for i in range(3)])
     transactional_id = f"payments-{uuid.uuid4().hex[:8]}"
-    producer = Producer({"bootstrap.servers": kafka_node.bootstrap, "transactional.id": transactional_id,
-                         "transaction.timeout.ms": 300_000})
-    producer.init_transactions(15)
-    producer.begin_transaction()
-    for i in range(4):
-        producer.produce(topic, value=f"pending-{i}".encode(), partition=0)
-    producer.flush(15)
+    producer = begin_transaction(kafka_node.bootstrap, topic, [f"pending-{i}".encode() for i in range(4)],
+                                 transactional_id=transactional_id)
     produce(topic, [(0, None, b"later", None), (0, None, b"later", None)])
     group = f"ledger-{uuid.uuid4().hex[:6]}"
     commit(group, {(topic, 0): 3})

@@ -31,25 +31,6 @@ def our_rows(capsys, *args: str) -> tuple[list[str], list[list[str]]]:
     return lines[0], lines[1:]
 
 
-@pytest.fixture
-def open_transaction(kafka_node, topic_factory, produce, local_cluster):
-    """A transaction left open over partitions 0 and 1 of a topic, behind two committed plain records."""
-    from confluent_kafka import Producer
-
-    topic = topic_factory("tx-open", partitions=2)
-    produce(topic, [(0, None, b"plain", None), (1, None, b"plain", None)])
-    transactional_id = f"billing-{uuid.uuid4().hex[:8]}"
-    producer = Producer({"bootstrap.servers": kafka_node.bootstrap, "transactional.id": transactional_id,
-                         "transaction.timeout.ms": 120_000})
-    producer.init_transactions(15)
-    producer.begin_transaction()
-    for i in range(3):
-        producer.produce(topic, value=f"pending-{i}".encode(), partition=i % 2)
-    producer.flush(15)
-    yield topic, transactional_id
-    producer.abort_transaction(15)
-
-
 def test_list_and_describe_match_kafkas_tool(kafka_node, open_transaction, capsys):
     topic, transactional_id = open_transaction
     tool_header, tool = tool_rows(kafka_node, "list")

@@ -49,7 +49,9 @@ def test_a_group_behind_an_open_transaction_is_shown_as_blocked_by_it(logged_in_
     assert "BLOCKED" in page.locator("#group-table").inner_text()
 
     page.goto(f"/clusters/local/groups/{group}/")
-    assert "BLOCKED" in page.locator("#lag-status").inner_text()
+    status_line = page.locator("#lag-status").inner_text()
+    assert "BLOCKED" in status_line and "waits for the open transaction of producer" in status_line
+    assert transactional_id in status_line
     blocked = page.locator(".blocked-by-transaction")
     assert "blocked by an open transaction" in blocked.inner_text()
     assert transactional_id in blocked.inner_text()

@@ -79,10 +79,11 @@ test: test-deps
 	bash console/devstack/pytest.sh $(PY) -m pytest $(PYTEST_ARGS)
 
 # The tests that touch the database, against whatever DATABASE_URL names (CI: a local PostgreSQL). The slow
-# drills (broker restarts, process supervision) and the Spark replays (minutes of spark-submit around a few
-# job-row updates) touch the database only in passing and ran in `make test`.
+# drills (broker restarts, process supervision), the Spark replays (minutes of spark-submit around a few
+# job-row updates) and the browser walks (the same views the view tests cover) touch the database only in
+# passing and ran in `make test`.
 test-db: test-deps
-	bash console/devstack/pytest.sh $(PY) -m pytest -m "database and not slow and not spark" $(PYTEST_ARGS)
+	bash console/devstack/pytest.sh $(PY) -m pytest -m "database and not slow and not spark and not browser" $(PYTEST_ARGS)
 
 clean-data:
 	rm -rf .data/kafka .data/redis .data/console.sqlite3

@@ -128,7 +128,7 @@ def main(spec_path: str) -> None:
     )
     records = records.persist(StorageLevel.DISK_ONLY)  # read Kafka once: counted, filtered, written
     read = records.count()
-    aborted, markers = offsets_without_records(read, planned, isolation, 
+    aborted, markers = offsets_without_records(read, planned, isolation,
                                               lambda: read_count(source_frame("read_uncommitted", split)))
     chosen = records.where(spec["filter"]) if spec.get("filter") else records
     written = chosen.count()

@@ -29,6 +29,8 @@ BAD_ARGUMENTS = [
     ["group_history"],
     ["replay", "--topic", "t"],
     ["audit_verify", "--nonsense"],
+    ["transactions", "frobnicate"],
+    ["transactions", "abort", "--topic", "t", "--start-offset", "x"],
 ]
 ON_A_CLUSTER = [
     ["topics", "list"],
@@ -45,6 +47,8 @@ ON_A_CLUSTER = [
     ["reset_offsets", "--group", "billing", "--all-topics", "--to-earliest"],
     ["record_groups", "--until-caught-up"],
     ["replay", "--topic", "orders", "--start", "earliest", "--end", "latest", "--sink", "files:parquet", *ACT],
+    ["transactions", "list"],
+    ["transactions", "find-hanging", "--topic", "orders"],
 ]
 
 
@@ -56,8 +60,9 @@ def _run(env: dict, args: list[str]) -> tuple[list[str], subprocess.CompletedPro
 
 def _with_cluster(args: list[str], cluster: str) -> list[str]:
     # Subcommand-style commands take --cluster before the subcommand; the others anywhere.
-    if args[0] in ("clusters", "topics", "groups"):
-        return [args[0], "--cluster", cluster, *args[1:]] if args[0] == "groups" else [*args, "--cluster", cluster]
+    if args[0] in ("clusters", "topics", "groups", "transactions"):
+        return ([args[0], "--cluster", cluster, *args[1:]] if args[0] in ("groups", "transactions")
+                else [*args, "--cluster", cluster])
     return [*args, "--cluster", cluster]
 
 

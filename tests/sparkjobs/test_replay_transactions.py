@@ -124,6 +124,7 @@ def test_latest_under_read_committed_stops_at_an_open_transaction(replay_env, ka
                                                                    operator_actor):
     from confluent_kafka import Producer
 
+    from sparkjobs.selectors import resolve_range
     from sparkjobs.services import replay_submit
 
     topic = topic_factory("tx-open", partitions=1)
@@ -136,13 +137,11 @@ def test_latest_under_read_committed_stops_at_an_open_transaction(replay_env, ka
         committed = replay_submit(actor=operator_actor, cluster="local", topic=topic, partitions=None,
                                   start="earliest", end="latest", sink="jsonl", reason="open transaction")
         assert committed.ranges == {"0": [0, 5]}  # the last stable offset, not the log end of 12
-        everything = replay_submit(actor=operator_actor, cluster="local", topic=topic, partitions=None,
-                                   start="earliest", end="latest", sink="jsonl", isolation="read_uncommitted",
-                                   reason="open transaction, forensics")
-        assert everything.ranges == {"0": [0, 12]}
-        for job in (committed, everything):
-            job = wait_finished(job)
-            assert job.state == ReplayJob.State.SUCCEEDED, job.error
-        assert (committed.records_read, everything.records_read) == (5, 12)
+        # read_uncommitted's "latest" is the log end (how it reads is the CLI test's; the range is what differs).
+        assert resolve_range("local", topic, None, "earliest", "latest",
+                             isolation="read_uncommitted").ranges == {0: (0, 12)}
+        committed = wait_finished(committed)
+        assert committed.state == ReplayJob.State.SUCCEEDED, committed.error
+        assert committed.records_read == 5
     finally:
         open_tx.abort_transaction(15)

@@ -230,9 +230,10 @@ _ZONE = re.compile(r"Z|(?P<sign>[+-])(?P<hh>\d{2})(?::?(?P<mm>\d{2}))?", re.ASCI
 def parse_kafka_datetime(text: str) -> int:
     """Epoch ms for `--to-datetime`, as Kafka's Utils.getDateTime reads it: no zone means UTC.
 
-    Kafka tries a pattern with an hh:mm zone and then one with an hh zone (SimpleDateFormat's XXX and X), each a
-    strict SimpleDateFormat that ignores text after the zone. Three inputs it misreads are refused here instead: +0530 (Kafka keeps +05), milliseconds that are
-    not 3 digits (".5" is 5 ms to Kafka), and trailing text.
+    Kafka tries a pattern with an hh:mm zone and then one with an hh zone (SimpleDateFormat's ISO 8601 zone
+    letters, three and one), each a strict SimpleDateFormat that ignores text after the zone. Three inputs it
+    misreads are refused here instead: +0530 (Kafka keeps +05), milliseconds that are not 3 digits (".5" is 5 ms
+    to Kafka), and trailing text.
     """
     stripped = text.strip()
     if len(_java_split(stripped, "T")) < 2:

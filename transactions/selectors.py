@@ -115,10 +115,16 @@ def find_hanging(cluster: str, *, topic: str | None = None, partition: int | Non
     candidates = open_transactions(producers, max_timeout_ms=max_timeout_minutes * 60_000, at_ms=at_ms)
     if not candidates:
         return []
-    listings = admin.list_transactions(producer_ids=sorted({c.producer.producer_id for c in candidates}))
-    ids_by_producer = {t.producer_id: t.transactional_id for t in listings}
-    descriptions = admin.describe_transactions(sorted(set(ids_by_producer.values())))
+    ids_by_producer, descriptions = _owners(admin, {c.producer.producer_id for c in candidates})
     return hanging_among(candidates, ids_by_producer, descriptions)
+
+
+def _owners(admin, producer_ids: set[int]) -> tuple[dict[int, str], dict[str, TransactionInfo | None]]:
+    """The transactional id of each producer id a coordinator knows, and those ids' descriptions: one filtered
+    ListTransactions and one batched DescribeTransactions."""
+    listings = admin.list_transactions(producer_ids=sorted(producer_ids))
+    ids_by_producer = {t.producer_id: t.transactional_id for t in listings}
+    return ids_by_producer, admin.describe_transactions(sorted(set(ids_by_producer.values())))
 
 
 @dataclass(frozen=True)
@@ -171,9 +177,7 @@ def blocking_transactions(cluster: str, stable: list[StableOffsets]) -> dict[Par
             blockers[ref] = min(opened, key=lambda p: p.transaction_start_offset)
     if not blockers:
         return {}
-    listings = admin.list_transactions(producer_ids=sorted({p.producer_id for p in blockers.values()}))
-    ids = {t.producer_id: t.transactional_id for t in listings}
-    described = admin.describe_transactions(sorted(set(ids.values())))
+    ids, described = _owners(admin, {p.producer_id for p in blockers.values()})
     found = {}
     for ref, producer in blockers.items():
         transactional_id = ids.get(producer.producer_id)

@@ -73,7 +73,7 @@ def properties_text(java: dict[str, str]) -> str:
                 out.append("\\n")
             elif ch == "\r":
                 out.append("\\r")
-            elif ord(ch) > 126 or ord(ch) < 32:  # \uXXXX per UTF-16 unit, so beyond the BMP as a surrogate pair
+            elif ord(ch) > 126 or ord(ch) < 32:  # one \u escape per UTF-16 unit: a surrogate pair past the BMP
                 units = ch.encode("utf-16-be")
                 out.extend(f"\\u{units[j] << 8 | units[j + 1]:04x}" for j in range(0, len(units), 2))
             else:

@@ -10,6 +10,8 @@ NAV = (
     ("Consumer groups", "offsets:groups", True),
     ("Transactions", "transactions:list", True),
     ("Replays", "sparkjobs:list", True),
+    ("ACLs", "access:acls", True),
+    ("Users & quotas", "access:users", True),
     ("Audit", "audit:list", False),
 )
 

@@ -5,6 +5,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -39,6 +40,7 @@ LOCAL_APPS = [
     "offsets",
     "sparkjobs",
     "transactions",
+    "access",
 ]
 INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS + LOCAL_APPS
 
@@ -103,6 +105,41 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "clusters:list"
 LOGOUT_REDIRECT_URL = "login"
 
+# Single sign-on with the company's OpenID Connect provider, on when OIDC_RP_CLIENT_ID is set (see the README).
+# The client secret comes only from the environment. Roles come from one claim (a dotted path such as
+# realm_access.roles works), mapped value by value: "kafka-admins=admin,kafka-oncall=operator,staff=viewer".
+OIDC_RP_CLIENT_ID = env("OIDC_RP_CLIENT_ID", default="")
+SSO_ENABLED = bool(OIDC_RP_CLIENT_ID)
+OIDC_RP_CLIENT_SECRET = env("OIDC_RP_CLIENT_SECRET", default="")
+OIDC_OP_AUTHORIZATION_ENDPOINT = env("OIDC_OP_AUTHORIZATION_ENDPOINT", default="")
+OIDC_OP_TOKEN_ENDPOINT = env("OIDC_OP_TOKEN_ENDPOINT", default="")
+OIDC_OP_USER_ENDPOINT = env("OIDC_OP_USER_ENDPOINT", default="")
+OIDC_OP_JWKS_ENDPOINT = env("OIDC_OP_JWKS_ENDPOINT", default="")
+OIDC_OP_LOGOUT_ENDPOINT = env("OIDC_OP_LOGOUT_ENDPOINT", default="")  # end_session_endpoint; optional
+OIDC_RP_SIGN_ALGO = env("OIDC_RP_SIGN_ALGO", default="RS256")
+OIDC_RP_SCOPES = env("OIDC_RP_SCOPES", default="openid email profile")
+OIDC_USE_PKCE = True
+OIDC_STORE_ID_TOKEN = True  # the id token is the hint the provider's logout wants
+OIDC_TIMEOUT = env.int("OIDC_TIMEOUT_S", default=10)
+LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/"
+CONSOLE_SSO_NAME = env("CONSOLE_SSO_NAME", default="single sign-on")
+CONSOLE_SSO_ROLE_CLAIM = env("CONSOLE_SSO_ROLE_CLAIM", default="groups")
+CONSOLE_SSO_ROLE_MAP = env("CONSOLE_SSO_ROLE_MAP", default="")
+CONSOLE_SSO_USERNAME_CLAIM = env("CONSOLE_SSO_USERNAME_CLAIM", default="preferred_username")
+# Local accounts are the break-glass path when the provider is down; a deployment can switch them off.
+CONSOLE_LOCAL_LOGIN = env.bool("CONSOLE_LOCAL_LOGIN", default=True)
+if SSO_ENABLED:
+    missing = [name for name in ("OIDC_RP_CLIENT_SECRET", "OIDC_OP_AUTHORIZATION_ENDPOINT", "OIDC_OP_TOKEN_ENDPOINT",
+                                 "OIDC_OP_USER_ENDPOINT", "OIDC_OP_JWKS_ENDPOINT", "CONSOLE_SSO_ROLE_MAP")
+                if not globals()[name]]
+    if missing:
+        raise ImproperlyConfigured(f"OIDC_RP_CLIENT_ID is set, so single sign-on also needs {', '.join(missing)}.")
+    AUTHENTICATION_BACKENDS.append("console.accounts.sso.ConsoleOIDCBackend")
+if not CONSOLE_LOCAL_LOGIN:
+    if not SSO_ENABLED:
+        raise ImproperlyConfigured("CONSOLE_LOCAL_LOGIN is off but single sign-on is not configured: nobody could log in.")
+    AUTHENTICATION_BACKENDS.remove("django.contrib.auth.backends.ModelBackend")
+
 LANGUAGE_CODE = "en-gb"
 TIME_ZONE = env("TIME_ZONE", default="UTC")
 USE_I18N = False
@@ -139,6 +176,12 @@ SECURE_CSP = {
     "form-action": ["'self'"],
     "frame-ancestors": ["'none'"],
 }
+if OIDC_OP_LOGOUT_ENDPOINT:
+    # Logging out is a POST answered with a redirect to the provider's logout page, which form-action governs.
+    from urllib.parse import urlsplit
+
+    _idp = urlsplit(OIDC_OP_LOGOUT_ENDPOINT)
+    SECURE_CSP["form-action"].append(f"{_idp.scheme}://{_idp.netloc}")
 
 # Login throttling (django-axes): after AXES_FAILURE_LIMIT failures for one username from one address, that
 # pair is locked out for AXES_COOLOFF_MINUTES; the lockout and each failure are logged.

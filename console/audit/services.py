@@ -54,7 +54,8 @@ def audit_record(
                     remote_addr=actor.remote_addr,
                     cluster=cluster,
                     action=action,
-                    target=target,
+                    # The column holds 600 characters; a longer name (a principal, a user) stays whole in params.
+                    target=target[:AuditEvent._meta.get_field("target").max_length],
                     reason=reason,
                     params=_json(params) or {},
                     before=_json(before),

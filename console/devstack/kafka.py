@@ -44,6 +44,10 @@ group.initial.rebalance.delay.ms=0
 log.cleaner.dedupe.buffer.size=1048577
 auto.create.topics.enable=false
 delete.topic.enable=true
+# ACLs are enforced (and can be managed from the console) on every broker; the PLAINTEXT listener's ANONYMOUS
+# principal, which the broker itself and local clients use, is a super user.
+authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
+super.users={super_users}
 """
 
 # A SASL_SSL listener (SCRAM-SHA-512) and an SSL listener that requires a client certificate (mTLS), both with
@@ -56,8 +60,6 @@ ssl.keystore.location={keystore}
 ssl.truststore.type=PEM
 ssl.truststore.location={truststore}
 listener.name.ssl.ssl.client.auth=required
-authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
-super.users={super_users}
 """
 
 _LOG4J2 = """\
@@ -151,11 +153,11 @@ class KafkaNode:
                      "extra_protocols": ",SASL_SSL:SASL_SSL,SSL:SSL"}
         properties = _SERVER_PROPERTIES.format(
             port=self.port, controller_port=self.controller_port, log_dir=self.log_dir,
-            offsets_partitions=self.offsets_partitions, **extra,
+            offsets_partitions=self.offsets_partitions,
+            super_users=";".join(secured.super_users if secured is not None else ("User:ANONYMOUS",)), **extra,
         )
         if secured is not None:
-            properties += _SECURED_PROPERTIES.format(keystore=secured.tls.broker_keystore, truststore=secured.tls.ca,
-                                                     super_users=";".join(secured.super_users))
+            properties += _SECURED_PROPERTIES.format(keystore=secured.tls.broker_keystore, truststore=secured.tls.ca)
         self.config_file.write_text(properties)
         (self.home / "log4j2.properties").write_text(_LOG4J2.format(level=self.log_level))
         if (self.log_dir / "meta.properties").exists():

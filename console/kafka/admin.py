@@ -6,9 +6,12 @@ from confluent_kafka.admin import AdminClient
 
 from console.kafka import reader
 from console.kafka.base import AdminBase
+from console.kafka.ops_acls import AclOps
 from console.kafka.ops_configs import ConfigOps
 from console.kafka.ops_groups import GroupOps
 from console.kafka.ops_offsets import OffsetOps
+from console.kafka.ops_quotas import QuotaOps
+from console.kafka.ops_scram import ScramOps
 from console.kafka.ops_topics import TopicOps
 from console.kafka.ops_transactions import TransactionOps
 from console.kafka.types import BrokerInfo, ClusterDescription, RecordInfo
@@ -39,7 +42,8 @@ class RecordOps(AdminBase):
                                    timeout=timeout, isolation=isolation)
 
 
-class KafkaAdmin(ClusterOps, TopicOps, OffsetOps, ConfigOps, GroupOps, RecordOps, TransactionOps):
+class KafkaAdmin(ClusterOps, TopicOps, OffsetOps, ConfigOps, GroupOps, RecordOps, TransactionOps, AclOps, ScramOps,
+                 QuotaOps):
     """Composes an AdminClient (never exposes it); returns frozen dataclasses; raises console.kafka.errors only.
 
     This runs librdkafka in the calling process; console.kafka.isolated.IsolatedKafkaAdmin has the same face and

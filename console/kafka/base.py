@@ -9,7 +9,7 @@ from confluent_kafka.admin import AdminClient
 
 from console.kafka import client
 from console.kafka.errors import ClusterUnavailable, KafkaGatewayError, PartitionError, PartitionErrors
-from console.kafka.futures import future_result, futures_outcomes
+from console.kafka.futures import future_result, futures_outcomes, futures_results
 from console.kafka.mapping import explain_unavailable, map_exception
 from console.kafka.types import GatewayFace
 
@@ -37,6 +37,9 @@ class AdminBase(GatewayFace):
 
     def _wait(self, future):
         return future_result(future, cluster=self.cluster, timeout=self.timeout)
+
+    def _wait_all(self, futures):
+        return futures_results(futures, cluster=self.cluster, timeout=self.timeout)
 
     def _wait_each(self, futures):
         return futures_outcomes(futures, cluster=self.cluster, timeout=self.timeout)

@@ -57,7 +57,8 @@ def _console_views():
                 yield prefix + str(p.pattern), p.callback
 
     return [(route, view) for route, view in walk(get_resolver().url_patterns)
-            if getattr(view, "__module__", "").startswith(("console", "topics", "offsets", "sparkjobs"))]
+            if getattr(view, "__module__", "").startswith(("console", "topics", "offsets", "sparkjobs", "transactions",
+                                                                     "access"))]
 
 
 PUBLIC_ROUTES = {"health", "health/ready", "health/live"}

@@ -1,0 +1,130 @@
+"""ACL and SCRAM credential changes: previewed, admin only (checked by callers' role guards), audited.
+
+Passwords pass straight to the broker: they are never stored, logged or put in an audit row."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from access.bindings import entry_json
+from access.selectors import acls_list, scram_user_get
+from console.audit.actor import Actor
+from console.audit.services import audited
+from console.clusters.selectors import cluster_admin
+from console.errors import ConsoleError
+from console.kafka.ops_scram import SCRAM_MECHANISMS
+from console.kafka.types import AclEntry, AclQuery
+
+MSG_NOTHING_NEW = "Every one of these bindings exists already; nothing to create."
+MSG_NOTHING_TO_DELETE = "None of these bindings exists (any more); nothing to delete."
+MSG_REASON = "A reason is required: it goes into the audit log."
+MSG_CONFIRM_COUNT = "Type the number of bindings ({count}) to confirm the deletion."
+MSG_CONFIRM_USER = "Type the user name ({user}) to confirm."
+MSG_MECHANISM = "The mechanism is one of {choices}."
+MSG_PASSWORD = "The password must not be empty."
+MSG_NO_CREDENTIAL = "User {user!r} has no {mechanism} credential on cluster '{cluster}'."
+# Kafka refuses fewer (ScramMechanism.minIterations) and more than this (SCRAM's own bound in the broker).
+MIN_ITERATIONS, MAX_ITERATIONS = 4096, 16384
+MSG_ITERATIONS = f"Iterations run from {MIN_ITERATIONS} to {MAX_ITERATIONS}."
+
+
+@dataclass(frozen=True)
+class AclChange:
+    """What a create or delete would do: the bindings it changes and those it leaves as they are."""
+
+    changed: tuple[AclEntry, ...]
+    unchanged: tuple[AclEntry, ...]
+
+
+def _present(cluster: str, entries: list[AclEntry]) -> set[AclEntry]:
+    """Which of `entries` the authorizer holds now, read with one filter per principal."""
+    present: set[AclEntry] = set()
+    for principal in sorted({e.principal for e in entries}):
+        present |= set(acls_list(cluster, AclQuery(principal=principal)))
+    return present & set(entries)
+
+
+def _target(entries) -> str:
+    principals = sorted({e.principal for e in entries})
+    return f"principal:{principals[0]}" if len(principals) == 1 else "acls"
+
+
+def acls_create_preview(*, cluster: str, entries: list[AclEntry]) -> AclChange:
+    present = _present(cluster, entries)
+    return AclChange(changed=tuple(sorted(set(entries) - present)), unchanged=tuple(sorted(present)))
+
+
+def acls_create(*, actor: Actor, cluster: str, entries: list[AclEntry], reason: str) -> AclChange:
+    if not reason.strip():
+        raise ConsoleError(MSG_REASON)
+    change = acls_create_preview(cluster=cluster, entries=entries)
+    if not change.changed:
+        raise ConsoleError(MSG_NOTHING_NEW)
+    with audited(actor=actor, action="acl.create", cluster=cluster, target=_target(change.changed), reason=reason,
+                 params={"bindings": [entry_json(e) for e in change.changed]},
+                 before={"present": [entry_json(e) for e in change.unchanged]}) as record:
+        cluster_admin(cluster).create_acls(list(change.changed))
+        record.after = {"present": [entry_json(e) for e in sorted(_present(cluster, entries))]}
+    return change
+
+
+def acls_delete_preview(*, cluster: str, entries: list[AclEntry]) -> AclChange:
+    present = _present(cluster, entries)
+    return AclChange(changed=tuple(sorted(present)), unchanged=tuple(sorted(set(entries) - present)))
+
+
+def acls_delete(*, actor: Actor, cluster: str, entries: list[AclEntry], confirm: str, reason: str) -> list[AclEntry]:
+    """Deletes exactly these bindings (never a pattern that could match more); confirmed by their count."""
+    if not reason.strip():
+        raise ConsoleError(MSG_REASON)
+    change = acls_delete_preview(cluster=cluster, entries=entries)
+    if not change.changed:
+        raise ConsoleError(MSG_NOTHING_TO_DELETE)
+    if confirm.strip() != str(len(change.changed)):
+        raise ConsoleError(MSG_CONFIRM_COUNT.format(count=len(change.changed)))
+    with audited(actor=actor, action="acl.delete", cluster=cluster, target=_target(change.changed), reason=reason,
+                 params={"bindings": [entry_json(e) for e in change.changed]},
+                 before={"present": [entry_json(e) for e in change.changed]}) as record:
+        deleted = cluster_admin(cluster).delete_acls(list(change.changed))
+        record.after = {"deleted": [entry_json(e) for e in deleted],
+                        "present": [entry_json(e) for e in sorted(_present(cluster, list(change.changed)))]}
+    return deleted
+
+
+def _credentials_json(cluster: str, user: str) -> list[dict]:
+    found = scram_user_get(cluster, user)
+    return [{"mechanism": c.mechanism, "iterations": c.iterations} for c in (found.credentials if found else ())]
+
+
+def scram_credential_set(*, actor: Actor, cluster: str, user: str, mechanism: str, password: str,
+                         iterations: int = MIN_ITERATIONS, reason: str) -> None:
+    """Creates the user's credential for `mechanism`, or replaces its password."""
+    if not reason.strip():
+        raise ConsoleError(MSG_REASON)
+    if mechanism not in SCRAM_MECHANISMS:
+        raise ConsoleError(MSG_MECHANISM.format(choices=", ".join(SCRAM_MECHANISMS)))
+    if not password:
+        raise ConsoleError(MSG_PASSWORD)
+    if not MIN_ITERATIONS <= iterations <= MAX_ITERATIONS:
+        raise ConsoleError(MSG_ITERATIONS)
+    with audited(actor=actor, action="user.credential.set", cluster=cluster, target=f"user:{user}", reason=reason,
+                 params={"user": user, "mechanism": mechanism, "iterations": iterations},
+                 before={"credentials": _credentials_json(cluster, user)}) as record:
+        cluster_admin(cluster).upsert_scram_credential(user, mechanism=mechanism, iterations=iterations,
+                                                       password=password)
+        record.after = {"credentials": _credentials_json(cluster, user)}
+
+
+def scram_credential_delete(*, actor: Actor, cluster: str, user: str, mechanism: str, confirm: str,
+                            reason: str) -> None:
+    if not reason.strip():
+        raise ConsoleError(MSG_REASON)
+    if confirm != user:
+        raise ConsoleError(MSG_CONFIRM_USER.format(user=user))
+    before = _credentials_json(cluster, user)
+    if not any(c["mechanism"] == mechanism for c in before):
+        raise ConsoleError(MSG_NO_CREDENTIAL.format(user=user, mechanism=mechanism, cluster=cluster))
+    with audited(actor=actor, action="user.credential.delete", cluster=cluster, target=f"user:{user}",
+                 reason=reason, params={"user": user, "mechanism": mechanism}, before={"credentials": before}) as record:
+        cluster_admin(cluster).delete_scram_credential(user, mechanism=mechanism)
+        record.after = {"credentials": _credentials_json(cluster, user)}

@@ -1,0 +1,71 @@
+"""ACL bindings from a person's input: the broker's rules checked before anything is sent, and a binding survives
+the round trip through a form value whatever its names hold."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from access.bindings import binding_from_token, binding_token, bindings_for, entry_line, query_for
+from console.errors import ConsoleError
+from console.kafka.types import AclQuery
+
+
+def test_one_binding_per_operation():
+    found = bindings_for(principal="User:alice", resource_type="topic", resource_name="orders",
+                         pattern_type="prefixed", operations=["read", "DESCRIBE", "READ"], permission="allow")
+    assert [(e.operation, e.pattern_type, e.permission, e.host) for e in found] == [
+        ("DESCRIBE", "PREFIXED", "ALLOW", "*"), ("READ", "PREFIXED", "ALLOW", "*")]
+    assert entry_line(found[0]) == ("(principal=User:alice, host=*, operation=DESCRIBE, permissionType=ALLOW) on "
+                                    "ResourcePattern(resourceType=TOPIC, name=orders, patternType=PREFIXED)")
+
+
+@pytest.mark.parametrize(("fields", "message"), [
+    ({"principal": "alice"}, "Type:name"),
+    ({"principal": ":alice"}, "Type:name"),
+    ({"principal": "User:"}, "Type:name"),
+    ({"resource_name": ""}, "Name the topic"),
+    ({"resource_name": "*", "pattern_type": "PREFIXED"}, "cannot be \\*"),
+    ({"operations": []}, "at least one operation"),
+    ({"operations": ["IDEMPOTENT_WRITE"]}, "not an operation on a TOPIC"),
+    ({"operations": ["FLY"]}, "Unknown operation"),
+    ({"resource_type": "CLUSTER", "resource_name": "prod"}, "kafka-cluster"),
+    ({"permission": "MAYBE"}, "Unknown permission"),
+])
+def test_refusals_name_the_problem(fields, message):
+    request = {"principal": "User:alice", "resource_type": "TOPIC", "resource_name": "orders",
+               "pattern_type": "LITERAL", "operations": ["READ"], "permission": "ALLOW", **fields}
+    with pytest.raises(ConsoleError, match=message):
+        bindings_for(**request)
+
+
+def test_cluster_resource_is_named_for_the_caller():
+    [entry] = bindings_for(principal="User:ops", resource_type="CLUSTER", resource_name="", pattern_type="LITERAL",
+                           operations=["IDEMPOTENT_WRITE"], permission="ALLOW")
+    assert entry.resource_name == "kafka-cluster"
+
+
+def test_a_name_alone_matches_every_binding_that_applies_to_it():
+    assert query_for(resource_type="TOPIC", resource_name="orders") == AclQuery(
+        resource_type="TOPIC", resource_name="orders", pattern_type="MATCH")
+    assert query_for() == AclQuery()
+    assert query_for(pattern_type="ANY", principal="User:a").pattern_type is None
+
+
+
+
+@given(principal_name=st.text(min_size=1, max_size=255), resource=st.text(min_size=1, max_size=255),
+       host=st.sampled_from(["*", "10.0.0.1", "::1"]))
+def test_a_binding_survives_the_form_round_trip(principal_name, resource, host):
+    pattern = "LITERAL" if resource == "*" else "PREFIXED"
+    [entry] = bindings_for(principal="User:" + principal_name, resource_type="GROUP", resource_name=resource,
+                           pattern_type=pattern, operations=["READ"], permission="DENY", host=host)
+    assert binding_from_token(binding_token(entry)) == entry
+
+
+@pytest.mark.parametrize("token", ["", "[]", "{}", "[1,2,3,4,5,6,7]", '["User:a","TOPIC","LITERAL","t","READ"]',
+                                   '["User:a","TOPIC","LITERAL","t","EAT","ALLOW","*"]'])
+def test_a_forged_token_is_refused(token):
+    with pytest.raises(ConsoleError):
+        binding_from_token(token)

@@ -25,9 +25,9 @@ class ScramOps(AdminBase):
 
         def run(admin: AdminClient) -> list[ScramUser]:
             described = self._wait(admin.describe_user_scram_credentials(request_timeout=self.timeout))
-            return sorted((ScramUser(name=user, credentials=tuple(sorted(
-                (ScramCredential(_mechanism_name(c.mechanism), int(c.iterations))
-                 for c in d.scram_credential_infos), key=lambda c: c.mechanism)))
+            # Credentials in the broker's order, which Kafka's tool prints as it comes.
+            return sorted((ScramUser(name=user, credentials=tuple(
+                ScramCredential(_mechanism_name(c.mechanism), int(c.iterations)) for c in d.scram_credential_infos))
                 for user, d in described.items()), key=lambda u: u.name)
 
         return self._call(run)

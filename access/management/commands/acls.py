@@ -26,8 +26,8 @@ def kafka_acls_lines(entries) -> list[str]:
     """kafka-acls --list's layout: a heading per resource pattern, then one line per binding."""
     lines = []
     for pattern, group in groupby(sorted(entries, key=_pattern), key=_pattern):
-        lines.append(f"Current ACLs for resource `{pattern}`: ")
-        lines += [f" \t(principal={e.principal}, host={e.host}, operation={e.operation}, "
+        lines.append(f"Current ACLs for resource `{pattern}`:")
+        lines += [f"\t(principal={e.principal}, host={e.host}, operation={e.operation}, "
                   f"permissionType={e.permission})" for e in group]
         lines.append("")
     return lines
@@ -83,7 +83,8 @@ class Command(ActorCommand):
                          operation=options["operation"], permission=options["permission"], host=options["host"])
 
     def _list(self, cluster: str, options) -> None:
-        self._emit(options, selectors.acls_list(cluster, self._query(options)))
+        heading = f"ACLs for principal `{options['principal']}`" if options["principal"] else ""
+        self._emit(options, selectors.acls_list(cluster, self._query(options)), heading)
 
     def _add(self, cluster: str, options) -> None:
         entries = bindings_for(principal=options["principal"], resource_type=options["resource_type"],

@@ -72,7 +72,7 @@ class Command(ActorCommand):
             self.stdout.write(json.dumps([asdict(u) for u in users], indent=2, ensure_ascii=False))
             return
         for u in users:
-            described = ",".join(f"{c.mechanism}=iterations={c.iterations}" for c in u.credentials)
+            described = ", ".join(f"{c.mechanism}=iterations={c.iterations}" for c in u.credentials)
             self.stdout.write(f"SCRAM credential configs for user-principal '{u.name}' are {described}")
 
     def _quotas(self, cluster: str, options) -> None:

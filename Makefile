@@ -6,6 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 KAFKA_JARS := .cache/kafka-4.3.1/.fetched
 SPARK_JARS := .cache/spark-kafka/.fetched
+IDENTITY_JARS := .cache/mock-oauth2-server/.fetched
 MVN := mvn -q -B -s console/devstack/maven-settings.xml
 
 # Development defaults; production sets its own environment (see docker-compose.yml).
@@ -43,6 +44,11 @@ $(SPARK_JARS): console/devstack/spark-kafka-pom.xml .data/.system-run
 	@rm -rf $(@D)/jars && $(MVN) -f $< dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(@D)/jars
 	@touch $@
 
+$(IDENTITY_JARS): console/devstack/identity-pom.xml .data/.system-run
+	@echo "Fetching the test identity provider (mock-oauth2-server) with Maven into $(@D)/libs"
+	@rm -rf $(@D)/libs && $(MVN) -f $< dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(@D)/libs
+	@touch $@
+
 .data/.system-run:
 	@command -v redis-server >/dev/null || bash console/devstack/apt_install.sh redis-server
 	@command -v java >/dev/null || bash console/devstack/apt_install.sh default-jre-headless
@@ -65,7 +71,7 @@ $(SPARK_JARS): console/devstack/spark-kafka-pom.xml .data/.system-run
 
 deps: .env $(VENV)/.deps-run $(KAFKA_JARS) $(SPARK_JARS) .data/.system-run
 
-test-deps: deps $(VENV)/.deps-test .data/.system-test
+test-deps: deps $(VENV)/.deps-test .data/.system-test $(IDENTITY_JARS)
 
 migrate: deps
 	$(PY) manage.py migrate --noinput

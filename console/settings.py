@@ -116,6 +116,7 @@ OIDC_OP_TOKEN_ENDPOINT = env("OIDC_OP_TOKEN_ENDPOINT", default="")
 OIDC_OP_USER_ENDPOINT = env("OIDC_OP_USER_ENDPOINT", default="")
 OIDC_OP_JWKS_ENDPOINT = env("OIDC_OP_JWKS_ENDPOINT", default="")
 OIDC_OP_LOGOUT_ENDPOINT = env("OIDC_OP_LOGOUT_ENDPOINT", default="")  # end_session_endpoint; optional
+OIDC_OP_ISSUER = env("OIDC_OP_ISSUER", default="")  # when set, id tokens from any other issuer are refused
 OIDC_RP_SIGN_ALGO = env("OIDC_RP_SIGN_ALGO", default="RS256")
 OIDC_RP_SCOPES = env("OIDC_RP_SCOPES", default="openid email profile")
 OIDC_USE_PKCE = True

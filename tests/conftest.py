@@ -140,6 +140,46 @@ def secured_settings(node: KafkaNode, listener: str = "sasl_ssl", user: str = "c
 
 
 @pytest.fixture(scope="session")
+def identity_provider(tmp_path_factory):
+    """One OpenID Connect provider for the session (console.devstack.identity), started on first use."""
+    from console.devstack.identity import IdentityProvider
+
+    provider = IdentityProvider(home=tmp_path_factory.mktemp("identity"), port=free_port())
+    provider.start()
+    try:
+        provider.wait_ready()
+    except Exception:
+        provider.stop()
+        raise
+    yield provider
+    provider.stop()
+
+
+SSO_CLIENT_ID = "kafka-console"
+SSO_ROLE_MAP = "kafka-admins=admin,kafka-oncall=operator,staff=viewer"
+
+
+@pytest.fixture
+def sso(identity_provider, settings):
+    """The console configured for single sign-on with the session's provider, as the README's variables do."""
+    from urllib.parse import urlsplit
+
+    endpoints = identity_provider.endpoints()
+    for name, value in endpoints.items():
+        setattr(settings, name, value)
+    settings.SSO_ENABLED, settings.OIDC_RP_CLIENT_ID = True, SSO_CLIENT_ID
+    settings.OIDC_RP_CLIENT_SECRET = "not-checked-by-the-test-provider"
+    settings.OIDC_OP_ISSUER = identity_provider.issuer
+    settings.CONSOLE_SSO_ROLE_MAP, settings.CONSOLE_SSO_ROLE_CLAIM = SSO_ROLE_MAP, "groups"
+    settings.CONSOLE_SSO_NAME = "Corp SSO"
+    settings.AUTHENTICATION_BACKENDS = [*settings.AUTHENTICATION_BACKENDS, "console.accounts.sso.ConsoleOIDCBackend"]
+    idp = urlsplit(endpoints["OIDC_OP_LOGOUT_ENDPOINT"])
+    settings.SECURE_CSP = {**settings.SECURE_CSP,
+                           "form-action": [*settings.SECURE_CSP["form-action"], f"{idp.scheme}://{idp.netloc}"]}
+    return identity_provider
+
+
+@pytest.fixture(scope="session")
 def redis_node(tmp_path_factory) -> RedisNode:
     """Started only by tests that need it; points the settings and the Celery app at it."""
     from console.celery import app

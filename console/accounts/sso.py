@@ -51,6 +51,19 @@ def role_for(values: list[str], mapping: dict[str, Role]) -> Role | None:
     return max(held) if held else None
 
 
+def token_mismatch(payload: dict, *, client_id: str, issuer: str) -> str | None:
+    """Why an id token was not meant for us, or None. mozilla-django-oidc checks the signature and the nonce only."""
+    audience = payload.get("aud")
+    audiences = [audience] if isinstance(audience, str) else list(audience or [])
+    if client_id not in audiences:
+        return f"the id token was issued to {', '.join(map(str, audiences)) or 'no client'}, not to {client_id}"
+    if issuer and payload.get("iss") != issuer:
+        return f"the id token comes from issuer {payload.get('iss')!r}, not {issuer!r}"
+    if not payload.get("sub"):
+        return "the id token names no subject"
+    return None
+
+
 def sso_username(claims: dict) -> str:
     name = next((str(claims[k]) for k in (settings.CONSOLE_SSO_USERNAME_CLAIM, "preferred_username", "email", "sub")
                  if claims.get(k)), "")
@@ -59,6 +72,10 @@ def sso_username(claims: dict) -> str:
 
 class ConsoleOIDCBackend(OIDCAuthenticationBackend):
     def get_or_create_user(self, access_token, id_token, payload):
+        mismatch = token_mismatch(payload, client_id=settings.OIDC_RP_CLIENT_ID, issuer=settings.OIDC_OP_ISSUER)
+        if mismatch:
+            self._refuse(MSG_REFUSED.format(detail=mismatch))
+            return None
         # The id token holds iss and sub for certain; userinfo may add the group claim.
         claims = {**payload, **self.get_userinfo(access_token, id_token, payload)}
         if claims.get("sub") != payload.get("sub"):
@@ -85,9 +102,8 @@ class ConsoleOIDCBackend(OIDCAuthenticationBackend):
                 return None
             user.email = claims.get("email", "") or user.email
             user.save(update_fields=["email"])
-            roles = Group.objects.filter(name__in=[r.group_name for r in Role])
-            user.groups.remove(*roles)
-            user.groups.add(roles.get(name=role.group_name))
+            user.groups.remove(*Group.objects.filter(name__in=[r.group_name for r in Role]))
+            user.groups.add(Group.objects.get_or_create(name=role.group_name)[0])
             identity.email, identity.role_claims, identity.last_login_at = claims.get("email", ""), values, timezone.now()
             identity.save()
         log.info("SSO login of %s (%s %s) as %s", user.get_username(), identity.issuer, identity.subject,

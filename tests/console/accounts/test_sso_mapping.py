@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from console.accounts.roles import Role
-from console.accounts.sso import claim_values, parse_role_map, role_for, sso_username
+from console.accounts.sso import claim_values, parse_role_map, role_for, sso_username, token_mismatch
 
 
 def test_role_map_reads_value_equals_role_pairs():
@@ -50,3 +50,14 @@ def test_username_falls_back_to_email_then_subject():
     with override_settings(CONSOLE_SSO_USERNAME_CLAIM="upn"):
         assert sso_username({"email": "a@corp.example", "sub": "1"}) == "sso:a@corp.example"
         assert sso_username({"sub": "f81d4fae"}) == "sso:f81d4fae"
+
+
+def test_an_id_token_for_another_client_or_issuer_is_refused():
+    good = {"aud": ["kafka-console", "other"], "iss": "https://idp/corp", "sub": "42"}
+    assert token_mismatch(good, client_id="kafka-console", issuer="https://idp/corp") is None
+    assert token_mismatch({**good, "aud": "kafka-console"}, client_id="kafka-console", issuer="") is None
+    assert "issued to other, not to kafka-console" in token_mismatch({**good, "aud": "other"},
+                                                                     client_id="kafka-console", issuer="")
+    assert "not 'https://idp/corp'" in token_mismatch({**good, "iss": "https://evil"}, client_id="kafka-console",
+                                                      issuer="https://idp/corp")
+    assert "no subject" in token_mismatch({**good, "sub": ""}, client_id="kafka-console", issuer="")

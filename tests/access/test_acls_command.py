@@ -11,7 +11,7 @@ from django.core.management import CommandError, call_command
 
 from console.audit.models import AuditEvent
 
-pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
+pytestmark = [pytest.mark.kafka, pytest.mark.parity, pytest.mark.django_db]
 
 TOOL = "org.apache.kafka.tools.AclCommand"
 

@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 
 from console.audit.models import AuditEvent
 
-pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
+pytestmark = [pytest.mark.kafka, pytest.mark.parity, pytest.mark.django_db]
 
 GROUP_COMMAND = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
 COLUMNS = ["GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST",

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 import pytest
 from django.core.management import CommandError, call_command
 
-pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
+pytestmark = [pytest.mark.kafka, pytest.mark.parity, pytest.mark.django_db]
 
 GROUP_COMMAND = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import socket
 import subprocess
 import threading
@@ -47,6 +48,10 @@ def kafka_node(tmp_path_factory) -> KafkaNode:
 
 SECURED_PASSWORD_ENV = "TEST_SECURED_KAFKA_PASSWORD"
 LIMITED_PASSWORD_ENV = "TEST_LIMITED_KAFKA_PASSWORD"  # a SCRAM user with only the ACLs a test gives it
+# Made for the session before anything starts, so every process the session starts (a Celery worker running a
+# replay on the secured cluster, a web server) finds them in its environment, whenever the broker itself starts.
+os.environ.setdefault(SECURED_PASSWORD_ENV, secrets.token_urlsafe(16))
+os.environ.setdefault(LIMITED_PASSWORD_ENV, secrets.token_urlsafe(16))
 
 
 @pytest.fixture(scope="session")
@@ -55,14 +60,11 @@ def secured_kafka(tmp_path_factory) -> KafkaNode:
     made for this session, SCRAM users whose passwords only the environment holds (`console`, a super user like
     the mTLS client, and `limited`, with no rights until a test grants some), and Kafka's StandardAuthorizer.
     Tests may stop and start it."""
-    import secrets
-
     from console.devstack.kafka import BrokerSecurity
     from console.devstack.tls import make_tls_files
 
     home = tmp_path_factory.mktemp("kafka-secured")
-    password, limited = secrets.token_urlsafe(16), secrets.token_urlsafe(16)
-    os.environ[SECURED_PASSWORD_ENV], os.environ[LIMITED_PASSWORD_ENV] = password, limited
+    password, limited = os.environ[SECURED_PASSWORD_ENV], os.environ[LIMITED_PASSWORD_ENV]
     security = BrokerSecurity(sasl_ssl_port=free_port(), mtls_port=free_port(), tls=make_tls_files(home / "tls"),
                               scram_users={"console": password, "limited": limited},
                               super_users=("User:ANONYMOUS", "User:console", "User:CN=console-client"))

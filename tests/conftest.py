@@ -81,6 +81,23 @@ def secured_kafka(tmp_path_factory) -> KafkaNode:
     node.stop()
 
 
+@pytest.fixture(scope="session")
+def three_brokers(tmp_path_factory):
+    """A three-node KRaft cluster (each node broker and controller, racks rack-a..c), started on first use, for the
+    replication tests; tests may stop one node at a time and must start it again."""
+    from console.devstack.kafka import KafkaCluster
+
+    cluster = KafkaCluster(tmp_path_factory.mktemp("kafka-three"))
+    cluster.start()
+    try:
+        cluster.wait_ready()
+    except Exception:
+        cluster.stop()
+        raise RuntimeError(f"The three-broker cluster did not start; see {cluster.nodes[0].home}/broker.log") from None
+    yield cluster
+    cluster.stop()
+
+
 def restart_broker(node: KafkaNode) -> None:
     """Stops a broker with SIGTERM and starts it again on the same ports and data."""
     node.stop()

@@ -22,8 +22,8 @@ from console.devstack.tls import TlsFiles
 
 _SERVER_PROPERTIES = """\
 process.roles=broker,controller
-node.id=1
-controller.quorum.voters=1@127.0.0.1:{controller_port}
+node.id={node_id}
+controller.quorum.voters={voters}
 listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}{extra_listeners}
 advertised.listeners=PLAINTEXT://127.0.0.1:{port}{extra_advertised}
 controller.listener.names=CONTROLLER
@@ -34,11 +34,11 @@ num.partitions=1
 num.network.threads=2
 num.io.threads=2
 num.recovery.threads.per.data.dir=1
-offsets.topic.replication.factor=1
+offsets.topic.replication.factor={internal_replication}
 offsets.topic.num.partitions={offsets_partitions}
-transaction.state.log.replication.factor=1
+transaction.state.log.replication.factor={internal_replication}
 transaction.state.log.min.isr=1
-share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.replication.factor={internal_replication}
 share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
 log.cleaner.dedupe.buffer.size=1048577
@@ -83,6 +83,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def new_cluster_id() -> str:
+    cluster_id = "-"
+    while cluster_id.startswith("-"):  # StorageTool would read a leading '-' as an option
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+    return cluster_id
+
+
 def java_classpath(libs: Path = KAFKA_LIBS) -> str:
     if not libs.is_dir() or not any(libs.glob("kafka_2.13-*.jar")):
         raise SystemExit(f"Kafka jars are missing in {libs}: run `make deps` (it fetches them with Maven).")
@@ -119,6 +126,12 @@ class KafkaNode:
     offsets_partitions: int = 1
     libs: Path = KAFKA_LIBS
     security: BrokerSecurity | None = None
+    # One node alone is its own quorum; KafkaCluster gives each node its id, the shared voters and a rack.
+    node_id: int = 1
+    quorum_voters: str | None = None
+    cluster_id: str | None = None
+    rack: str | None = None
+    internal_replication: int = 1
     process: subprocess.Popen | None = field(default=None, repr=False)
 
     @property
@@ -153,18 +166,20 @@ class KafkaNode:
                      "extra_protocols": ",SASL_SSL:SASL_SSL,SSL:SSL"}
         properties = _SERVER_PROPERTIES.format(
             port=self.port, controller_port=self.controller_port, log_dir=self.log_dir,
-            offsets_partitions=self.offsets_partitions,
+            offsets_partitions=self.offsets_partitions, node_id=self.node_id,
+            voters=self.quorum_voters or f"{self.node_id}@127.0.0.1:{self.controller_port}",
+            internal_replication=self.internal_replication,
             super_users=";".join(secured.super_users if secured is not None else ("User:ANONYMOUS",)), **extra,
         )
+        if self.rack:
+            properties += f"broker.rack={self.rack}\n"
         if secured is not None:
             properties += _SECURED_PROPERTIES.format(keystore=secured.tls.broker_keystore, truststore=secured.tls.ca)
         self.config_file.write_text(properties)
         (self.home / "log4j2.properties").write_text(_LOG4J2.format(level=self.log_level))
         if (self.log_dir / "meta.properties").exists():
             return
-        cluster_id = "-"
-        while cluster_id.startswith("-"):  # StorageTool would read a leading '-' as an option
-            cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+        cluster_id = self.cluster_id or new_cluster_id()
         scram = []
         for user, password in (self.security.scram_users.items() if self.security else ()):
             scram += ["--add-scram", f"SCRAM-SHA-512=[name={user},password={password}]"]
@@ -216,6 +231,69 @@ class KafkaNode:
         command = ["java", "-Xmx256m", f"-Dlog4j2.configurationFile={self.home / 'log4j2.properties'}",
                    "-cp", java_classpath(self.libs), main_class, *args]
         return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+
+
+class KafkaCluster:
+    """Several KRaft nodes, each broker and controller (a quorum of all of them), one rack each: for the
+    replication tests. Stopping one node leaves a quorum."""
+
+    def __init__(self, home: Path, size: int = 3, heap: tuple[str, ...] = ("-Xms128m", "-Xmx384m")) -> None:
+        ports = [(free_port(), free_port()) for _ in range(size)]
+        voters = ",".join(f"{i + 1}@127.0.0.1:{controller}" for i, (_, controller) in enumerate(ports))
+        cluster_id = new_cluster_id()
+        self.nodes = [KafkaNode(home=home / f"node{i + 1}", port=port, controller_port=controller, heap=heap,
+                                node_id=i + 1, quorum_voters=voters, cluster_id=cluster_id,
+                                rack=f"rack-{'abcdefgh'[i]}", internal_replication=min(3, size))
+                      for i, (port, controller) in enumerate(ports)]
+
+    @property
+    def bootstrap(self) -> str:
+        return ",".join(node.bootstrap for node in self.nodes)
+
+    def node(self, node_id: int) -> KafkaNode:
+        return self.nodes[node_id - 1]
+
+    def start(self) -> None:
+        for node in self.nodes:  # formatting runs one JVM per node: in turn, then the brokers side by side
+            node.prepare()
+        for node in self.nodes:
+            with open(node.home / "broker.log", "a") as log:
+                node.process = subprocess.Popen(node.server_command(), stdout=log, stderr=subprocess.STDOUT)
+
+    def wait_ready(self, timeout: float = 120.0) -> None:
+        """Until every node answers and the cluster lists them all."""
+        from console.kafka.admin import KafkaAdmin
+        from console.kafka.client import forget_clients
+        from console.kafka.errors import KafkaGatewayError
+        from console.kafka.types import ClusterConnection
+
+        deadline = time.monotonic() + timeout
+        admin = KafkaAdmin(ClusterConnection("devstack-cluster", self.bootstrap), timeout=3.0, unreachable_backoff=0.0)
+        while time.monotonic() < deadline:
+            for node in self.nodes:
+                if node.process is not None and node.process.poll() is not None:
+                    raise RuntimeError(f"Kafka node {node.node_id} exited with code {node.process.returncode}")
+            try:
+                if len(admin.describe_cluster().brokers) == len(self.nodes):
+                    forget_clients()
+                    return
+            except KafkaGatewayError:
+                pass
+            time.sleep(0.5)
+        raise TimeoutError(f"the {len(self.nodes)}-node Kafka cluster was not ready after {timeout:.0f} s")
+
+    def stop(self) -> None:
+        """All nodes at once: one by one, the last ones wait for a quorum that is leaving."""
+        running = [n.process for n in self.nodes if n.process is not None and n.process.poll() is None]
+        for process in running:
+            process.terminate()
+        deadline = time.monotonic() + 15
+        for process in running:
+            try:
+                process.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 def main(argv: list[str] | None = None) -> None:

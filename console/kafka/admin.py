@@ -11,6 +11,7 @@ from console.kafka.ops_configs import ConfigOps
 from console.kafka.ops_groups import GroupOps
 from console.kafka.ops_offsets import OffsetOps
 from console.kafka.ops_quotas import QuotaOps
+from console.kafka.ops_replication import ReplicationOps
 from console.kafka.ops_scram import ScramOps
 from console.kafka.ops_topics import TopicOps
 from console.kafka.ops_transactions import TransactionOps
@@ -43,7 +44,7 @@ class RecordOps(AdminBase):
 
 
 class KafkaAdmin(ClusterOps, TopicOps, OffsetOps, ConfigOps, GroupOps, RecordOps, TransactionOps, AclOps, ScramOps,
-                 QuotaOps):
+                 QuotaOps, ReplicationOps):
     """Composes an AdminClient (never exposes it); returns frozen dataclasses; raises console.kafka.errors only.
 
     This runs librdkafka in the calling process; console.kafka.isolated.IsolatedKafkaAdmin has the same face and

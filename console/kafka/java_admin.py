@@ -17,7 +17,7 @@ from django.conf import settings
 
 from console.kafka.errors import ClusterUnavailable, KafkaGatewayError, KafkaRequestFailed, NotAuthorized
 from console.kafka.java_config import UntranslatableConfig, java_client_config
-from console.kafka.types import ClusterConnection
+from console.kafka.types import ClusterConnection, GatewayFace
 
 MSG_NO_LIBS = "Kafka's Java clients are not installed here (no {libs}); run `make deps` or set KAFKA_TOOLS_LIBS."
 MSG_TIMEOUT = "Cluster '{cluster}' did not answer within {timeout:g} s ({detail})."
@@ -135,3 +135,11 @@ def long_set(values):
     for i, value in enumerate(values):
         array[i] = value
     return gateway.java.util.Arrays.stream(array).boxed().collect(gateway.java.util.stream.Collectors.toSet())
+
+
+class JavaCalls(GatewayFace):
+    """For operation groups that use the Java Admin: one bounded call with the cluster's client."""
+
+    def _java(self, call):
+        admin = java_admin(self.connection, self.timeout)
+        return wait(call(admin, jvm()), cluster=self.cluster, timeout=self.timeout, admin=admin)

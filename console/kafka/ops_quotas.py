@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 from console.kafka import java_admin
-from console.kafka.types import ClientQuota, GatewayFace
+from console.kafka.types import ClientQuota
 
 
-class QuotaOps(GatewayFace):
+class QuotaOps(java_admin.JavaCalls):
     def describe_client_quotas(self) -> list[ClientQuota]:
         """Every quota set on a user, a client id, a pair of them, or their defaults."""
-        admin = java_admin.java_admin(self.connection, self.timeout)
-        jvm = java_admin.jvm()
-        everything = jvm.org.apache.kafka.common.quota.ClientQuotaFilter.all()
-        found = java_admin.wait(admin.describeClientQuotas(everything).entities(), cluster=self.cluster,
-                                timeout=self.timeout, admin=admin)
+        found = self._java(lambda admin, jvm: admin.describeClientQuotas(
+            jvm.org.apache.kafka.common.quota.ClientQuotaFilter.all()).entities())
         quotas = []
         for entity in found.keySet():
             parts = entity.entries()  # type -> name; a null name is the default entity of that type

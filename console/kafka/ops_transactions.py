@@ -4,15 +4,10 @@ from __future__ import annotations
 
 from console.kafka import java_admin
 from console.kafka.errors import KafkaGatewayError
-from console.kafka.types import GatewayFace, PartitionRef, ProducerState, TransactionInfo, TransactionListing
+from console.kafka.types import PartitionRef, ProducerState, TransactionInfo, TransactionListing
 
 
-class TransactionOps(GatewayFace):
-    def _java(self, call):
-        admin = java_admin.java_admin(self.connection, self.timeout)
-        return java_admin.wait(call(admin, java_admin.jvm()), cluster=self.cluster, timeout=self.timeout,
-                               admin=admin)
-
+class TransactionOps(java_admin.JavaCalls):
     def list_transactions(self, producer_ids: list[int] | None = None) -> list[TransactionListing]:
         """Every transactional id each coordinator knows (ListTransactions to all brokers), optionally only those
         of the given producer ids."""

@@ -275,3 +275,42 @@ class ClientQuota:
     user_is_default: bool
     client_id_is_default: bool
     values: Mapping[str, float]
+
+
+@dataclass(frozen=True)
+class QuorumReplica:
+    replica_id: int
+    log_end_offset: int
+    last_caught_up_ms: int | None  # when it last had the leader's log end; None when the leader does not know
+
+
+@dataclass(frozen=True)
+class QuorumInfo:
+    """The KRaft metadata quorum: its leader is the active controller."""
+
+    leader_id: int
+    leader_epoch: int
+    high_watermark: int
+    voters: tuple[QuorumReplica, ...]
+    observers: tuple[QuorumReplica, ...]
+
+
+@dataclass(frozen=True)
+class RegisteredBroker:
+    """A broker the controller knows, fenced when it stopped heartbeating (down, or not yet caught up)."""
+
+    id: int
+    host: str
+    port: int
+    rack: str | None
+    fenced: bool
+
+
+@dataclass(frozen=True)
+class Reassignment:
+    """A partition reassignment in progress: the full replica set during the move, and what joins and leaves."""
+
+    ref: PartitionRef
+    replicas: tuple[int, ...]
+    adding: tuple[int, ...]
+    removing: tuple[int, ...]

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ReplicationConfig(AppConfig):
+    name = "replication"
+    verbose_name = "Leaders and replica placement"

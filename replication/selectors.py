@@ -5,10 +5,15 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from django.core.cache import cache
+
 from console.clusters.selectors import cluster_admin
 from console.kafka.errors import KafkaGatewayError
 from console.kafka.types import PartitionRef, QuorumInfo, Reassignment
 from replication.planning import not_preferred
+
+
+_SEEN_KEY = "brokers-seen:{cluster}"
 
 
 @dataclass(frozen=True)
@@ -53,12 +58,16 @@ def brokers_overview(cluster: str) -> BrokersOverview:
     except KafkaGatewayError as exc:
         error = exc.message
     live = {b.id: b for b in description.brokers}
-    known = {b.id: b for b in registered}
+    # A broker that is down is in no answer any more; its address and rack are what this process saw last.
+    seen = cache.get(_SEEN_KEY.format(cluster=cluster)) or {}
+    seen.update({b.id: b for b in description.brokers})
+    cache.set(_SEEN_KEY.format(cluster=cluster), seen, timeout=None)
+    known = {**seen, **{b.id: b for b in registered}}
     controller = quorum.leader_id if quorum is not None else description.controller_id
     rows = []
     for broker_id in sorted(set(live) | set(known) | set(replicas)):
         found = live.get(broker_id) or known.get(broker_id)
-        up = broker_id in live and not (broker_id in known and known[broker_id].fenced)
+        up = broker_id in live and not getattr(known.get(broker_id), "fenced", False)
         rows.append(BrokerRow(id=broker_id, host=found.host if found else "?", port=found.port if found else None,
                               rack=found.rack if found else None, up=up, is_controller=broker_id == controller,
                               replicas=replicas[broker_id], leaders=leaders[broker_id]))

@@ -8,8 +8,8 @@ from django.views.decorators.http import require_GET, require_POST
 from console.accounts.decorators import role_required
 from console.accounts.roles import Role
 from console.audit.actor import Actor
-from console.clusters.selectors import cluster_admin
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
+from replication.selectors import brokers_overview
 from topics import forms, selectors, services
 from console.kafka.ops_configs import BROKER
 
@@ -17,8 +17,8 @@ from console.kafka.ops_configs import BROKER
 @require_GET
 @role_required(Role.VIEWER)
 def broker_list(request: HtmxHttpRequest, cluster: str):
-    description = cluster_admin(cluster).describe_cluster()
-    return render(request, "topics/brokers.html", {"cluster": cluster, "description": description})
+    overview = brokers_overview(cluster)
+    return render(request, "topics/brokers.html", {"cluster": cluster, "overview": overview})
 
 
 @require_GET

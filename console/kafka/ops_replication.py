@@ -29,8 +29,9 @@ class ReplicationOps(AdminBase, java_admin.JavaCalls):
             if not refs:
                 return {}
             partitions = [TopicPartition(r.topic, r.partition) for r in refs]
-            result = self._wait(admin.elect_leaders(ElectionType.PREFERRED, partitions,
-                                                    request_timeout=self.timeout, operation_timeout=self.timeout))
+            # confluent-kafka 2.16.1's native call fails on either documented timeout keyword ("more argument
+            # specifiers than keyword list entries"); our wait bounds the call instead.
+            result = self._wait(admin.elect_leaders(ElectionType.PREFERRED, partitions))
             outcome = {}
             for tp, error in result.items():
                 err = getattr(error, "args", [None])[0] if error is not None else None

@@ -58,7 +58,7 @@ def _console_views():
 
     return [(route, view) for route, view in walk(get_resolver().url_patterns)
             if getattr(view, "__module__", "").startswith(("console", "topics", "offsets", "sparkjobs", "transactions",
-                                                                     "access"))]
+                                                                     "access", "replication"))]
 
 
 PUBLIC_ROUTES = {"health", "health/ready", "health/live"}

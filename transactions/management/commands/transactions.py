@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 
-from django.core.management.base import CommandError
 
 from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role

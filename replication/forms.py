@@ -2,7 +2,7 @@ from django import forms
 
 
 class ElectForm(forms.Form):
-    topic = forms.CharField(required=False, max_length=249, help_text="blank: every topic")
+    topic = forms.CharField(required=False, max_length=2000, help_text="blank: every topic; or TOPIC, or TOPIC:0,2")
     reason = forms.CharField(required=False, max_length=1000)
 
 

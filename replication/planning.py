@@ -91,6 +91,33 @@ def replication_factor_targets(current: dict[int, tuple[int, ...]], factor: int,
     return targets
 
 
+MSG_SCOPE = "Name a topic, or a topic and its partitions as TOPIC:0,2 (got {item!r})."
+
+
+def parse_scope(items: list[str] | None) -> dict[str, set[int] | None] | None:
+    """['orders:0,2', 'payments'] -> {'orders': {0, 2}, 'payments': None} (every partition); None: every topic.
+    Topic names cannot hold ':', so the first one separates the partitions."""
+    if not items:
+        return None
+    scope: dict[str, set[int] | None] = {}
+    for item in items:
+        topic, sep, partitions = item.strip().partition(":")
+        if not topic:
+            raise ConsoleError(MSG_SCOPE.format(item=item))
+        if not sep:
+            scope[topic] = None
+            continue
+        try:
+            chosen = {int(p) for p in partitions.split(",") if p.strip()}
+        except ValueError:
+            raise ConsoleError(MSG_SCOPE.format(item=item)) from None
+        if not chosen:
+            raise ConsoleError(MSG_SCOPE.format(item=item))
+        earlier = scope.get(topic, set())
+        scope[topic] = None if earlier is None and topic in scope else (earlier or set()) | chosen
+    return scope
+
+
 def not_preferred(partitions) -> list:
     """Partitions whose leader is not their preferred replica (the first) although that replica is in sync: what a
     preferred leader election would change."""

@@ -10,7 +10,7 @@ from console.errors import Conflict, ConsoleError
 from console.kafka.ops_configs import BROKER, TOPIC
 from console.kafka.types import PartitionRef
 from replication import selectors
-from replication.planning import Move, checked_moves, throttled_replicas
+from replication.planning import Move, checked_moves, parse_scope, throttled_replicas
 
 MSG_REASON = "A reason is required: it goes into the audit log."
 MSG_NOTHING_TO_ELECT = "Every partition in scope is already led by its preferred replica (or that replica is out of sync)."
@@ -34,7 +34,10 @@ def _placement(cluster: str, topic: str) -> dict[str, dict[str, object]]:
 
 
 def leaders_elect_preview(*, cluster: str, topics: list[str] | None = None) -> list[tuple[str, object]]:
-    return selectors.leaders_not_preferred(cluster, topics)
+    """`topics` items are a topic (all its partitions) or TOPIC:0,2 (those partitions); None: every topic."""
+    scope = parse_scope(topics)
+    found = selectors.leaders_not_preferred(cluster, sorted(scope) if scope else None)
+    return [(name, p) for name, p in found if not scope or scope[name] is None or p.partition in scope[name]]
 
 
 def leaders_elect(*, actor: Actor, cluster: str, topics: list[str] | None = None, reason: str) -> dict:
@@ -45,7 +48,8 @@ def leaders_elect(*, actor: Actor, cluster: str, topics: list[str] | None = None
         raise ConsoleError(MSG_NOTHING_TO_ELECT)
     refs = [PartitionRef(name, p.partition) for name, p in chosen]
     before = {f"{name}-{p.partition}": {"leader": p.leader, "preferred": p.replicas[0]} for name, p in chosen}
-    target = f"topic:{topics[0]}" if topics and len(topics) == 1 else "cluster"
+    named = sorted({name for name, _ in chosen})
+    target = f"topic:{named[0]}" if topics and len(named) == 1 else "cluster"
     with audited(actor=actor, action="leaders.elect", cluster=cluster, target=target, reason=reason,
                  params={"topics": topics, "partitions": sorted(before)}, before=before) as record:
         errors = cluster_admin(cluster).elect_preferred_leaders(refs)

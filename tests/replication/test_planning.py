@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from console.errors import ConsoleError
 from console.kafka.types import PartitionMetadata
-from replication.planning import (Move, checked_moves, not_preferred, parse_assignment, replication_factor_targets,
+from replication.planning import (Move, checked_moves, not_preferred, parse_assignment, parse_scope,
+                                  replication_factor_targets,
                                   throttled_replicas)
 
 
@@ -57,3 +58,12 @@ def test_only_in_sync_preferred_replicas_count_as_electable():
     partitions = [PartitionMetadata(0, 2, (1, 2), (1, 2)), PartitionMetadata(1, 2, (1, 2), (2,)),
                   PartitionMetadata(2, 1, (1, 2), (1, 2))]
     assert [p.partition for p in not_preferred(partitions)] == [0]
+
+
+def test_an_election_scope_names_topics_or_chosen_partitions():
+    assert parse_scope(None) is None and parse_scope([]) is None
+    assert parse_scope(["orders:0,2", "payments", "orders:5"]) == {"orders": {0, 2, 5}, "payments": None}
+    assert parse_scope(["orders", "orders:1"]) == {"orders": None}  # the whole topic already
+    for bad in (":1", "orders:", "orders:x"):
+        with pytest.raises(ConsoleError, match="TOPIC:0,2"):
+            parse_scope([bad])

@@ -22,7 +22,8 @@ class Command(ActorCommand):
         brokers = sub.add_parser("brokers", help="every broker, up or down, with its rack and share of replicas")
         brokers.add_argument("--format", choices=["table", "json"], default="table")
         elect = sub.add_parser("elect", help="preferred leader election (admin)")
-        elect.add_argument("--topic", action="append", help="default: every topic")
+        elect.add_argument("--topic", action="append", metavar="TOPIC[:P,P]",
+                           help="a topic, or chosen partitions of it (repeatable); default: every topic")
         elect.add_argument("--confirm", action="store_true", help="elect; without it only the preview prints")
         reassign = sub.add_parser("reassign", help="move replicas or change the replication factor (admin)")
         reassign.add_argument("--topic", required=True)

@@ -81,10 +81,11 @@ def secured_kafka(tmp_path_factory) -> KafkaNode:
     node.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def three_brokers(tmp_path_factory):
-    """A three-node KRaft cluster (each node broker and controller, racks rack-a..c), started on first use, for the
-    replication tests; tests may stop one node at a time and must start it again."""
+    """A three-node KRaft cluster (each node broker and controller, racks rack-a..c) for the replication tests,
+    which live in one module: it stops with that module, so its three JVMs do not slow the rest of the session.
+    Tests may stop one node at a time and must start it again."""
     from console.devstack.kafka import KafkaCluster
 
     cluster = KafkaCluster(tmp_path_factory.mktemp("kafka-three"))

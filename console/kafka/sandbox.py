@@ -23,6 +23,7 @@ from itertools import count
 from pathlib import Path
 
 from console.kafka.errors import ClusterUnavailable
+from console.kafka.java_admin import WARMUP_S
 from console.kafka.sandbox_child import FORGET, read_message, write_message
 from console.kafka.types import ClusterConnection
 
@@ -223,13 +224,26 @@ def _child_for(connection: ClusterConnection) -> ClientProcess:
     return child
 
 
+# Operations served by Kafka's Java Admin client (console.kafka.java_admin), and what launching its JVM may take on
+# a busy machine.
+JAVA_OPERATIONS = frozenset({
+    "list_transactions", "describe_transactions", "describe_producers", "abort_transaction",
+    "describe_client_quotas", "list_reassignments", "alter_reassignments", "describe_quorum",
+    "describe_registered_brokers",
+})
+JVM_START_S = 5.0
+
+
 def call(connection: ClusterConnection, method: str, args: tuple, kwargs: dict, *, timeout: float,
          backoff: float):
     """Runs KafkaAdmin.<method>(*args, **kwargs) in the cluster's child. A call makes at most a few bounded
     round trips, so the wait is bounded by a few request timeouts."""
     child = _child_for(connection)
+    wait_s = 3 * timeout + 2
+    if method in JAVA_OPERATIONS:
+        wait_s += JVM_START_S + WARMUP_S  # the child's first Java call starts a JVM and warms its client up
     try:
-        result = child.call(method, args, kwargs, timeout=timeout, backoff=backoff, wait_s=3 * timeout + 2)
+        result = child.call(method, args, kwargs, timeout=timeout, backoff=backoff, wait_s=wait_s)
     except ClusterUnavailable:
         child.note_outcome(method, failed_unreachable=True)
         failing_for = child.claim_recycle(method)

@@ -96,7 +96,7 @@ def three_brokers(tmp_path_factory):
         cluster.stop()
         raise RuntimeError(f"The three-broker cluster did not start; see {cluster.nodes[0].home}/broker.log") from None
     yield cluster
-    cluster.stop()
+    cluster.stop(kill=True)
 
 
 def restart_broker(node: KafkaNode) -> None:

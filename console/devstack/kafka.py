@@ -282,11 +282,15 @@ class KafkaCluster:
             time.sleep(0.5)
         raise TimeoutError(f"the {len(self.nodes)}-node Kafka cluster was not ready after {timeout:.0f} s")
 
-    def stop(self) -> None:
-        """All nodes at once: one by one, the last ones wait for a quorum that is leaving."""
+    def stop(self, *, kill: bool = False) -> None:
+        """All nodes at once: one by one, the last ones wait for a quorum that is leaving. `kill` when the data
+        goes away anyway (a test session's end)."""
         running = [n.process for n in self.nodes if n.process is not None and n.process.poll() is None]
         for process in running:
-            process.terminate()
+            if kill:
+                process.kill()
+            else:
+                process.terminate()
         deadline = time.monotonic() + 15
         for process in running:
             try:

@@ -16,7 +16,7 @@ from tests.conftest import restart_broker, secured_settings
 pytestmark = [pytest.mark.kafka, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 # Enough rounds for the abort that drill met within two of five; RESILIENCE_ROUNDS=20 for a longer drill.
-ROUNDS = int(os.environ.get("RESILIENCE_ROUNDS", "6"))
+ROUNDS = int(os.environ.get("RESILIENCE_ROUNDS", "5"))
 BACK_WITHIN_S = 30.0
 
 

@@ -36,24 +36,6 @@ def _submit(actor, topic, **kwargs):
     return replay_submit(**{**defaults, **kwargs})
 
 
-def test_bounded_range_to_json_lines_arrives_exactly_once(replay_env, operator_actor, source):
-    job = _submit(operator_actor, source, start="offsets:0=2,1=0", end="offsets:0=8,1=5")
-    assert job.ranges == {"0": [2, 8], "1": [0, 5]} and job.planned_records == 11
-
-    job = wait_finished(job)
-
-    assert job.state == "succeeded", job.error
-    lines = [json.loads(l) for f in sorted(Path(job.output_dir).glob("part-*")) for l in f.read_text().splitlines()]
-    got = sorted((r["partition"], r["offset"], r["key"], r["value"], r["headers"][0]["value"]) for r in lines)
-    expected = sorted([(0, i, f"k0-{i}", json.dumps({"n": i, "kind": "even" if i % 2 == 0 else "odd"}), f"t0-{i}")
-                       for i in range(2, 8)] + [(1, i, f"k1-{i}", json.dumps({"n": i, "kind": "even" if i % 2 == 0
-                                                                              else "odd"}), f"t1-{i}") for i in range(5)])
-    assert got == expected
-    assert (job.records_read, job.records_written, job.progress_percent) == (11, 11, 100)
-    outcome = AuditEvent.objects.get(action="replay.run", outcome="success")
-    assert outcome.after["written"] == 11 and outcome.correlation_id == job.correlation_id
-
-
 def test_filter_to_parquet_keeps_bytes_and_headers(replay_env, operator_actor, source, spark_session):
     job = wait_finished(_submit(operator_actor, source, sink="parquet",
                                 filter_expr="get_json_object(value, '$.kind') = 'even' AND partition = 1"))
@@ -119,25 +101,39 @@ def test_viewer_is_refused_on_the_page_and_in_the_shell(client_for, make_user, l
     assert not ReplayJob.objects.exists()
 
 
-def test_shell_waits_and_prints_one_json_line_and_the_page_offers_the_files(replay_env, operator_actor, source,
-                                                                            client_for, capsys):
+def test_a_bounded_range_from_the_shell_arrives_exactly_once_and_the_page_offers_the_files(
+        replay_env, operator_actor, source, client_for, capsys):
     from django.core.management import call_command
 
-    call_command("replay", "--topic", source, "--start", "earliest", "--end", "offsets:0=3,1=2", "--sink",
+    call_command("replay", "--topic", source, "--start", "offsets:0=2,1=0", "--end", "offsets:0=8,1=5", "--sink",
                  "files:jsonl", "--partitions", "0,1", "--wait", "--actor", "replayer", "--reason", "from the shell")
 
     job_id, summary = capsys.readouterr().out.strip().splitlines()
-    assert json.loads(summary) == {"job": int(job_id), "state": "succeeded", "records": 5,
+    job = ReplayJob.objects.get(pk=job_id)
+    assert job.ranges == {"0": [2, 8], "1": [0, 5]} and job.planned_records == 11
+    assert json.loads(summary) == {"job": int(job_id), "state": "succeeded", "records": 11,
                                    "isolation": "read_committed", "aborted": 0, "transaction_markers": 0,
-                                   "summary": "5 offsets in the range: 5 records read",
-                                   "output": ReplayJob.objects.get(pk=job_id).output_dir}
+                                   "summary": "11 offsets in the range: 11 records read", "output": job.output_dir}
+    lines = [json.loads(line) for f in sorted(Path(job.output_dir).glob("part-*"))
+             for line in f.read_text().splitlines()]
+    got = sorted((r["partition"], r["offset"], r["key"], r["value"], r["headers"][0]["value"]) for r in lines)
+
+    def value(i):
+        return json.dumps({"n": i, "kind": "even" if i % 2 == 0 else "odd"})
+
+    assert got == sorted([(0, i, f"k0-{i}", value(i), f"t0-{i}") for i in range(2, 8)]
+                         + [(1, i, f"k1-{i}", value(i), f"t1-{i}") for i in range(5)])
+    assert (job.records_read, job.records_written, job.progress_percent) == (11, 11, 100)
+    outcome = AuditEvent.objects.get(action="replay.run", outcome="success")
+    assert outcome.after["written"] == 11 and outcome.correlation_id == job.correlation_id
+
     client = client_for(operator_actor.user)
     final = client.get(f"/clusters/local/replays/{job_id}/", headers={"HX-Request": "true"})
     assert final.status_code == 286  # htmx: stop polling, the job ended
     page = client.get(f"/clusters/local/replays/{job_id}/").content.decode()
     name = page.split(f"/replays/{job_id}/files/")[1].split('"')[0]
     download = client.get(f"/clusters/local/replays/{job_id}/files/{name}")
-    assert b"".join(download.streaming_content).count(b"\n") == 5
+    assert b"".join(download.streaming_content) == (Path(job.output_dir) / name).read_bytes()
     assert client.get(f"/clusters/local/replays/{job_id}/files/..%2F..%2Fsecret").status_code == 404
 
 

@@ -53,10 +53,11 @@ def leaders_elect(*, actor: Actor, cluster: str, topics: list[str] | None = None
     with audited(actor=actor, action="leaders.elect", cluster=cluster, target=target, reason=reason,
                  params={"topics": topics, "partitions": sorted(before)}, before=before) as record:
         errors = cluster_admin(cluster).elect_preferred_leaders(refs)
-        now = {name: {p.partition: p.leader for p in t.partitions}
-               for name, t in cluster_admin(cluster).describe_topics(sorted({r.topic for r in refs})).items()}
-        record.after = {f"{r.topic}-{r.partition}": {"leader": now[r.topic].get(r.partition),
-                                                     "error": errors.get(r)} for r in refs}
+        # An election Kafka reports done made the preferred replica the leader; a describe right now could still
+        # be answered from a broker's older metadata, so only a refused partition keeps its leader before.
+        record.after = {f"{r.topic}-{r.partition}": {
+            "leader": before[f"{r.topic}-{r.partition}"]["preferred" if errors.get(r) is None else "leader"],
+            "error": errors.get(r)} for r in refs}
         failed = {k: v["error"] for k, v in record.after.items() if v["error"]}
         if failed:
             raise Conflict(MSG_REFUSED.format(details="; ".join(f"{k}: {v}" for k, v in failed.items())))

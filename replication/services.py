@@ -10,7 +10,8 @@ from console.errors import Conflict, ConsoleError
 from console.kafka.ops_configs import BROKER, TOPIC
 from console.kafka.types import PartitionRef
 from replication import selectors
-from replication.planning import Move, checked_moves, parse_scope, throttled_replicas
+from replication.planning import (Move, checked_moves, parse_assignment, parse_scope, replication_factor_targets,
+                                  throttled_replicas)
 
 MSG_REASON = "A reason is required: it goes into the audit log."
 MSG_NOTHING_TO_ELECT = "Every partition in scope is already led by its preferred replica (or that replica is out of sync)."
@@ -62,6 +63,16 @@ def leaders_elect(*, actor: Actor, cluster: str, topics: list[str] | None = None
         if failed:
             raise Conflict(MSG_REFUSED.format(details="; ".join(f"{k}: {v}" for k, v in failed.items())))
     return record.after
+
+
+def reassignment_targets(*, cluster: str, topic: str, assignment: str = "",
+                         replication_factor: int | None = None) -> dict[int, tuple[int, ...]]:
+    """The target replicas asked for: an explicit placement, or a new replication factor over the live brokers."""
+    if assignment.strip():
+        return parse_assignment(assignment)
+    partitions = selectors.topic_partitions(cluster, topic)
+    live = {b.id for b in cluster_admin(cluster).describe_cluster().brokers}
+    return replication_factor_targets({p.partition: p.replicas for p in partitions}, replication_factor, live)
 
 
 def reassignment_preview(*, cluster: str, topic: str, targets: dict[int, tuple[int, ...]]) -> list[Move]:

@@ -16,7 +16,6 @@ from console.clusters.selectors import cluster_get
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
 from replication import selectors, services
 from replication.forms import ElectForm, ReassignForm, TopicActionForm
-from replication.planning import parse_assignment, replication_factor_targets
 
 
 @require_GET
@@ -41,11 +40,8 @@ def leaders_elect(request: HtmxHttpRequest, cluster: str):
 
 
 def _targets(cluster: str, data: dict) -> dict[int, tuple[int, ...]]:
-    if data["assignment"].strip():
-        return parse_assignment(data["assignment"])
-    partitions = selectors.topic_partitions(cluster, data["topic"])
-    live = {b.id for b in selectors.brokers_overview(cluster).brokers if b.up}
-    return replication_factor_targets({p.partition: p.replicas for p in partitions}, data["replication_factor"], live)
+    return services.reassignment_targets(cluster=cluster, topic=data["topic"], assignment=data["assignment"],
+                                         replication_factor=data["replication_factor"])
 
 
 @require_POST

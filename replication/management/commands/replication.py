@@ -10,7 +10,6 @@ from dataclasses import asdict
 from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
 from replication import selectors, services
-from replication.planning import parse_assignment, replication_factor_targets
 
 
 class Command(ActorCommand):
@@ -74,12 +73,9 @@ class Command(ActorCommand):
             self.stdout.write(f"  {partition}: leader now {state['leader']}")
 
     def _targets(self, cluster: str, options) -> dict[int, tuple[int, ...]]:
-        if options["assignment"]:
-            return parse_assignment(options["assignment"])
-        partitions = selectors.topic_partitions(cluster, options["topic"])
-        brokers = {b.id for b in selectors.brokers_overview(cluster).brokers if b.up}
-        return replication_factor_targets({p.partition: p.replicas for p in partitions},
-                                          options["replication_factor"], brokers)
+        return services.reassignment_targets(cluster=cluster, topic=options["topic"],
+                                             assignment=options["assignment"] or "",
+                                             replication_factor=options["replication_factor"])
 
     def _reassign(self, cluster: str, options) -> None:
         targets = self._targets(cluster, options)

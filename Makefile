@@ -7,6 +7,7 @@ PY := $(VENV)/bin/python
 KAFKA_JARS := .cache/kafka-4.3.1/.fetched
 SPARK_JARS := .cache/spark-kafka/.fetched
 IDENTITY_JARS := .cache/mock-oauth2-server/.fetched
+REGISTRY_APP := .cache/schema-registry/.built
 MVN := mvn -q -B -s console/devstack/maven-settings.xml
 
 # Development defaults; production sets its own environment (see docker-compose.yml).
@@ -49,6 +50,11 @@ $(IDENTITY_JARS): console/devstack/identity-pom.xml .data/.system-run
 	@rm -rf $(@D)/libs && $(MVN) -f $< dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(@D)/libs
 	@touch $@
 
+$(REGISTRY_APP): console/devstack/registry-pom.xml .data/.system-run
+	@echo "Building the schema registry (Apicurio Registry) with Maven into $(@D)/quarkus-app"
+	@rm -rf $(@D) && $(MVN) -f $< package
+	@touch $@
+
 .data/.system-run:
 	@command -v redis-server >/dev/null || bash console/devstack/apt_install.sh redis-server
 	@command -v java >/dev/null || bash console/devstack/apt_install.sh default-jre-headless
@@ -69,7 +75,7 @@ $(IDENTITY_JARS): console/devstack/identity-pom.xml .data/.system-run
 	   if [ -f .data/console.sqlite3 ]; then echo "AUDIT_HASH_KEY=dev-only-insecure-key"; fi; } > $@
 	@echo "Wrote .env (development settings and a generated SECRET_KEY)"
 
-deps: .env $(VENV)/.deps-run $(KAFKA_JARS) $(SPARK_JARS) .data/.system-run
+deps: .env $(VENV)/.deps-run $(KAFKA_JARS) $(SPARK_JARS) $(REGISTRY_APP) .data/.system-run
 
 test-deps: deps $(VENV)/.deps-test .data/.system-test $(IDENTITY_JARS)
 

@@ -42,6 +42,7 @@ LOCAL_APPS = [
     "transactions",
     "access",
     "replication",
+    "records",
 ]
 INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS + LOCAL_APPS
 
@@ -236,6 +237,8 @@ REPLAY_HEARTBEAT_TIMEOUT_S = env.float("REPLAY_HEARTBEAT_TIMEOUT_S", default=60.
 # The `local` cluster is seeded from these on every migrate.
 KAFKA_BOOTSTRAP_SERVERS = env("KAFKA_BOOTSTRAP_SERVERS", default="127.0.0.1:9092")
 KAFKA_LOCAL_CLUSTER_NAME = env("KAFKA_LOCAL_CLUSTER_NAME", default="local")
+# The `local` cluster's schema registry (make run starts one on this port); empty leaves the registration alone.
+SCHEMA_REGISTRY_URL = env("SCHEMA_REGISTRY_URL", default="")
 # Every admin call is bounded so a page answers within 5 s even with the cluster down.
 KAFKA_REQUEST_TIMEOUT_S = env.float("KAFKA_REQUEST_TIMEOUT_S", default=3.0)
 # After a cluster failed to answer, fail fast for this long instead of waiting again on each call.

@@ -21,6 +21,7 @@ urlpatterns = [
     path("clusters/<str:cluster>/transactions/", include("transactions.urls")),
     path("clusters/<str:cluster>/access/", include("access.urls")),
     path("clusters/<str:cluster>/replication/", include("replication.urls")),
+    path("clusters/<str:cluster>/messages/", include("records.urls")),
     path("clusters/", include("console.clusters.urls")),
     path("audit/", include("console.audit.urls")),
 ]

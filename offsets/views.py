@@ -87,7 +87,9 @@ def _preview_context(cluster: str, group: str, form: ResetForm) -> dict:
 def group_reset(request: HtmxHttpRequest, cluster: str, group: str):
     """GET: the form. POST: the preview (a dry run), which carries what execute needs."""
     if request.method == "GET":
-        return render(request, "offsets/reset.html", {"cluster": cluster, "group": group, "form": ResetForm()})
+        # Links such as "reset a group to here" from a record arrive with the scope and strategy filled in.
+        form = ResetForm(initial={k: v for k, v in request.GET.items() if k in ResetForm.base_fields})
+        return render(request, "offsets/reset.html", {"cluster": cluster, "group": group, "form": form})
     form = ResetForm(request.POST)
     valid_data(form)
     return render(request, "offsets/_preview.html", _preview_context(cluster, group, form))

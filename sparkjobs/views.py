@@ -45,7 +45,8 @@ def replay_new(request: HtmxHttpRequest, cluster: str):
             filter_expr=data["filter_expr"], isolation=data["isolation"], reason=data["reason"])
         messages.success(request, f"Replay #{job.pk} queued: {job.planned_records} records planned.")
         return redirect_after_change(request, reverse("sparkjobs:detail", args=[cluster, job.pk]))
-    form = ReplayForm(initial={"topic": request.GET.get("topic", ""), "start": request.GET.get("start", "earliest")})
+    form = ReplayForm(initial={"topic": request.GET.get("topic", ""), "start": request.GET.get("start", "earliest"),
+                               "partitions": request.GET.get("partitions", "")})
     return render(request, "sparkjobs/new.html", {"cluster": cluster, "form": form})
 
 

@@ -17,7 +17,7 @@ from console.kafka.ops_offsets import EARLIEST, LATEST, STABLE
 from console.kafka.types import PartitionRef, TopicMetadata
 from topics import table
 from topics.configdocs import EXPLANATIONS, broker_default, human_value
-from topics.decoding import Decoded, decode_bytes
+from topics.decoding import Decoded, decode_bytes, present
 from topics.diffing import ConfigChange, check_config_request, config_diff
 
 SORT_KEYS = {
@@ -381,8 +381,8 @@ def records_page(cluster: str, topic: str, partition: int, *, offset: int | None
                  if r.offset not in visible and (r.offset < seen_until or r.offset >= last_stable)}
         upto = records[-1].offset + 1 if len(records) >= limit else min(log_end, start + limit)
     rows = [
-        RecordRow(offset=r.offset, timestamp=r.timestamp, timestamp_type=r.timestamp_type, key=decode_bytes(r.key),
-                  value=decode_bytes(r.value), headers=[(k, decode_bytes(v)) for k, v in r.headers],
+        RecordRow(offset=r.offset, timestamp=r.timestamp, timestamp_type=r.timestamp_type, key=present(r.key, r.key_decoded),
+                  value=present(r.value, r.value_decoded), headers=[(k, decode_bytes(v)) for k, v in r.headers],
                   size=len(r.key or b"") + len(r.value or b""), transaction=kinds.get(r.offset, ""))
         for r in records
     ]

@@ -17,6 +17,11 @@ class ClusterForm(forms.Form):
         required=False, label="Secrets from the environment",
         help_text="setting=ENVIRONMENT_VARIABLE, one a line; the value is read from each process's environment",
         widget=forms.Textarea(attrs={"rows": 2, "placeholder": "sasl.password=PROD_KAFKA_PASSWORD"}))
+    schema_registry_url = forms.CharField(
+        max_length=1000, required=False, label="Schema registry",
+        help_text="a Confluent-compatible registry's address; its settings go above with the prefix "
+                  "schema.registry. (e.g. schema.registry.basic.auth.user.info=REGISTRY_AUTH under secrets)",
+        widget=forms.TextInput(attrs={"placeholder": "https://registry.example:8081"}))
     description = forms.CharField(max_length=300, required=False)
     reason = forms.CharField(max_length=1000, widget=forms.TextInput(attrs={"placeholder": "why (goes into the audit log)"}))
 

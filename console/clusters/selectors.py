@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from console.clusters.models import Cluster
+from console.clusters.models import REGISTRY_PREFIX, Cluster
 from console.errors import ConsoleError, NotFound
 from console.kafka.admin import KafkaAdmin
 from console.kafka.isolated import IsolatedKafkaAdmin
@@ -31,7 +31,9 @@ def cluster_connection(cluster: Cluster) -> ClusterConnection:
         if value is None:
             raise ConsoleError(MSG_MISSING_SECRET.format(cluster=cluster.name, env=env_name, key=key))
         config[key] = value
-    return ClusterConnection(name=cluster.name, bootstrap_servers=cluster.bootstrap_servers, config=config)
+    registry = {k.removeprefix(REGISTRY_PREFIX): config.pop(k) for k in list(config) if k.startswith(REGISTRY_PREFIX)}
+    return ClusterConnection(name=cluster.name, bootstrap_servers=cluster.bootstrap_servers, config=config,
+                             registry_url=cluster.schema_registry_url, registry_config=registry)
 
 
 def cluster_admin(cluster: Cluster | str) -> KafkaAdmin:

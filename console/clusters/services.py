@@ -13,13 +13,18 @@ from console.errors import ConsoleError
 
 
 def cluster_seed_local(*, using: str = "default") -> None:
-    """Keeps the `local` cluster pointing at KAFKA_BOOTSTRAP_SERVERS; runs after every migrate."""
+    """Keeps the `local` cluster pointing at KAFKA_BOOTSTRAP_SERVERS (and SCHEMA_REGISTRY_URL when that is set);
+    runs after every migrate."""
     name, servers = settings.KAFKA_LOCAL_CLUSTER_NAME, settings.KAFKA_BOOTSTRAP_SERVERS
+    registry = settings.SCHEMA_REGISTRY_URL
     cluster, created = Cluster.objects.using(using).get_or_create(
-        name=name, defaults={"bootstrap_servers": servers, "description": "Seeded from KAFKA_BOOTSTRAP_SERVERS"}
-    )
-    if not created and cluster.bootstrap_servers != servers:
-        Cluster.objects.using(using).filter(pk=cluster.pk).update(bootstrap_servers=servers)
+        name=name, defaults={"bootstrap_servers": servers, "description": "Seeded from KAFKA_BOOTSTRAP_SERVERS",
+                             "schema_registry_url": registry})
+    changes = {"bootstrap_servers": servers} if cluster.bootstrap_servers != servers else {}
+    if registry and cluster.schema_registry_url != registry:
+        changes["schema_registry_url"] = registry
+    if not created and changes:
+        Cluster.objects.using(using).filter(pk=cluster.pk).update(**changes)
 
 
 def cluster_register(
@@ -30,6 +35,7 @@ def cluster_register(
     client_config: dict | None = None,
     secret_env: dict | None = None,
     description: str = "",
+    schema_registry_url: str = "",
     reason: str = "",
 ) -> Cluster:
     """Adds or updates a cluster registration. No secret values: only environment variable names."""
@@ -39,6 +45,7 @@ def cluster_register(
     cluster.client_config = client_config or {}
     cluster.secret_env = secret_env or {}
     cluster.description = description
+    cluster.schema_registry_url = schema_registry_url
     try:
         cluster.full_clean()
     except ValidationError as exc:
@@ -78,4 +85,5 @@ def cluster_remove(*, actor: Actor, name: str, reason: str = "") -> dict[str, in
 
 def _snapshot(cluster: Cluster) -> dict:
     return {"bootstrap_servers": cluster.bootstrap_servers, "client_config": cluster.client_config,
-            "secret_env": cluster.secret_env, "description": cluster.description}
+            "secret_env": cluster.secret_env, "description": cluster.description,
+            "schema_registry_url": cluster.schema_registry_url}

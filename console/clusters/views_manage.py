@@ -37,7 +37,8 @@ def cluster_edit(request: HtmxHttpRequest, cluster: str):
     registration = cluster_get(cluster)
     initial = {"name": registration.name, "bootstrap_servers": registration.bootstrap_servers,
                "client_config": format_pairs(registration.client_config),
-               "secret_env": format_pairs(registration.secret_env), "description": registration.description}
+               "secret_env": format_pairs(registration.secret_env), "description": registration.description,
+               "schema_registry_url": registration.schema_registry_url}
     form = ClusterForm(request.POST or None, initial=initial)
     form.fields["name"].disabled = True  # renaming would orphan its history; register anew instead
     if request.method == "POST":
@@ -49,7 +50,7 @@ def _save(request: HtmxHttpRequest, data: dict, *, created: bool):
     cluster = services.cluster_register(
         actor=Actor.from_request(request), name=data["name"], bootstrap_servers=data["bootstrap_servers"],
         client_config=data["client_config"], secret_env=data["secret_env"], description=data["description"],
-        reason=data["reason"])
+        schema_registry_url=data["schema_registry_url"], reason=data["reason"])
     messages.success(request, f"Cluster {cluster.name} {'registered' if created else 'updated'}; every process "
                               f"uses the new settings from its next request.")
     return redirect_after_change(request, reverse("clusters:list"))

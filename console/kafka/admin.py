@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from confluent_kafka.admin import AdminClient
 
-from console.kafka import reader
 from console.kafka.base import AdminBase
 from console.kafka.ops_acls import AclOps
 from console.kafka.ops_configs import ConfigOps
 from console.kafka.ops_groups import GroupOps
 from console.kafka.ops_offsets import OffsetOps
 from console.kafka.ops_quotas import QuotaOps
+from console.kafka.ops_records import RecordOps
 from console.kafka.ops_replication import ReplicationOps
 from console.kafka.ops_scram import ScramOps
 from console.kafka.ops_topics import TopicOps
 from console.kafka.ops_transactions import TransactionOps
-from console.kafka.types import BrokerInfo, ClusterDescription, RecordInfo
+from console.kafka.types import BrokerInfo, ClusterDescription
 
 
 class ClusterOps(AdminBase):
@@ -33,14 +33,6 @@ class ClusterOps(AdminBase):
             return ClusterDescription(cluster_id=result.cluster_id, controller_id=controller_id, brokers=brokers)
 
         return self._call(run)
-
-
-class RecordOps(AdminBase):
-    def read_records(self, topic: str, partition: int, *, start: int, limit: int, end: int,
-                     timeout: float, isolation: str = "read_uncommitted") -> list[RecordInfo]:
-        """Fetch with an assign-only consumer: up to `limit` records of one partition in [start, end)."""
-        return reader.read_records(self.connection, topic, partition, start=start, limit=limit, end=end,
-                                   timeout=timeout, isolation=isolation)
 
 
 class KafkaAdmin(ClusterOps, TopicOps, OffsetOps, ConfigOps, GroupOps, RecordOps, TransactionOps, AclOps, ScramOps,

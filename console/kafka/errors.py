@@ -47,6 +47,21 @@ class InvalidConfig(InvalidRequest):
     """The broker rejected a configuration value; `message` is the broker's own text."""
 
 
+class RegistryError(KafkaGatewayError):
+    """The schema registry refused a request or did not answer; `status` is its HTTP status, 0 when unreachable."""
+
+    def __init__(self, message: str, *, code: str = "", cluster: str = "", status: int = 0) -> None:
+        super().__init__(message, code=code, cluster=cluster)
+        self.status = status
+
+    def __reduce__(self):  # crosses the client process's pipe with its code and status
+        return (_rebuild_registry_error, (self.message, self.code, self.cluster, self.status))
+
+
+def _rebuild_registry_error(message: str, code: str, cluster: str, status: int) -> RegistryError:
+    return RegistryError(message, code=code, cluster=cluster, status=status)
+
+
 class KafkaRequestFailed(KafkaGatewayError):
     """Any other error, with the Kafka error name kept in `code`."""
 

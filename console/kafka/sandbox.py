@@ -65,7 +65,8 @@ def _connection_key(connection: ClusterConnection) -> tuple:
                 files.append((key, stat.st_mtime_ns, stat.st_size))
             except OSError:
                 files.append((key, None, None))
-    return (connection.name, connection.bootstrap_servers, tuple(sorted(connection.config.items())), tuple(files))
+    return (connection.name, connection.bootstrap_servers, tuple(sorted(connection.config.items())), tuple(files),
+            connection.registry_url, tuple(sorted(connection.registry_config.items())))
 
 
 class ClientProcess:

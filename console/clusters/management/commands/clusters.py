@@ -33,6 +33,9 @@ class Command(ActorCommand):
                          help="non-secret librdkafka setting, repeatable")
         add.add_argument("--secret-env", action="append", default=[], metavar="KEY=ENV_VAR",
                          help="secret librdkafka setting read from an environment variable, repeatable")
+        add.add_argument("--schema-registry", default="", metavar="URL",
+                         help="a Confluent-compatible schema registry; its settings as --config/--secret-env "
+                              "schema.registry.KEY=...")
         add.add_argument("--description", default="")
         self.add_actor_arguments(add)
         remove = sub.add_parser("remove", help="unregister a cluster and delete what the console kept about it")
@@ -51,7 +54,7 @@ class Command(ActorCommand):
                 actor=actor, name=options["name"], bootstrap_servers=options["bootstrap_servers"],
                 client_config=_pairs(options["config"], "--config"),
                 secret_env=_pairs(options["secret_env"], "--secret-env"),
-                description=options["description"], reason=reason,
+                description=options["description"], schema_registry_url=options["schema_registry"], reason=reason,
             )
         except ConsoleError as exc:
             raise CommandError(exc.message) from exc
@@ -80,7 +83,9 @@ class Command(ActorCommand):
     def _list(self, fmt: str) -> None:
         health = clusters_health()
         if fmt == "json":
-            self.stdout.write(json.dumps([{"name": h.name, **h.as_json()} for h in health], indent=2))
+            registries = dict(Cluster.objects.values_list("name", "schema_registry_url"))
+            self.stdout.write(json.dumps([{"name": h.name, **h.as_json(), "schema_registry": registries.get(h.name) or None}
+                                          for h in health], indent=2))
             return
         self.stdout.write(f"{'NAME':<20} {'REACHABLE':<10} {'BROKERS':<8} {'CONTROLLER':<10} PROBLEM")
         for h in health:

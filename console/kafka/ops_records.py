@@ -1,0 +1,94 @@
+"""Records: read a page, search in chunks, produce one; and the schema registry that decodes and encodes them."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from confluent_kafka import KafkaError, KafkaException, Producer
+
+from console.kafka import reader, scanner
+from console.kafka.base import AdminBase
+from console.kafka.client import client_config
+from console.kafka.errors import InvalidRequest
+from console.kafka.mapping import kafka_error_to_exception
+from console.kafka.registry import registry_codec
+from console.kafka.types import (
+    DecodedPart, ProducedRecord, RecordInfo, ScanChunk, ScanRequest, SchemaInfo, SubjectInfo,
+)
+
+MSG_NOT_WRITTEN = "The record was not acknowledged within {timeout:g} s; it may or may not have been written."
+
+
+class RecordOps(AdminBase):
+    def read_records(self, topic: str, partition: int, *, start: int, limit: int, end: int,
+                     timeout: float, isolation: str = "read_uncommitted") -> list[RecordInfo]:
+        """Fetch with an assign-only consumer: up to `limit` records of one partition in [start, end); keys and
+        values in the schema registry's wire format come decoded when the cluster has a registry."""
+        records = reader.read_records(self.connection, topic, partition, start=start, limit=limit, end=end,
+                                      timeout=timeout, isolation=isolation)
+        if not self.connection.registry_url:
+            return records
+        codec = registry_codec(self.connection, timeout=self.timeout)
+        return [replace(r, key_decoded=codec.decode(topic, r.key, is_key=True),
+                        value_decoded=codec.decode(topic, r.value)) for r in records]
+
+    def scan_chunk(self, request: ScanRequest) -> ScanChunk:
+        """One bounded stretch of a topic search (console.kafka.scanner)."""
+        return scanner.scan_chunk(self.connection, request, timeout=self.timeout)
+
+    def scan_close(self, scan_id: str) -> None:
+        scanner.close_scan(scan_id)
+
+    def produce_record(self, topic: str, *, partition: int | None, key: bytes | None, value: bytes | None,
+                       headers: tuple[tuple[str, bytes], ...] = ()) -> ProducedRecord:
+        """Writes one record (acks=all, idempotent) and waits for its offset; partition None hashes the key as
+        Kafka's clients do (murmur2, like the Java producer)."""
+        delivered: list = []
+        producer = Producer(client_config(self.connection, **{
+            "acks": "all", "enable.idempotence": True, "partitioner": "murmur2_random",
+            "message.timeout.ms": int(self.timeout * 1000), "linger.ms": 0}))
+
+        def on_delivery(error: KafkaError | None, message) -> None:
+            delivered.append((error, message))
+
+        try:
+            kwargs = {"key": key, "value": value, "headers": list(headers), "on_delivery": on_delivery}
+            if partition is not None:
+                kwargs["partition"] = partition
+            producer.produce(topic, **kwargs)
+        except (KafkaException, BufferError, ValueError, TypeError) as exc:
+            error = exc.args[0] if exc.args and isinstance(exc.args[0], KafkaError) else None
+            if error is not None:
+                raise kafka_error_to_exception(error, cluster=self.cluster, timeout=self.timeout) from exc
+            raise InvalidRequest(str(exc), cluster=self.cluster) from exc
+        producer.flush(self.timeout + 1)
+        if not delivered:
+            raise InvalidRequest(MSG_NOT_WRITTEN.format(timeout=self.timeout), cluster=self.cluster,
+                                 code="_MSG_TIMED_OUT")
+        error, message = delivered[0]
+        if error is not None:
+            raise kafka_error_to_exception(error, cluster=self.cluster, timeout=self.timeout)
+        return ProducedRecord(topic=topic, partition=message.partition(), offset=message.offset(),
+                              timestamp=message.timestamp()[1])
+
+    # -- schema registry ------------------------------------------------------------------------------------
+
+    def registry_subjects(self) -> list[SubjectInfo]:
+        return registry_codec(self.connection, timeout=self.timeout).subjects()
+
+    def registry_versions(self, subject: str) -> list[int]:
+        return registry_codec(self.connection, timeout=self.timeout).versions(subject)
+
+    def registry_schema(self, subject: str, version: int | None = None) -> SchemaInfo:
+        return registry_codec(self.connection, timeout=self.timeout).schema(subject, version)
+
+    def registry_schema_by_id(self, schema_id: int) -> SchemaInfo:
+        return registry_codec(self.connection, timeout=self.timeout).schema_by_id(schema_id)
+
+    def registry_decode(self, topic: str, data: bytes | None, *, is_key: bool = False) -> DecodedPart | None:
+        return registry_codec(self.connection, timeout=self.timeout).decode(topic, data, is_key=is_key)
+
+    def registry_encode(self, topic: str, value_json: str, *, subject: str, version: int | None = None,
+                        is_key: bool = False) -> tuple[bytes, SchemaInfo]:
+        return registry_codec(self.connection, timeout=self.timeout).encode(
+            topic, value_json, subject=subject, version=version, is_key=is_key)

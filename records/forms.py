@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+from django import forms
+
+from console.errors import ConsoleError
+from console.kafka.scanner import compile_filter
+from console.kafka.errors import InvalidRequest
+from console.kafka.types import ScanFilter
+from records.search import SearchSpec, parse_bound, parse_fields, parse_partitions, parse_time_ms
+
+TEXT = {"autocomplete": "off", "spellcheck": "false"}
+
+
+class SearchForm(forms.Form):
+    partitions = forms.CharField(required=False, help_text="e.g. 0,2 (empty: all)", widget=forms.TextInput(TEXT))
+    start = forms.CharField(required=False, initial="earliest", label="From",
+                            help_text="earliest, an offset, or a time (2026-11-21T03:00:00Z)")
+    end = forms.CharField(required=False, initial="latest", label="To", help_text="latest, an offset, or a time")
+    order = forms.ChoiceField(choices=[("oldest", "oldest first"), ("newest", "newest first")], initial="oldest")
+    isolation = forms.ChoiceField(initial="read_committed", label="Read as",
+                                  choices=[("read_committed", "read_committed"), ("read_uncommitted", "read_uncommitted")])
+    key = forms.CharField(required=False, label="Key contains", widget=forms.TextInput(TEXT))
+    key_regex = forms.CharField(required=False, label="Key matches (regex)", widget=forms.TextInput(TEXT))
+    value = forms.CharField(required=False, label="Value contains", widget=forms.TextInput(TEXT))
+    value_regex = forms.CharField(required=False, label="Value matches (regex)", widget=forms.TextInput(TEXT))
+    fields = forms.CharField(required=False, label="Field equals",
+                             help_text="path=value a line, on the decoded value (customer.country=NO)",
+                             widget=forms.Textarea(attrs={"rows": 2, **TEXT}))
+    jsonpath = forms.CharField(required=False, label="JSONPath", widget=forms.TextInput(TEXT),
+                               help_text="finds at least one node, e.g. $.items[?@.sku == 'A-1'] or $[?@.amount > 100]")
+    header = forms.CharField(required=False, label="Header name", widget=forms.TextInput(TEXT))
+    header_value = forms.CharField(required=False, label="Header contains", widget=forms.TextInput(TEXT))
+    since = forms.CharField(required=False, label="Timestamp from", help_text="a time; records before it are skipped")
+    until = forms.CharField(required=False, label="Timestamp to", help_text="a time; records after it are skipped")
+    max_records = forms.IntegerField(required=False, min_value=1, initial=5_000_000, label="Budget: records")
+    max_seconds = forms.IntegerField(required=False, min_value=1, max_value=3600, initial=60, label="Budget: seconds")
+    max_matches = forms.IntegerField(required=False, min_value=1, max_value=10_000, initial=500, label="Show at most")
+
+    def spec(self, topic: str) -> SearchSpec:
+        """The search this form asks for; ConsoleError (the person's words) for what does not parse."""
+        data = self.cleaned_data
+        scan_filter = ScanFilter(
+            key_contains=data["key"], key_regex=data["key_regex"], value_contains=data["value"],
+            value_regex=data["value_regex"], value_fields=parse_fields(data["fields"].splitlines()),
+            value_jsonpath=data["jsonpath"].strip(), header_name=data["header"], header_contains=data["header_value"],
+            ts_from_ms=parse_time_ms(data["since"], f"'{data['since']}' is not a time.") if data["since"] else None,
+            ts_to_ms=parse_time_ms(data["until"], f"'{data['until']}' is not a time.") if data["until"] else None)
+        try:
+            compile_filter(scan_filter)  # a regex or JSONPath that does not compile is refused before any read
+        except InvalidRequest as exc:
+            raise ConsoleError(exc.message) from exc
+        return SearchSpec(
+            topic=topic, partitions=parse_partitions(data["partitions"]),
+            start=parse_bound(data["start"], "earliest"), end=parse_bound(data["end"], "latest"),
+            filter=scan_filter, newest_first=data["order"] == "newest", isolation=data["isolation"],
+            max_records=data["max_records"] or 5_000_000, max_seconds=float(data["max_seconds"] or 60),
+            max_matches=data["max_matches"] or 500)
+
+
+class ProduceForm(forms.Form):
+    partition = forms.IntegerField(required=False, min_value=0, help_text="empty: by the key's hash")
+    key = forms.CharField(required=False, strip=False, widget=forms.Textarea(attrs={"rows": 2, **TEXT}))
+    key_null = forms.BooleanField(required=False, label="Null key")
+    key_subject = forms.CharField(required=False, label="Key subject",
+                                  help_text="encode the key (JSON) with this registry subject; empty: as text")
+    value = forms.CharField(required=False, strip=False, widget=forms.Textarea(attrs={"rows": 6, **TEXT}))
+    value_null = forms.BooleanField(required=False, label="Null value (tombstone)")
+    value_subject = forms.CharField(required=False, label="Value subject",
+                                    help_text="encode the value (JSON) with this registry subject; empty: as text")
+    value_version = forms.IntegerField(required=False, min_value=1, label="Subject version",
+                                       help_text="empty: the latest")
+    headers = forms.CharField(required=False, help_text="name=value a line",
+                              widget=forms.Textarea(attrs={"rows": 2, **TEXT}))
+    reason = forms.CharField(max_length=1000, widget=forms.TextInput(attrs={"placeholder": "why (goes into the audit log)"}))
+
+    def clean_headers(self) -> list[tuple[str, str]]:
+        pairs = []
+        for line in self.cleaned_data["headers"].splitlines():
+            if not line.strip():
+                continue
+            name, sep, value = line.partition("=")
+            if not sep or not name.strip():
+                raise forms.ValidationError(f"'{line}' is not a header: write name=value.")
+            pairs.append((name.strip(), value))
+        return pairs
+
+
+class PositionForm(forms.Form):
+    partition = forms.IntegerField(min_value=0)
+    offset = forms.IntegerField(min_value=0)
+
+
+class CopyForm(forms.Form):
+    partition = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
+    offset = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
+    target_topic = forms.CharField(label="To topic")
+    target_cluster = forms.CharField(required=False, label="On cluster", help_text="empty: this cluster")
+    target_partition = forms.IntegerField(required=False, min_value=0, label="Partition",
+                                          help_text="empty: by the key's hash")
+    reason = forms.CharField(max_length=1000, widget=forms.TextInput(attrs={"placeholder": "why (goes into the audit log)"}))

@@ -1,0 +1,155 @@
+"""manage.py messages read|search|produce: the message pages in the shell, on the same search and services."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+from django.core.management.base import CommandError
+
+from console.accounts.commands import ActorCommand
+from console.accounts.roles import Role
+from console.kafka.scanner import compile_filter
+from console.kafka.types import ScanFilter
+from records import services
+from records.search import (
+    SearchSpec, ending_text, parse_bound, parse_fields, parse_partitions, parse_time_ms, search_begin, search_step,
+)
+from records.selectors import match_rows
+
+STEP_S = 2.0
+
+
+def _range_arguments(parser) -> None:
+    parser.add_argument("--cluster", default="local")
+    parser.add_argument("--topic", required=True)
+    parser.add_argument("--partitions", default="", help="e.g. 0,2 (default: all)")
+    parser.add_argument("--from", dest="start", default="earliest",
+                        help="earliest, an offset, or a time such as 2026-11-21T03:00:00Z")
+    parser.add_argument("--to", dest="end", default="latest", help="latest, an offset, or a time")
+    parser.add_argument("--newest-first", action="store_true")
+    parser.add_argument("--isolation", choices=["read_committed", "read_uncommitted"], default="read_committed")
+    parser.add_argument("--format", choices=["table", "json"], default="table",
+                        help="json: one object per record, then one with the counts")
+    parser.add_argument("--max-seconds", type=float, default=300.0, help="time budget (default 300)")
+
+
+class Command(ActorCommand):
+    help = "Read, search (no consumer group, nothing committed) or produce records."
+
+    def add_arguments(self, parser):
+        sub = parser.add_subparsers(dest="subcommand", required=True)
+        read = sub.add_parser("read", help="records of a range, all partitions or chosen ones")
+        _range_arguments(read)
+        read.add_argument("--limit", type=int, default=50, help="records to print (default 50)")
+        search = sub.add_parser("search", help="the records of a range that pass the filters")
+        _range_arguments(search)
+        search.add_argument("--key", default="", help="key contains")
+        search.add_argument("--key-regex", default="")
+        search.add_argument("--value", default="", help="value contains (decoded JSON for registry records)")
+        search.add_argument("--value-regex", default="")
+        search.add_argument("--field", action="append", default=[], metavar="PATH=VALUE",
+                            help="decoded value's field equals, repeatable (customer.country=NO)")
+        search.add_argument("--jsonpath", default="", help="finds at least one node in the decoded value")
+        search.add_argument("--header", default="", metavar="NAME[=CONTAINS]")
+        search.add_argument("--since", default="", help="skip records with a timestamp before this time")
+        search.add_argument("--until", default="", help="skip records with a timestamp after this time")
+        search.add_argument("--max-records", type=int, default=100_000_000, help="records budget")
+        search.add_argument("--limit", type=int, default=1000, help="matches to print at most (default 1000)")
+        produce = sub.add_parser("produce", help="send one record (operator)")
+        produce.add_argument("--cluster", default="local")
+        produce.add_argument("--topic", required=True)
+        produce.add_argument("--partition", type=int, default=None, help="default: by the key's hash")
+        produce.add_argument("--key", default=None, help="the key as text (default: null)")
+        produce.add_argument("--value", default=None, help="the value as text; '-' reads standard input")
+        produce.add_argument("--null-value", action="store_true", help="a tombstone")
+        produce.add_argument("--key-subject", default="", help="encode the key (JSON) with this registry subject")
+        produce.add_argument("--value-subject", default="", help="encode the value (JSON) with this subject")
+        produce.add_argument("--value-version", type=int, default=None, help="subject version (default latest)")
+        produce.add_argument("--header", action="append", default=[], metavar="NAME=VALUE")
+        produce.add_argument("--format", choices=["table", "json"], default="table")
+        self.add_actor_arguments(produce)
+
+    def handle(self, *args, **options):
+        if options["subcommand"] == "produce":
+            return self._produce(options)
+        return self._scan(options)
+
+    def _spec(self, options) -> SearchSpec:
+        searching = options["subcommand"] == "search"
+        header = options.get("header", "") if searching else ""
+        name, _, contains = header.partition("=")
+        scan_filter = ScanFilter()
+        if searching:
+            scan_filter = ScanFilter(
+                key_contains=options["key"], key_regex=options["key_regex"], value_contains=options["value"],
+                value_regex=options["value_regex"], value_fields=parse_fields(options["field"]),
+                value_jsonpath=options["jsonpath"], header_name=name, header_contains=contains,
+                ts_from_ms=parse_time_ms(options["since"], f"--since '{options['since']}' is not a time.")
+                if options["since"] else None,
+                ts_to_ms=parse_time_ms(options["until"], f"--until '{options['until']}' is not a time.")
+                if options["until"] else None)
+            compile_filter(scan_filter)
+        if options["limit"] < 1:
+            raise CommandError("--limit must be 1 or more.")
+        return SearchSpec(
+            topic=options["topic"], partitions=parse_partitions(options["partitions"]),
+            start=parse_bound(options["start"], "earliest"), end=parse_bound(options["end"], "latest"),
+            filter=scan_filter, newest_first=options["newest_first"], isolation=options["isolation"],
+            max_records=options.get("max_records") or 100_000_000, max_seconds=options["max_seconds"],
+            max_matches=options["limit"])
+
+    def _scan(self, options) -> None:
+        spec = self._spec(options)
+        state = search_begin(options["cluster"], spec)
+        as_json = options["format"] == "json"
+        if not as_json:
+            self.stdout.write(f"{'PARTITION':<10} {'OFFSET':<12} {'TIMESTAMP':<14} {'KEY':<24} VALUE")
+        while not state.done:
+            state, matches = search_step(state, step_s=STEP_S)
+            for row in match_rows(matches, cluster=options["cluster"]):
+                if as_json:
+                    self.stdout.write(json.dumps(row.as_json(), ensure_ascii=False, default=str))
+                else:
+                    key = row.key.text.replace("\n", " ")[:24]
+                    value = row.value.text.replace("\n", " ")
+                    kind = f"[{row.value.kind}] " if row.value.kind not in ("text", "json") else ""
+                    self.stdout.write(f"{row.partition:<10} {row.offset:<12} {row.timestamp or '-':<14} "
+                                      f"{key:<24} {kind}{value}")
+        counts = {"matched": state.matched, "scanned": state.scanned, "range": state.total,
+                  "covered": state.covered, "seconds": round(state.elapsed, 3), "records_per_s": state.rate,
+                  "ended": state.ended_because}
+        if as_json:
+            self.stdout.write(json.dumps({"summary": counts}))
+        else:
+            self.stdout.write(f"{state.matched} record(s) matched; {state.scanned} scanned of {state.total} offsets "
+                              f"in {state.elapsed:.1f} s ({state.rate} records/s). {ending_text(state)}")
+
+    def _produce(self, options) -> None:
+        actor, reason = self.acting(options, role=Role.OPERATOR)
+        value = options["value"]
+        if value == "-":
+            value = sys.stdin.read()
+        if options["null_value"]:
+            value = None
+        elif value is None:
+            raise CommandError("Give --value (or '-' for standard input), or --null-value for a tombstone.")
+        headers = []
+        for pair in options["header"]:
+            name, sep, text = pair.partition("=")
+            if not sep or not name:
+                raise CommandError(f"--header '{pair}' is not NAME=VALUE.")
+            headers.append((name, text))
+        started = time.monotonic()
+        written = services.record_produce(
+            actor=actor, cluster=options["cluster"], topic=options["topic"],
+            key=services.Payload(options["key"], subject=options["key_subject"]),
+            value=services.Payload(value, subject=options["value_subject"], version=options["value_version"]),
+            headers=headers, partition=options["partition"], reason=reason)
+        if options["format"] == "json":
+            self.stdout.write(json.dumps({"topic": written.topic, "partition": written.partition,
+                                          "offset": written.offset, "timestamp": written.timestamp}))
+            return
+        self.stdout.write(f"Record written to {written.topic} partition {written.partition} at offset "
+                          f"{written.offset} ({time.monotonic() - started:.2f} s).")

@@ -1,0 +1,16 @@
+from django.urls import path
+
+from records import views
+
+app_name = "records"
+urlpatterns = [
+    path("schemas/", views.schema_list, name="schemas"),
+    path("schemas/ids/<int:schema_id>/", views.schema_detail, name="schema"),
+    path("schemas/subjects/<kafka_name:subject>/", views.schema_detail, name="subject"),
+    path("schemas/subjects/<kafka_name:subject>/versions/<int:version>/", views.schema_detail, name="subject-version"),
+    path("<kafka_name:topic>/search/", views.topic_search, name="search"),
+    path("<kafka_name:topic>/search/step/", views.topic_search_step, name="search-step"),
+    path("<kafka_name:topic>/produce/", views.topic_produce, name="produce"),
+    path("<kafka_name:topic>/copy/", views.topic_copy, name="copy"),
+    path("<kafka_name:topic>/reset-here/", views.topic_reset_here, name="reset-here"),
+]

@@ -47,6 +47,9 @@ _GATEWAY_STATUS: dict[type, int] = {
 def error_status(exc: Exception) -> int:
     if isinstance(exc, ConsoleError):
         return exc.status
+    if isinstance(exc, kafka_errors.RegistryError):
+        # The registry's refusals (unknown subject, a record that does not fit) are the request's fault.
+        return 503 if exc.status == 0 and exc.code == "unreachable" else 400 if exc.status < 500 else 502
     for cls, status in _GATEWAY_STATUS.items():
         if isinstance(exc, cls):
             return status

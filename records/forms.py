@@ -16,8 +16,9 @@ class SearchForm(forms.Form):
     start = forms.CharField(required=False, initial="earliest", label="From",
                             help_text="earliest, an offset, or a time (2026-11-21T03:00:00Z)")
     end = forms.CharField(required=False, initial="latest", label="To", help_text="latest, an offset, or a time")
-    order = forms.ChoiceField(choices=[("oldest", "oldest first"), ("newest", "newest first")], initial="oldest")
-    isolation = forms.ChoiceField(initial="read_committed", label="Read as",
+    order = forms.ChoiceField(required=False, choices=[("oldest", "oldest first"), ("newest", "newest first")],
+                              initial="oldest")
+    isolation = forms.ChoiceField(required=False, initial="read_committed", label="Read as",
                                   choices=[("read_committed", "read_committed"), ("read_uncommitted", "read_uncommitted")])
     key = forms.CharField(required=False, label="Key contains", widget=forms.TextInput(TEXT))
     key_regex = forms.CharField(required=False, label="Key matches (regex)", widget=forms.TextInput(TEXT))
@@ -52,7 +53,7 @@ class SearchForm(forms.Form):
         return SearchSpec(
             topic=topic, partitions=parse_partitions(data["partitions"]),
             start=parse_bound(data["start"], "earliest"), end=parse_bound(data["end"], "latest"),
-            filter=scan_filter, newest_first=data["order"] == "newest", isolation=data["isolation"],
+            filter=scan_filter, newest_first=data["order"] == "newest", isolation=data["isolation"] or "read_committed",
             max_records=data["max_records"] or 5_000_000, max_seconds=float(data["max_seconds"] or 60),
             max_matches=data["max_matches"] or 500)
 

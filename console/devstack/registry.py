@@ -5,8 +5,10 @@ compatible API under /apis/ccompat/v7.
 
     python -m console.devstack.registry --port 8081 --home .data/registry
 
-Measured on this machine (2 cores, OpenJDK 17): it answers GET /subjects 5.5 to 6 s after start, in about
-230 MB resident. Every start is empty: schemas live only as long as the process.
+Measured on this machine (2 cores, OpenJDK 17): it answers GET /subjects 2.9 to 3.7 s after start, in about
+175 MB resident. Every start is empty: schemas live only as long as the process. Where Apicurio differs from
+Confluent's registry: the global compatibility is NONE, some error codes differ, and a PROTOBUF schema comes
+back as it was registered (never as a serialized descriptor, whatever `format` asks).
 """
 
 from __future__ import annotations
@@ -53,8 +55,6 @@ class SchemaRegistry:
             "quarkus.datasource.jdbc.min-size": "2",
             "quarkus.datasource.jdbc.max-size": "20",
             "registry.auth.enabled": "false",
-            # DELETE /subjects/{subject} and /subjects/{subject}/versions/{version} work, as in Confluent's.
-            "registry.rest.artifact.deletion.enabled": "true",
             # Sentry is off; its client still warns at the first request that it has nowhere to send.
             'quarkus.log.category."io.sentry".level': "ERROR",
         }

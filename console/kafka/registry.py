@@ -12,9 +12,11 @@ import binascii
 import datetime
 import decimal
 import json
+import tempfile
 import threading
 import time
 import uuid
+from pathlib import Path
 
 from confluent_kafka.schema_registry import (
     Schema, SchemaRegistryClient, SchemaRegistryError, dual_schema_id_deserializer,
@@ -23,9 +25,8 @@ from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerialize
 from confluent_kafka.schema_registry.common.protobuf import _init_pool, _str_to_proto
 from confluent_kafka.schema_registry.common.serde import SchemaId
 from confluent_kafka.schema_registry.json_schema import JSONDeserializer, JSONSerializer
-from confluent_kafka.schema_registry.protobuf import _resolve_named_schema
 from confluent_kafka.serialization import MessageField, SerializationContext, SerializationError
-from google.protobuf import json_format
+from google.protobuf import descriptor_pb2, json_format
 from google.protobuf.descriptor_pool import DescriptorPool
 from google.protobuf.message import DecodeError
 from google.protobuf.message_factory import GetMessageClass
@@ -37,6 +38,7 @@ KINDS = {"AVRO": "avro", "PROTOBUF": "protobuf", "JSON": "json-schema"}
 DOWN_MEMORY_S = 10.0  # after a registry failed to answer, records decode as hex for this long without asking
 MSG_NO_REGISTRY = "Cluster '{cluster}' has no schema registry."
 MSG_UNREACHABLE = "The schema registry at {url} did not answer: {reason}"
+MAIN_PROTO = "registry_schema.proto"
 MSG_UNKNOWN_ID = "schema id {schema_id} is not in the registry ({reason})"
 
 
@@ -168,26 +170,43 @@ class RegistryCodec:
         return DecodedPart(kind, value, schema=info)
 
     def _protobuf_pool(self, schema_id: int) -> tuple[DescriptorPool, object]:
-        """The writer's file descriptor from the registry's serialized form (a FileDescriptorProto), in a pool of
-        its own with the well-known types and the schema's references."""
+        """The writer's file descriptor in a pool of its own, with the well-known types and the schema's
+        references. Registries hand a Protobuf schema back either as a serialized FileDescriptorProto (what
+        Confluent's clients register, and Confluent's registry gives on request) or as .proto text (what others
+        register; Apicurio returns schemas as registered), which protoc compiles."""
         if schema_id not in self._protobuf:
             schema = self._ask(self.client.get_schema, schema_id, None, "serialized")
+            files: dict[str, str] = {}
+            self._protobuf_references(schema, files)
             pool = DescriptorPool()
             _init_pool(pool)
-            self._ask(_resolve_named_schema, schema, self.client, pool)
-            try:
-                proto = _str_to_proto("default", schema.schema_str)
-            except (binascii.Error, DecodeError, UnicodeEncodeError) as exc:
-                raise ValueError("the registry did not return the schema in its serialized form") from exc
-            pool.Add(proto)
-            self._protobuf[schema_id] = (pool, pool.FindFileByName(proto.name))
+            main = _serialized_descriptor(schema.schema_str)
+            if main is not None and all(_serialized_descriptor(text) is not None for text in files.values()):
+                for name, text in files.items():
+                    pool.Add(_str_to_proto(name, text))
+                pool.Add(main)
+                name = main.name
+            else:
+                name = _compile_proto(schema.schema_str, files, pool)
+            self._protobuf[schema_id] = (pool, pool.FindFileByName(name))
         return self._protobuf[schema_id]
+
+    def _protobuf_references(self, schema: Schema, files: dict[str, str]) -> None:
+        """Referenced files, depth first, by the import name the schema uses."""
+        for ref in schema.references or ():
+            if ref.name in files or ref.name.startswith("google/protobuf/"):
+                continue
+            found = self._ask(self.client.get_version, ref.subject, ref.version, True, "serialized")
+            self._protobuf_references(found.schema, files)
+            files[ref.name] = found.schema.schema_str
 
     def _protobuf_message(self, schema_id: int, indexes: list[int]):
         _, file = self._protobuf_pool(schema_id)
         descriptor = list(file.message_types_by_name.values())[indexes[0]]
         for index in indexes[1:]:
-            descriptor = descriptor.nested_types[index]
+            # Confluent's serializers count the messages a .proto declares, not the entries protoc adds for maps.
+            declared = [t for t in descriptor.nested_types if not t.GetOptions().map_entry]
+            descriptor = declared[index]
         return GetMessageClass(descriptor)
 
     def _decode_protobuf(self, data: bytes, schema_id: int) -> dict:
@@ -233,6 +252,42 @@ class RegistryCodec:
         json_format.ParseDict(value, message)
         framing = SchemaId("PROTOBUF", schema_id, message_indexes=[0])
         return framing.id_to_bytes() + message.SerializeToString()
+
+
+def _serialized_descriptor(text: str | None) -> descriptor_pb2.FileDescriptorProto | None:
+    if not text:
+        return None
+    try:
+        proto = _str_to_proto("default", text)
+    except (binascii.Error, DecodeError, UnicodeEncodeError, ValueError):
+        return None
+    return proto if proto.message_type or proto.enum_type else None
+
+
+def _compile_proto(text: str, references: dict[str, str], pool: DescriptorPool) -> str:
+    """Compiles .proto text (and its references, by import name) with protoc from grpcio-tools; adds every file
+    to the pool and returns the main file's name."""
+    from grpc_tools import protoc  # only registries that hand back .proto text need the compiler
+
+    include = Path(protoc.__file__).parent / "_proto"
+    with tempfile.TemporaryDirectory(prefix="console-proto-") as folder:
+        root = Path(folder)
+        for name, ref_text in {**references, MAIN_PROTO: text}.items():
+            target = root / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(ref_text)
+        out = root / "descriptors.bin"
+        args = ["protoc", f"-I{root}", f"-I{include}", "--include_imports", f"--descriptor_set_out={out}", MAIN_PROTO]
+        failed = protoc.main(args)  # protoc's own messages go to the process's stderr (the server log)
+        if failed:
+            raise ValueError(f"the registry's Protobuf schema does not compile (protoc exit {failed})")
+        found = descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes())
+    for file in found.file:
+        try:
+            pool.FindFileByName(file.name)
+        except KeyError:
+            pool.Add(file)
+    return MAIN_PROTO
 
 
 _codecs: dict[tuple, RegistryCodec] = {}

@@ -1,0 +1,89 @@
+"""The message pages through Django's test client on the real broker: search steps until done, stop, produce
+and copy as an operator (a viewer is refused), reset-to-here links for groups with any name."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from django.utils.html import escape
+
+from console.audit.models import AuditEvent
+from records.selectors import record_at
+
+pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
+
+
+def _token(body: str) -> str | None:
+    found = re.search(r'name="state" value="([^"]+)"', body)
+    return html.unescape(found.group(1)) if found else None
+
+
+def test_search_page_steps_until_done(client_for, viewer, topic_factory, produce, local_cluster):
+    topic = topic_factory("page-search", partitions=2)
+    produce(topic, [(i % 2, None, f"row {i} {'hit' if i % 10 == 0 else 'miss'}".encode(), None) for i in range(200)])
+    client = client_for(viewer)
+    url = f"/clusters/local/messages/{topic}/search/"
+    first = client.get(url, {"run": "1", "value": "hit", "max_matches": "500"})
+    assert first.status_code == 200
+    body = first.content.decode()
+    offsets = set(re.findall(r'id="match-(\d+)-(\d+)"', body))
+    token = _token(body)
+    while token:  # what the page's polling (or the no-JavaScript Continue button) does
+        step = client.get(url + "step/", {"state": token}, headers={"HX-Request": "true"})
+        assert step.status_code == 200
+        offsets |= set(re.findall(r'id="match-(\d+)-(\d+)"', step.content.decode()))
+        token = _token(step.content.decode()) if 'data-done="false"' in step.content.decode() else None
+        body = step.content.decode()
+    assert len(offsets) == 20
+    assert "Scanned the whole range." in body and "200 of 200 offsets" in body
+
+
+def test_search_refusals_and_stop(client_for, viewer, topic_factory, local_cluster):
+    topic = topic_factory("page-search-bad", partitions=1)
+    client = client_for(viewer)
+    url = f"/clusters/local/messages/{topic}/search/"
+    bad = client.get(url, {"run": "1", "value_regex": "(unclosed"})
+    assert bad.status_code == 400 and "does not compile" in bad.content.decode()
+    bad = client.get(url, {"run": "1", "start": "yesterday-ish"})
+    assert bad.status_code == 400 and "is not a position" in bad.content.decode()
+    forged = client.get(url + "step/", {"state": "not-a-token"})
+    assert forged.status_code == 400 and "not recognised" in forged.content.decode()
+
+
+def test_produce_and_copy_pages(client_for, viewer, operator, topic_factory, local_cluster):
+    topic, dlq = topic_factory("page-produce", partitions=1), topic_factory("page-dlq", partitions=1)
+    url = f"/clusters/local/messages/{topic}/produce/"
+    assert client_for(viewer).get(url).status_code == 200
+    form = {"key": "k1", "value": "hello <script>", "headers": "trace=1", "reason": "test"}
+    refused = client_for(viewer).post(url, form)
+    assert refused.status_code == 403 and not AuditEvent.objects.filter(action="record.produce").exists()
+    done = client_for(operator).post(url, form)
+    assert done.status_code == 302 and "partition=0" in done["Location"] and "offset=0" in done["Location"]
+    assert record_at("local", topic, 0, 0).value == b"hello <script>"
+    browse = client_for(viewer).get(done["Location"]).content.decode()
+    assert "hello &lt;script&gt;" in browse and "<script>" not in browse.split("<main")[-1].split("</main>")[0] \
+        .replace("<script>", "", 0)
+    copy_url = f"/clusters/local/messages/{topic}/copy/"
+    page = client_for(viewer).get(copy_url, {"partition": 0, "offset": 0})
+    assert page.status_code == 200 and "hello &lt;script&gt;" in page.content.decode()
+    assert client_for(viewer).post(copy_url, {"partition": 0, "offset": 0, "target_topic": dlq,
+                                              "reason": "x"}).status_code == 403
+    copied = client_for(operator).post(copy_url, {"partition": 0, "offset": 0, "target_topic": dlq, "reason": "dlq"})
+    assert copied.status_code == 302
+    assert record_at("local", dlq, 0, 0).value == b"hello <script>"
+
+
+def test_reset_here_lists_groups_with_any_name(client_for, viewer, topic_factory, produce, commit, local_cluster):
+    topic = topic_factory("page-reset-here", partitions=2)
+    produce(topic, [(1, None, b"x", None)] * 5)
+    odd = 'billing / "prod" #1 <b>ü</b> 100%'
+    commit(odd, {(topic, 1): 2})
+    commit("other-group", {(topic, 0): 0})
+    page = client_for(viewer).get(f"/clusters/local/messages/{topic}/reset-here/", {"partition": 1, "offset": 4})
+    body = page.content.decode()
+    assert page.status_code == 200 and escape(odd) in body and "<b>ü</b>" not in body
+    link = html.unescape(re.search(r'href="([^"]*/reset/\?[^"]*)"', body).group(1))
+    reset = client_for(viewer).get(link)
+    assert reset.status_code == 403 or 'value="4"' in reset.content.decode()  # viewers cannot reset

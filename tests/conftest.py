@@ -175,6 +175,32 @@ def identity_provider(tmp_path_factory):
     provider.stop()
 
 
+@pytest.fixture(scope="session")
+def schema_registry(tmp_path_factory):
+    """One schema registry for the session (console.devstack.registry: Apicurio's Confluent-compatible API)."""
+    from console.devstack.registry import SchemaRegistry
+
+    registry = SchemaRegistry(home=tmp_path_factory.mktemp("registry"), port=free_port())
+    registry.start()
+    try:
+        registry.wait_ready()
+    except Exception:
+        registry.stop()
+        raise
+    yield registry
+    registry.stop()
+
+
+@pytest.fixture
+def registry_cluster(local_cluster, schema_registry):
+    """The `local` cluster with the session's schema registry."""
+    local_cluster.schema_registry_url = schema_registry.url
+    local_cluster.save(update_fields=["schema_registry_url"])
+    yield local_cluster
+    local_cluster.schema_registry_url = ""
+    local_cluster.save(update_fields=["schema_registry_url"])
+
+
 SSO_CLIENT_ID = "kafka-console"
 SSO_ROLE_MAP = "kafka-admins=admin,kafka-oncall=operator,staff=viewer"
 

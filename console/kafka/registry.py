@@ -259,7 +259,7 @@ def _serialized_descriptor(text: str | None) -> descriptor_pb2.FileDescriptorPro
         return None
     try:
         proto = _str_to_proto("default", text)
-    except (binascii.Error, DecodeError, UnicodeEncodeError, ValueError):
+    except (binascii.Error, DecodeError, SerializationError, UnicodeEncodeError, ValueError):
         return None
     return proto if proto.message_type or proto.enum_type else None
 

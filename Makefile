@@ -14,8 +14,11 @@ MVN := mvn -q -B -s console/devstack/maven-settings.xml
 export DJANGO_DEBUG ?= 1
 export DJANGO_SETTINGS_MODULE := console.settings
 
-# With an external cluster or Redis, `make run` starts no local one.
-PROCS := web worker beat recorder $(if $(KAFKA_BOOTSTRAP_SERVERS),,kafka) $(if $(REDIS_URL),,redis)
+# With an external cluster, Redis or schema registry, `make run` starts no local one.
+PROCS := web worker beat recorder $(if $(KAFKA_BOOTSTRAP_SERVERS),,kafka) $(if $(REDIS_URL),,redis) \
+	$(if $(SCHEMA_REGISTRY_URL),,registry)
+# The `local` cluster's registry, stored on it by `make migrate` (the shell then needs no variable).
+export SCHEMA_REGISTRY_URL ?= http://127.0.0.1:8085/apis/ccompat/v7
 
 .PHONY: help deps test-deps run test test-db migrate clean-data
 help:

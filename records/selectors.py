@@ -3,12 +3,12 @@ record."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from console.clusters.selectors import cluster_admin, cluster_get
 from console.errors import ConsoleError
 from console.kafka.errors import RegistryError
-from console.kafka.registry import schema_pretty
 from console.kafka.types import PartitionRef, RecordInfo, ScanMatch, SchemaInfo, SubjectInfo
 from topics.decoding import Decoded, present
 
@@ -94,6 +94,14 @@ class SchemaView:
     info: SchemaInfo
     pretty: str
     versions: list[int]
+
+
+def schema_pretty(info: SchemaInfo) -> str:
+    """The schema as people read it: indented JSON for Avro and JSON Schema, the .proto text as it is."""
+    try:
+        return json.dumps(json.loads(info.text), indent=2)
+    except ValueError:
+        return info.text
 
 
 def schema_view(cluster: str, *, schema_id: int | None = None, subject: str = "",

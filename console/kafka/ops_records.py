@@ -11,12 +11,18 @@ from console.kafka.base import AdminBase
 from console.kafka.client import client_config
 from console.kafka.errors import InvalidRequest
 from console.kafka.mapping import kafka_error_to_exception
-from console.kafka.registry import registry_codec
 from console.kafka.types import (
     DecodedPart, ProducedRecord, RecordInfo, ScanChunk, ScanRequest, SchemaInfo, SubjectInfo,
 )
 
 MSG_NOT_WRITTEN = "The record was not acknowledged within {timeout:g} s; it may or may not have been written."
+
+
+def _codec(ops: AdminBase):
+    # The serializers' imports (fastavro, protobuf, httpx) cost half a second: only clusters with a registry pay.
+    from console.kafka.registry import registry_codec
+
+    return registry_codec(ops.connection, timeout=ops.timeout)
 
 
 class RecordOps(AdminBase):
@@ -28,7 +34,7 @@ class RecordOps(AdminBase):
                                       timeout=timeout, isolation=isolation)
         if not self.connection.registry_url:
             return records
-        codec = registry_codec(self.connection, timeout=self.timeout)
+        codec = _codec(self)
         return [replace(r, key_decoded=codec.decode(topic, r.key, is_key=True),
                         value_decoded=codec.decode(topic, r.value)) for r in records]
 
@@ -74,21 +80,21 @@ class RecordOps(AdminBase):
     # -- schema registry ------------------------------------------------------------------------------------
 
     def registry_subjects(self) -> list[SubjectInfo]:
-        return registry_codec(self.connection, timeout=self.timeout).subjects()
+        return _codec(self).subjects()
 
     def registry_versions(self, subject: str) -> list[int]:
-        return registry_codec(self.connection, timeout=self.timeout).versions(subject)
+        return _codec(self).versions(subject)
 
     def registry_schema(self, subject: str, version: int | None = None) -> SchemaInfo:
-        return registry_codec(self.connection, timeout=self.timeout).schema(subject, version)
+        return _codec(self).schema(subject, version)
 
     def registry_schema_by_id(self, schema_id: int) -> SchemaInfo:
-        return registry_codec(self.connection, timeout=self.timeout).schema_by_id(schema_id)
+        return _codec(self).schema_by_id(schema_id)
 
     def registry_decode(self, topic: str, data: bytes | None, *, is_key: bool = False) -> DecodedPart | None:
-        return registry_codec(self.connection, timeout=self.timeout).decode(topic, data, is_key=is_key)
+        return _codec(self).decode(topic, data, is_key=is_key)
 
     def registry_encode(self, topic: str, value_json: str, *, subject: str, version: int | None = None,
                         is_key: bool = False) -> tuple[bytes, SchemaInfo]:
-        return registry_codec(self.connection, timeout=self.timeout).encode(
+        return _codec(self).encode(
             topic, value_json, subject=subject, version=version, is_key=is_key)

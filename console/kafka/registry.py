@@ -307,13 +307,3 @@ def registry_codec(connection: ClusterConnection, *, timeout: float) -> Registry
 def forget_codecs() -> None:
     with _codecs_lock:
         _codecs.clear()
-
-
-def schema_pretty(info: SchemaInfo) -> str:
-    """The schema as people read it: indented JSON for Avro and JSON Schema, the .proto text as it is."""
-    try:
-        return json.dumps(json.loads(info.text), indent=2)
-    except ValueError:
-        return info.text
-
-

@@ -21,7 +21,6 @@ from confluent_kafka import Consumer, KafkaError, TopicPartition
 from console.kafka.client import client_config
 from console.kafka.errors import InvalidRequest
 from console.kafka.mapping import kafka_error_to_exception
-from console.kafka.registry import registry_codec
 from console.kafka.types import (
     ClusterConnection, DecodedPart, RecordInfo, ScanChunk, ScanCursor, ScanFilter, ScanMatch, ScanRequest,
 )
@@ -39,7 +38,11 @@ class _Decoder:
 
     def __init__(self, connection: ClusterConnection, topic: str, timeout: float) -> None:
         self.topic = topic
-        self.codec = registry_codec(connection, timeout=timeout) if connection.registry_url else None
+        self.codec = None
+        if connection.registry_url:
+            from console.kafka.registry import registry_codec  # heavy imports, for registry clusters only
+
+            self.codec = registry_codec(connection, timeout=timeout)
 
     def part(self, data: bytes | None, is_key: bool) -> DecodedPart | None:
         if self.codec is None or not data or data[0] != 0:

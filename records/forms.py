@@ -3,7 +3,7 @@ from __future__ import annotations
 from django import forms
 
 from console.errors import ConsoleError
-from console.kafka.scanner import compile_filter
+from console.kafka.scan_filters import check_filter
 from console.kafka.errors import InvalidRequest
 from console.kafka.types import ScanFilter
 from records.search import SearchSpec, parse_bound, parse_fields, parse_partitions, parse_time_ms
@@ -47,7 +47,7 @@ class SearchForm(forms.Form):
             ts_from_ms=parse_time_ms(data["since"], f"'{data['since']}' is not a time.") if data["since"] else None,
             ts_to_ms=parse_time_ms(data["until"], f"'{data['until']}' is not a time.") if data["until"] else None)
         try:
-            compile_filter(scan_filter)  # a regex or JSONPath that does not compile is refused before any read
+            check_filter(scan_filter)  # a regex or JSONPath that does not compile is refused before any read
         except InvalidRequest as exc:
             raise ConsoleError(exc.message) from exc
         return SearchSpec(

@@ -8,21 +8,18 @@ continues when the cursors are where it stopped, so chunking costs no new connec
 
 from __future__ import annotations
 
-import json
-import re
 import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable
 
 from confluent_kafka import Consumer, KafkaError, TopicPartition
 
 from console.kafka.client import client_config
-from console.kafka.errors import InvalidRequest
 from console.kafka.mapping import kafka_error_to_exception
+from console.kafka.scan_filters import NOT_DECODED, Parts, compile_test
 from console.kafka.types import (
-    ClusterConnection, DecodedPart, RecordInfo, ScanChunk, ScanCursor, ScanFilter, ScanMatch, ScanRequest,
+    ClusterConnection, DecodedPart, RecordInfo, ScanChunk, ScanCursor, ScanMatch, ScanRequest,
 )
 
 BATCH = 10_000
@@ -32,133 +29,18 @@ IDLE_S = 60.0
 _TIMESTAMP_TYPES = {0: "none", 1: "create-time", 2: "log-append-time"}
 
 
-class _Decoder:
-    """Decoded keys and values for the filters that need them, through the registry when the cluster has one and
-    the record is in its wire format, else as JSON when the bytes parse."""
+def _decoder(connection: ClusterConnection, topic: str, timeout: float):
+    """The registry's decoding for filters that need decoded values; None for a cluster without a registry."""
+    if not connection.registry_url:
+        return None
+    from console.kafka.registry import registry_codec  # heavy imports, for registry clusters only
 
-    def __init__(self, connection: ClusterConnection, topic: str, timeout: float) -> None:
-        self.topic = topic
-        self.codec = None
-        if connection.registry_url:
-            from console.kafka.registry import registry_codec  # heavy imports, for registry clusters only
+    codec = registry_codec(connection, timeout=timeout)
 
-            self.codec = registry_codec(connection, timeout=timeout)
+    def decode(data: bytes | None, is_key: bool) -> DecodedPart | None:
+        return codec.decode(topic, data, is_key=is_key) if data and data[0] == 0 else None
 
-    def part(self, data: bytes | None, is_key: bool) -> DecodedPart | None:
-        if self.codec is None or not data or data[0] != 0:
-            return None
-        return self.codec.decode(self.topic, data, is_key=is_key)
-
-    @staticmethod
-    def value_of(data: bytes | None, part: DecodedPart | None) -> object:
-        if part is not None:
-            return part.value
-        if not data:
-            return None
-        try:
-            return json.loads(data)
-        except ValueError:
-            return None
-
-    @staticmethod
-    def text_of(data: bytes | None, part: DecodedPart | None) -> bytes:
-        """What substring and regex filters look at: the decoded JSON for a registry record, else the bytes."""
-        if part is not None and part.value is not None:
-            return json.dumps(part.value, ensure_ascii=False, separators=(",", ":")).encode()
-        return data or b""
-
-
-def _field_path(value: object, path: list[str]) -> object:
-    for step in path:
-        if isinstance(value, dict) and step in value:
-            value = value[step]
-        elif isinstance(value, list) and step.isdigit() and int(step) < len(value):
-            value = value[int(step)]
-        else:
-            return _MISSING
-    return value
-
-
-_MISSING = object()
-
-
-def _equals(found: object, wanted: str) -> bool:
-    if found is _MISSING:
-        return False
-    try:
-        literal = json.loads(wanted)
-    except ValueError:
-        literal = wanted
-    return found == literal or (isinstance(found, str) and found == wanted) or str(found) == wanted
-
-
-def compile_filter(spec: ScanFilter) -> tuple[Callable[[bytes | None, DecodedPart | None], bool] | None,
-                                               Callable[[bytes | None, DecodedPart | None], bool] | None,
-                                               Callable[[list], bool] | None, bool, bool]:
-    """Predicates on the key, the value and the headers; then whether the key and the value must be decoded.
-    Raises InvalidRequest for a regular expression or JSONPath that does not compile."""
-    def text_test(contains: str, regex: str):
-        tests = []
-        if contains:
-            needle = contains.encode()
-            tests.append(lambda text: needle in text)
-        if regex:
-            try:
-                pattern = re.compile(regex.encode())
-            except re.error as exc:
-                raise InvalidRequest(f"The regular expression {regex!r} does not compile: {exc}.") from exc
-            tests.append(lambda text: pattern.search(text) is not None)
-        return tests
-
-    key_tests, value_tests = text_test(spec.key_contains, spec.key_regex), text_test(spec.value_contains,
-                                                                                      spec.value_regex)
-    fields = [(path.split("."), wanted) for path, wanted in spec.value_fields]
-    finder = None
-    if spec.value_jsonpath:
-        import jsonpath  # only scans that use it pay for the import
-
-        try:
-            compiled = jsonpath.compile(spec.value_jsonpath)
-        except jsonpath.JSONPathError as exc:
-            first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise InvalidRequest(f"The JSONPath {spec.value_jsonpath!r} does not compile: {first_line}.") from exc
-        root_filter = spec.value_jsonpath.replace(" ", "").startswith("$[?")
-
-        def finds(value: object) -> bool:
-            if value is None:
-                return False
-            # "$[?@.amount > 100]" means the record itself to a person; RFC 9535 applies it to the record's members.
-            return bool(compiled.findall(value)) or (root_filter and bool(compiled.findall([value])))
-
-        finder = finds
-
-    decode_key = bool(key_tests)
-    decode_value = bool(value_tests or fields or finder)
-
-    def key_ok(data, part) -> bool:
-        text = _Decoder.text_of(data, part)
-        return all(test(text) for test in key_tests)
-
-    def value_ok(data, part) -> bool:
-        if value_tests:
-            text = _Decoder.text_of(data, part)
-            if not all(test(text) for test in value_tests):
-                return False
-        if fields or finder:
-            value = _Decoder.value_of(data, part)
-            if any(not _equals(_field_path(value, path), wanted) for path, wanted in fields):
-                return False
-            if finder is not None and not finder(value):
-                return False
-        return True
-
-    name, needle = spec.header_name, spec.header_contains.encode()
-
-    def header_ok(headers: list) -> bool:
-        return any(k == name and (not needle or needle in (v or b"")) for k, v in headers or ())
-
-    return (key_ok if key_tests else None, value_ok if decode_value else None, header_ok if name else None,
-            decode_key, decode_value)
+    return decode
 
 
 class _OpenScan:
@@ -202,50 +84,30 @@ def close_scan(scan_id: str) -> None:
 def scan_chunk(connection: ClusterConnection, request: ScanRequest, *, timeout: float) -> ScanChunk:
     """Reads on from the cursors for at most `request.max_seconds` (and `max_records` records), returning the
     matches in scan order and the cursors to continue from."""
-    key_ok, value_ok, header_ok, decode_key, decode_value = compile_filter(request.filter)
-    decoder = _Decoder(connection, request.topic, timeout) if (decode_key or decode_value) else None
+    test = compile_test(request.filter, _decoder(connection, request.topic, timeout))
     scan = _consumer_for(connection, request)
     try:
         if request.newest_first:
-            return _newest_first(connection, scan, request, decoder, key_ok, value_ok, header_ok, timeout)
-        return _oldest_first(connection, scan, request, decoder, key_ok, value_ok, header_ok, timeout)
+            return _newest_first(connection, scan, request, test, timeout)
+        return _oldest_first(connection, scan, request, test, timeout)
     except BaseException:
         close_scan(request.scan_id)
         raise
 
 
-def _check(message, request: ScanRequest, decoder, key_ok, value_ok, header_ok) -> ScanMatch | None:
-    spec = request.filter
-    if spec.ts_from_ms is not None or spec.ts_to_ms is not None:
-        ts = message.timestamp()[1]
-        if (spec.ts_from_ms is not None and ts < spec.ts_from_ms) or (spec.ts_to_ms is not None and ts > spec.ts_to_ms):
-            return None
-    if header_ok is not None and not header_ok(message.headers()):
-        return None
-    key_part = value_part = None
-    if key_ok is not None:
-        key = message.key()
-        key_part = decoder.part(key, True)
-        if not key_ok(key, key_part):
-            return None
-    if value_ok is not None:
-        value = message.value()
-        value_part = decoder.part(value, False)
-        if not value_ok(value, value_part):
-            return None
+def _match(message, topic: str, parts: Parts) -> ScanMatch:
     ts_type, ts = message.timestamp()
-    record = RecordInfo(topic=request.topic, partition=message.partition(), offset=message.offset(),
+    record = RecordInfo(topic=topic, partition=message.partition(), offset=message.offset(),
                         timestamp=ts if ts_type else None, timestamp_type=_TIMESTAMP_TYPES.get(ts_type, "none"),
                         key=message.key(), value=message.value(), headers=tuple(message.headers() or ()))
-    return ScanMatch(record=record, key=key_part, value=value_part)
+    return ScanMatch(record=record, key=parts[0], value=parts[1])
 
 
 def _raise_for(connection: ClusterConnection, error: KafkaError, timeout: float) -> None:
     raise kafka_error_to_exception(error, cluster=connection.name, timeout=timeout)
 
 
-def _oldest_first(connection, scan: _OpenScan, request: ScanRequest, decoder, key_ok, value_ok, header_ok,
-                  timeout: float) -> ScanChunk:
+def _oldest_first(connection, scan: _OpenScan, request: ScanRequest, test, timeout: float) -> ScanChunk:
     cursors = {c.partition: c for c in request.cursors}
     nexts = {p: c.next for p, c in cursors.items() if c.next < c.high}
     ends = {p: cursors[p].high for p in nexts}
@@ -254,8 +116,6 @@ def _oldest_first(connection, scan: _OpenScan, request: ScanRequest, decoder, ke
     if scan.assigned != nexts:
         scan.consumer.assign([TopicPartition(request.topic, p, o) for p, o in nexts.items()])
         scan.assigned = dict(nexts)
-    filtering = key_ok or value_ok or header_ok or request.filter.ts_from_ms is not None \
-        or request.filter.ts_to_ms is not None
     matches: list[ScanMatch] = []
     scanned = 0
     cut = False  # stopped inside a batch: the consumer holds records this chunk did not look at
@@ -291,12 +151,9 @@ def _oldest_first(connection, scan: _OpenScan, request: ScanRequest, decoder, ke
                 continue
             scanned += 1
             nexts[partition] = offset + 1
-            if filtering:
-                match = _check(message, request, decoder, key_ok, value_ok, header_ok)
-                if match is not None:
-                    matches.append(match)
-            else:
-                matches.append(_check(message, request, decoder, None, None, None))
+            parts = NOT_DECODED if test is None else test(message)
+            if parts is not None:
+                matches.append(_match(message, request.topic, parts))
     for partition, offset in nexts.items():
         cursors[partition] = ScanCursor(partition, cursors[partition].low, ends[partition], offset)
     scan.assigned = {} if cut else dict(nexts)
@@ -305,8 +162,7 @@ def _oldest_first(connection, scan: _OpenScan, request: ScanRequest, decoder, ke
                      done=all(c.next >= c.high for c in ordered))
 
 
-def _newest_first(connection, scan: _OpenScan, request: ScanRequest, decoder, key_ok, value_ok, header_ok,
-                  timeout: float) -> ScanChunk:
+def _newest_first(connection, scan: _OpenScan, request: ScanRequest, test, timeout: float) -> ScanChunk:
     """Windows of offsets read forwards from the end of each partition down to its start; the matches of each
     window come back newest first. `next` is the exclusive top of the part not read yet, `low` the bottom."""
     cursors = {c.partition: c for c in request.cursors}
@@ -343,9 +199,9 @@ def _newest_first(connection, scan: _OpenScan, request: ScanRequest, decoder, ke
                     pending.pop(partition)
                     continue
                 scanned += 1
-                match = _check(message, request, decoder, key_ok, value_ok, header_ok)
-                if match is not None:
-                    found[partition].append(match)
+                parts = NOT_DECODED if test is None else test(message)
+                if parts is not None:
+                    found[partition].append(_match(message, request.topic, parts))
                 if message.offset() + 1 >= pending[partition][1]:
                     pending.pop(partition)
         # The window's matches newest first by timestamp across partitions; those that do not fit are read again

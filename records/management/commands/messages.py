@@ -10,7 +10,7 @@ from django.core.management.base import CommandError
 
 from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
-from console.kafka.scanner import compile_filter
+from console.kafka.scan_filters import check_filter
 from console.kafka.types import ScanFilter
 from records import services
 from records.search import (
@@ -90,7 +90,7 @@ class Command(ActorCommand):
                 if options["since"] else None,
                 ts_to_ms=parse_time_ms(options["until"], f"--until '{options['until']}' is not a time.")
                 if options["until"] else None)
-            compile_filter(scan_filter)
+            check_filter(scan_filter)
         if options["limit"] < 1:
             raise CommandError("--limit must be 1 or more.")
         return SearchSpec(

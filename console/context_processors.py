@@ -8,6 +8,7 @@ NAV = (
     ("Topics", "topics:list", True),
     ("Brokers", "brokers:list", True),
     ("Consumer groups", "offsets:groups", True),
+    ("Schemas", "records:schemas", True),
     ("Transactions", "transactions:list", True),
     ("Replays", "sparkjobs:list", True),
     ("ACLs", "access:acls", True),

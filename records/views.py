@@ -15,6 +15,7 @@ from console.accounts.roles import Role, require_role
 from console.audit.actor import Actor
 from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError
+from console.kafka.errors import RegistryError
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
 from records import selectors, services
 from records.forms import CopyForm, PositionForm, ProduceForm, SearchForm
@@ -134,8 +135,13 @@ def topic_reset_here(request: HtmxHttpRequest, cluster: str, topic: str):
 @require_GET
 @role_required(Role.VIEWER)
 def schema_list(request: HtmxHttpRequest, cluster: str):
-    return render(request, "records/schemas.html", {"cluster": cluster, "subjects": selectors.subjects(cluster),
-                                                    "registry": selectors.registry_of(cluster)})
+    context = {"cluster": cluster, "registry": selectors.registry_of(cluster), "subjects": []}
+    if context["registry"]:
+        try:
+            context["subjects"] = selectors.subjects(cluster)
+        except RegistryError as exc:
+            context["problem"] = exc.message
+    return render(request, "records/schemas.html", context)
 
 
 @require_GET

@@ -35,6 +35,9 @@ BAD_ARGUMENTS = [
     ["acls", "add", "--principal", "User:a"],
     ["users", "set-password", "--user", "a", "--mechanism", "MD5", *ACT],
     ["replication", "reassign", "--topic", "t"],
+    ["messages", "search", "--topic", "t", "--value-regex", "(unclosed"],
+    ["messages", "read", "--topic", "t", "--from", "last tuesday"],
+    ["messages", "produce", "--topic", "t", "--value", "x"],
 ]
 ON_A_CLUSTER = [
     ["topics", "list"],
@@ -56,6 +59,8 @@ ON_A_CLUSTER = [
     ["acls", "list"],
     ["users", "list"],
     ["replication", "brokers"],
+    ["messages", "read", "--topic", "orders"],
+    ["messages", "produce", "--topic", "orders", "--value", "x", *ACT],
 ]
 
 

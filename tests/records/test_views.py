@@ -87,3 +87,23 @@ def test_reset_here_lists_groups_with_any_name(client_for, viewer, topic_factory
     link = html.unescape(re.search(r'href="([^"]*/reset/\?[^"]*)"', body).group(1))
     reset = client_for(viewer).get(link)
     assert reset.status_code == 403 or 'value="4"' in reset.content.decode()  # viewers cannot reset
+
+
+def test_schema_pages(client_for, viewer, local_cluster, registry_cluster, schema_registry):
+    from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
+
+    schema = '{"type": "record", "name": "Shipment", "fields": [{"name": "id", "type": "string"}]}'
+    schema_id = SchemaRegistryClient({"url": schema_registry.url}).register_schema("shipments-value",
+                                                                                   Schema(schema, "AVRO"))
+    client = client_for(viewer)
+    listing = client.get("/clusters/local/messages/schemas/").content.decode()
+    assert "shipments-value" in listing and schema_registry.url in listing
+    detail = client.get(f"/clusters/local/messages/schemas/ids/{schema_id}/").content.decode()
+    assert "Shipment" in detail and "shipments-value" in detail
+    by_subject = client.get("/clusters/local/messages/schemas/subjects/shipments-value/versions/1/")
+    assert by_subject.status_code == 200 and "Shipment" in by_subject.content.decode()
+    missing = client.get("/clusters/local/messages/schemas/subjects/no-such-subject/")
+    assert missing.status_code == 400 and "HTTP 404" in missing.content.decode()
+    registry_cluster.schema_registry_url = ""
+    registry_cluster.save()
+    assert "has no schema registry" in client.get("/clusters/local/messages/schemas/").content.decode()

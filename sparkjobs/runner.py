@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+import zipfile
 from pathlib import Path
 
 import pyspark
@@ -21,6 +22,8 @@ from console.devstack.paths import SPARK_KAFKA_JARS
 APP = Path(__file__).resolve().parent / "jobs" / "replay.py"
 # The topic sink's transactional writer runs in Spark's executors, which get it as a file of its own.
 SINK = Path(__file__).resolve().parent.parent / "console" / "kafka" / "spark_sink.py"
+# Registry decoding in the executors: the gateway's registry module and what it imports, without Django.
+GATEWAY_MODULES = ("__init__.py", "errors.py", "types.py", "registry.py")
 _LINE = re.compile(r"^CONSOLE-(PROGRESS|RESULT) (\{.*\})\s*$")
 _ERROR = re.compile(r"((?:[\w$]+\.)*[\w$]*(?:Exception|Error)): (.+)")
 # Kafka's client timing out, or Spark's executor giving up polling a partition that returns nothing.
@@ -30,15 +33,27 @@ MSG_KAFKA_TIMEOUT = "Kafka did not answer in time (the broker may be down, froze
 MSG_NO_JARS = "Spark's Kafka connector jars are missing in {path}: run `make deps` (it fetches them with Maven)."
 
 
+def gateway_zip(folder: Path) -> Path:
+    """A zip of console.kafka's registry decoding for --py-files (an empty console/__init__.py: no Celery)."""
+    target = folder / "console-gateway.zip"
+    kafka = SINK.parent
+    with zipfile.ZipFile(target, "w") as archive:
+        archive.writestr("console/__init__.py", "")
+        for name in GATEWAY_MODULES:
+            archive.write(kafka / name, f"console/kafka/{name}")
+    return target
+
+
 def spark_submit_command(spec_path: Path) -> list[str]:
     jars = sorted(str(p) for p in Path(SPARK_KAFKA_JARS).glob("*.jar"))
     if not jars:
         raise RuntimeError(MSG_NO_JARS.format(path=SPARK_KAFKA_JARS))
+    py_files = [str(SINK), str(gateway_zip(spec_path.parent))]
     spark_submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
     return [
         str(spark_submit), "--master", settings.SPARK_MASTER, "--name", f"console-replay-{spec_path.stem}",
         "--jars", ",".join(jars),  # local jars: no Ivy, no network at run time
-        "--py-files", str(SINK),
+        "--py-files", ",".join(py_files),
         "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=4",
         "--conf", f"spark.driver.memory={settings.SPARK_DRIVER_MEMORY}",
         "--conf", f"spark.local.dir={Path(settings.REPLAY_OUTPUT_DIR) / 'spark-tmp'}",

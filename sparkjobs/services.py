@@ -111,6 +111,8 @@ def _application_spec(job: ReplayJob) -> dict:
             # Spark's Kafka source is Kafka's Java client; the topic sink writes with librdkafka (see spark_sink).
             "source": {"bootstrap": source.bootstrap_servers, "config": java_client_config(source.config)},
             "sink": sink}
+    if source.registry_url:  # decoded key and value columns for the filter and the JSON-lines sink
+        spec["registry"] = {"url": source.registry_url, "config": dict(source.registry_config)}
     if settings.DEBUG and settings.REPLAY_FAULT_CRASH_AFTER:  # tests only: a task dies mid-write, then retries
         spec["fault"] = {"crash_first_attempt_after": settings.REPLAY_FAULT_CRASH_AFTER}
     return spec

@@ -81,6 +81,68 @@ def write_topic(chosen, sink: dict, spec: dict, timeout_ms: int) -> None:
     forget_tasks(target, tasks)
 
 
+def registry_decoder(topic: str, registry: dict, timeout_s: float):
+    """decode(raw, is_key) -> (JSON-able value or text, schema dict or None), in the executors: records in the
+    registry's wire format through confluent-kafka's deserializers (console.kafka.registry, shipped with
+    --py-files), everything else as UTF-8 text, as Spark's cast would show it."""
+
+    def decode(raw, is_key: bool):
+        if raw is None:
+            return None, None
+        data = bytes(raw)
+        if len(data) >= 5 and data[0] == 0:
+            from console.kafka.registry import registry_codec
+            from console.kafka.types import ClusterConnection
+
+            connection = ClusterConnection("replay", "", registry_url=registry["url"],
+                                           registry_config=registry.get("config", {}))
+            part = registry_codec(connection, timeout=timeout_s).decode(topic, data, is_key=is_key)
+            if part is not None and part.kind != "hex":
+                schema = part.schema
+                return part.value, {"subject": schema.subject, "version": schema.version, "id": schema.schema_id,
+                                    "type": schema.schema_type}
+        return data.decode("utf-8", "replace"), None
+
+    return decode
+
+
+def with_decoded_columns(records, decode):
+    """`key` and `value` as text filters can read: decoded records as their JSON, so a filter such as
+    get_json_object(value, '$.country') = 'NO' works on Avro, Protobuf and JSON Schema values."""
+    from pyspark.sql.types import StringType
+
+    def as_text(is_key: bool):
+        def column(raw):
+            value, schema = decode(raw, is_key)
+            if schema is None:
+                return value
+            return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+        return F.udf(column, StringType())
+
+    return records.withColumn("key", as_text(True)(F.col("raw_key"))) \
+        .withColumn("value", as_text(False)(F.col("raw_value")))
+
+
+def write_decoded_jsonl(chosen, decode, out: str, files: int) -> None:
+    """JSON lines with decoded values as JSON (not strings) and the schema each was read with."""
+    def line(row) -> str:
+        key, key_schema = decode(row["raw_key"], True)
+        value, value_schema = decode(row["raw_value"], False)
+        record = {"topic": row["topic"], "partition": row["partition"], "offset": row["offset"],
+                  "timestamp": row["timestamp"].strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z", "key": key,
+                  "value": value, "headers": [{"key": h["key"], "value": None if h["value"] is None
+                                               else bytes(h["value"]).decode("utf-8", "replace")}
+                                              for h in row["headers"] or []]}
+        schemas = {side: schema for side, schema in (("key", key_schema), ("value", value_schema)) if schema}
+        if schemas:
+            record["schema"] = schemas
+        return json.dumps(record, ensure_ascii=False)
+
+    chosen.select("topic", "partition", "offset", "timestamp", "raw_key", "raw_value", "headers") \
+        .rdd.map(line).coalesce(files).saveAsTextFile(out)
+
+
 def report_progress(spark: SparkSession, planned: int, stop: threading.Event) -> None:
     """Spark has no Python listener API; completed tasks of the running stages approximate records done."""
     tracker = spark.sparkContext.statusTracker()
@@ -126,6 +188,10 @@ def main(spec_path: str) -> None:
         .withColumn("key", F.col("raw_key").cast("string"))
         .withColumn("value", F.col("raw_value").cast("string"))
     )
+    registry = spec.get("registry")
+    decode = registry_decoder(topic, registry, timeout_ms / 1000) if registry else None
+    if decode is not None:
+        records = with_decoded_columns(records, decode)
     records = records.persist(StorageLevel.DISK_ONLY)  # read Kafka once: counted, filtered, written
     read = records.count()
     aborted, markers = offsets_without_records(read, planned, isolation,
@@ -141,6 +207,8 @@ def main(spec_path: str) -> None:
             frame = chosen.selectExpr("topic", "partition", "offset", "timestamp", "raw_key AS key",
                                       "raw_value AS value", "headers")
             frame.coalesce(max(1, min(8, written // 500_000 + 1))).write.mode("errorifexists").parquet(out)
+        elif decode is not None:
+            write_decoded_jsonl(chosen, decode, out, max(1, min(8, written // 500_000 + 1)))
         else:
             frame = chosen.selectExpr("topic", "partition", "offset", "timestamp", "key", "value",
                                       "transform(headers, h -> named_struct('key', h.key, 'value', "

@@ -45,3 +45,21 @@ def test_produce_read_and_search_in_the_shell(operator, viewer, topic_factory, l
                      "--reason", "no")
     with pytest.raises(CommandError, match="--reason is required"):
         call_command("messages", "produce", "--topic", topic, "--value", "x", "--actor", operator.username)
+
+
+def test_clusters_list_shows_the_schema_registry(registry_cluster, schema_registry, admin):
+    out = StringIO()
+    call_command("clusters", "list", "--format", "json", stdout=out)
+    listed = {c["name"]: c for c in json.loads(out.getvalue())}
+    assert listed["local"]["schema_registry"] == schema_registry.url
+    call_command("clusters", "add", "--name", "with-registry", "--bootstrap-servers", "127.0.0.1:1",
+                 "--schema-registry", "https://registry.example:8081",
+                 "--secret-env", "schema.registry.basic.auth.user.info=EXAMPLE_REGISTRY_AUTH",
+                 "--actor", admin.username, "--reason", "registry", stdout=StringIO())
+    with pytest.raises(CommandError, match="secret"):
+        call_command("clusters", "add", "--name", "leaky", "--bootstrap-servers", "127.0.0.1:1",
+                     "--config", "schema.registry.basic.auth.user.info=user:password",
+                     "--actor", admin.username, "--reason", "no", stdout=StringIO())
+    with pytest.raises(CommandError, match="http"):
+        call_command("clusters", "add", "--name", "bad-url", "--bootstrap-servers", "127.0.0.1:1",
+                     "--schema-registry", "registry.example:8081", "--actor", admin.username, "--reason", "no")

@@ -27,7 +27,7 @@ from bench.common import bench_client, bench_stack, machine, summary, timed, wri
 SWEEPER = """
 import time, django
 django.setup()
-from offsets.lag_sampler import lag_sample_all
+from offsets.lag.sampler import lag_sample_all
 while True:
     started = time.perf_counter()
     lag_sample_all()

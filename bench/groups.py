@@ -68,15 +68,15 @@ def main() -> None:
     with bench_stack("groups"):
 
         from console.audit.actor import Actor
-        from offsets.planning import ALL_TOPICS, ShiftBy
-        from offsets.selectors import reset_preview
-        from offsets.services import group_offsets_reset
+        from offsets.resets.planning import ALL_TOPICS, ShiftBy
+        from offsets.resets.preview import reset_preview
+        from offsets.resets.services import group_offsets_reset
 
         bootstrap = os.environ["KAFKA_BOOTSTRAP_SERVERS"]
         seed_s = seed(bootstrap, args.groups, args.topics, args.partitions, args.big_partitions)
         user, get = bench_client()
 
-        from offsets.lag_sampler import lag_sample
+        from offsets.lag.sampler import lag_sample
 
         sweeps = timed(lambda: lag_sample(cluster="local"), args.repeat)  # also gives every group a status
         get("/clusters/local/groups/")

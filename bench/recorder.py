@@ -108,8 +108,8 @@ def main() -> None:
 
     with bench_stack("recorder", offsets_partitions=10):
         from offsets.models import ConsumerGroupState, GroupCommitStat, GroupGeneration, RecorderPosition
-        from offsets.recorder import record_from_topic
-        from offsets.records import decode_record
+        from offsets.history.recorder import record_from_topic
+        from offsets.history.records import decode_record
 
         bootstrap = os.environ["KAFKA_BOOTSTRAP_SERVERS"]
         records, seed_s = seed(bootstrap, args.commits, args.groups, args.partitions)
@@ -148,7 +148,7 @@ def main() -> None:
         "| what | rate (median) |",
         "|---|---|",
         f"| raw consume of the same partitions (confluent-kafka, recorder's consumer settings) | {rate(raw_runs)} |",
-        f"| decode only (`offsets.records.decode_record`, in memory) | {rate(decode_runs)} |",
+        f"| decode only (`offsets.history.records.decode_record`, in memory) | {rate(decode_runs)} |",
         f"| recorder: read, decode and store in batches of 2,000 with positions (`record_from_topic`) | "
         f"{rate(record_runs)} |",
         "",

@@ -6,8 +6,8 @@ class OffsetsConfig(AppConfig):
 
     def ready(self) -> None:
         from console.clusters.status import StatusLine, register_status_provider
-        from offsets.selectors_history import recorder_health
-        from offsets.selectors_lag import sampler_health
+        from offsets.history.selectors import recorder_health
+        from offsets.lag.selectors import sampler_health
 
         def history(cluster: str) -> StatusLine:
             health = recorder_health(cluster)

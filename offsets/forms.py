@@ -3,8 +3,8 @@ from __future__ import annotations
 from django import forms
 
 from console.errors import ConsoleError
-from offsets.planning import ALL_TOPICS, TopicScope
-from offsets.strategy_input import STRATEGIES, strategy_from
+from offsets.resets.planning import ALL_TOPICS, TopicScope
+from offsets.resets.strategy_input import STRATEGIES, strategy_from
 
 
 class ResetForm(forms.Form):

@@ -1,6 +1,6 @@
 from celery import shared_task
 
-from offsets.lag_sampler import lag_sample_all
+from offsets.lag.sampler import lag_sample_all
 
 
 @shared_task(ignore_result=False)

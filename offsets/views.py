@@ -17,9 +17,11 @@ from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError
 from console.http import HtmxHttpRequest, redirect_after_change, safe_filename, valid_data
 from offsets import selectors, services
+from offsets.resets import services as resets
+from offsets.resets.preview import reset_preview
 from offsets.forms import ExecuteForm, ResetForm
-from offsets.selectors_history import group_timeline, recorder_health
-from offsets.selectors_lag import filter_group_listings, group_lag_chart, group_statuses, sampler_health
+from offsets.history.selectors import group_timeline, recorder_health
+from offsets.lag.selectors import filter_group_listings, group_lag_chart, group_statuses, sampler_health
 
 LAG_STATUSES = ["ERR", "STOP", "BLOCKED", "WARN", "OK"]
 GROUPS_PAGE_SIZE = 100
@@ -75,7 +77,7 @@ def group_lag(request: HtmxHttpRequest, cluster: str, group: str):
 
 
 def _preview_context(cluster: str, group: str, form: ResetForm) -> dict:
-    preview = selectors.reset_preview(cluster, group, form.scope_value(), form.strategy_value(cluster))
+    preview = reset_preview(cluster, group, form.scope_value(), form.strategy_value(cluster))
     query = form.data.copy()
     query.pop("csrfmiddlewaretoken", None)
     return {"cluster": cluster, "group": group, "preview": preview, "form_data": form.data, "query": query.urlencode(),
@@ -100,7 +102,7 @@ def group_reset(request: HtmxHttpRequest, cluster: str, group: str):
 def group_reset_export(request: HtmxHttpRequest, cluster: str, group: str):
     form = ResetForm(request.GET)
     valid_data(form)
-    plan = selectors.reset_preview(cluster, group, form.scope_value(), form.strategy_value(cluster)).plan
+    plan = reset_preview(cluster, group, form.scope_value(), form.strategy_value(cluster)).plan
     response = HttpResponse(plan.export_csv(), content_type="text/csv")
     response["Content-Disposition"] = content_disposition_header(True, f"reset-{safe_filename(group)}.csv")
     return response
@@ -112,7 +114,7 @@ def group_reset_execute(request: HtmxHttpRequest, cluster: str, group: str):
     form = ResetForm(request.POST)
     valid_data(form)
     execute = valid_data(ExecuteForm(request.POST))
-    services.group_offsets_reset(actor=Actor.from_request(request), cluster=cluster, group=group,
+    resets.group_offsets_reset(actor=Actor.from_request(request), cluster=cluster, group=group,
                                  scope=form.scope_value(), strategy=form.strategy_value(cluster),
                                  reason=execute["reason"], confirm=execute["confirm"],
                                  expected_fingerprint=execute["fingerprint"])
@@ -124,15 +126,15 @@ def group_reset_execute(request: HtmxHttpRequest, cluster: str, group: str):
 @role_required(Role.OPERATOR)
 def group_revert(request: HtmxHttpRequest, cluster: str, group: str, seq: int):
     """GET: preview of going back to audit event `seq`'s "before" offsets. POST: execute it."""
-    event, strategy, scope = services.revert_strategy(seq)
+    event, strategy, scope = resets.revert_strategy(seq)
     if request.method == "POST":
         execute = valid_data(ExecuteForm(request.POST))
-        services.group_offsets_revert(actor=Actor.from_request(request), cluster=cluster, seq=seq,
+        resets.group_offsets_revert(actor=Actor.from_request(request), cluster=cluster, seq=seq,
                                       reason=execute["reason"], confirm=execute["confirm"],
                                       expected_fingerprint=execute["fingerprint"])
         messages.success(request, f"Offsets of {group} are back to those before audit event #{seq}.")
         return redirect_after_change(request, reverse("offsets:detail", args=[cluster, group]))
-    preview = selectors.reset_preview(event.cluster or cluster, group, scope, strategy)
+    preview = reset_preview(event.cluster or cluster, group, scope, strategy)
     context = {"cluster": cluster, "group": group, "preview": preview, "event": event,
                "execute_form": ExecuteForm(initial={"fingerprint": preview.fingerprint}),
                "execute_url": reverse("offsets:revert", args=[cluster, group, seq])}

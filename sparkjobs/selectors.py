@@ -77,7 +77,8 @@ def resolve_range(cluster: str, topic: str, partitions: list[int] | None, start_
 
 def _skipped_by_reset(cluster: str, topic: str, partitions: list[int] | None, seq: int,
                       isolation: str) -> ResolvedRange:
-    from offsets.services import offsets_from_json, reset_event
+    from offsets.resets.services import reset_event
+    from offsets.services import offsets_from_json
 
     event = reset_event(seq)
     before = {r.partition: o for r, o in offsets_from_json(event.before).items() if r.topic == topic and o is not None}

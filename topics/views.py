@@ -13,7 +13,7 @@ from console.accounts.roles import Role
 from console.audit.actor import Actor
 from console.clusters.selectors import cluster_get
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
-from offsets.selectors_lag import topic_lag_chart
+from offsets.lag.selectors import topic_lag_chart
 from topics import forms, selectors, services
 from console.kafka.ops_configs import TOPIC
 

@@ -40,8 +40,8 @@ def test_broker_killed_during_a_reset(fragile, operator, monkeypatch):
     from confluent_kafka import Consumer, TopicPartition
 
     from console.clusters.selectors import cluster_admin
-    from offsets import services
-    from offsets.planning import ToEarliest, TopicScope
+    from offsets.resets import services
+    from offsets.resets.planning import ToEarliest, TopicScope
 
     topic, group = f"fault-{uuid.uuid4().hex[:8]}", f"fault-group-{uuid.uuid4().hex[:6]}"
     cluster_admin("fragile").create_topic(topic, partitions=1, replication_factor=1, configs={})

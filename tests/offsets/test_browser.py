@@ -51,7 +51,7 @@ def test_preview_execute_revert_in_the_browser(logged_in_page, make_user, local_
 def test_lag_chart_ranges_swap_in_place_and_the_list_shows_status(logged_in_page, make_user, local_cluster, seeded):
     from datetime import UTC, datetime, timedelta
 
-    from offsets.lag_sampler import lag_sample
+    from offsets.lag.sampler import lag_sample
     from offsets.models import LagSample
 
     group, topic = seeded["group"], seeded["topic"]

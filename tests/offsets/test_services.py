@@ -9,8 +9,10 @@ from console.errors import Conflict, ConsoleError
 from console.kafka import errors
 from console.kafka.types import PartitionRef
 from offsets import services
-from offsets.planning import ALL_TOPICS, ShiftBy, ToEarliest, ToOffset, TopicScope
-from offsets.selectors import group_detail, group_rows, reset_preview
+from offsets.resets import services as resets
+from offsets.resets.preview import reset_preview
+from offsets.resets.planning import ALL_TOPICS, ShiftBy, ToEarliest, ToOffset, TopicScope
+from offsets.selectors import group_detail, group_rows
 from tests.offsets.conftest import wait_for_state
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
@@ -28,7 +30,7 @@ def _committed(group):
 def test_execute_commits_reads_back_and_audits_before_and_after(actor, seeded):
     group, topic = seeded["group"], seeded["topic"]
 
-    after = services.group_offsets_reset(actor=actor, cluster="local", group=group, scope=ALL_TOPICS,
+    after = resets.group_offsets_reset(actor=actor, cluster="local", group=group, scope=ALL_TOPICS,
                                          strategy=ToEarliest(), reason="replay from start", confirm=group)
 
     assert _committed(group) == {PartitionRef(topic, 0): 3, PartitionRef(topic, 1): 0}
@@ -46,7 +48,7 @@ def test_active_group_is_refused_and_nothing_changes(actor, seeded, live_consume
     wait_for_state(group, {"Stable", "Unknown", "PreparingRebalance", "CompletingRebalance"})
 
     with pytest.raises(Conflict, match=f"Assignments can only be reset if the group '{group}' is inactive"):
-        services.group_offsets_reset(actor=actor, cluster="local", group=group, scope=ALL_TOPICS,
+        resets.group_offsets_reset(actor=actor, cluster="local", group=group, scope=ALL_TOPICS,
                                      strategy=ToEarliest(), reason="r", confirm=group)
 
     assert _committed(group) == {PartitionRef(topic, 0): 8, PartitionRef(topic, 1): 2}
@@ -61,7 +63,7 @@ def test_offsets_moved_since_the_preview_are_refused(actor, seeded, commit):
     commit(group, {(topic, 0): 12})
 
     with pytest.raises(Conflict, match="changed since the preview"):
-        services.group_offsets_reset(actor=actor, cluster="local", group=group, scope=ALL_TOPICS,
+        resets.group_offsets_reset(actor=actor, cluster="local", group=group, scope=ALL_TOPICS,
                                      strategy=ToEarliest(), reason="r", confirm=group,
                                      expected_fingerprint=preview.fingerprint)
 
@@ -72,12 +74,12 @@ def test_offsets_moved_since_the_preview_are_refused(actor, seeded, commit):
 @pytest.mark.parametrize("row", ["intent", "success"])
 def test_revert_goes_back_to_the_recorded_before(actor, seeded, row):
     group, topic = seeded["group"], seeded["topic"]
-    services.group_offsets_reset(actor=actor, cluster="local", group=group, scope=[TopicScope(topic, (0,))],
+    resets.group_offsets_reset(actor=actor, cluster="local", group=group, scope=[TopicScope(topic, (0,))],
                                  strategy=ToOffset(15), reason="skip poison", confirm=group)
     assert _committed(group)[PartitionRef(topic, 0)] == 15
     event = AuditEvent.objects.get(outcome=row)
 
-    services.group_offsets_revert(actor=actor, cluster="local", seq=event.seq, reason="undo", confirm=group)
+    resets.group_offsets_revert(actor=actor, cluster="local", seq=event.seq, reason="undo", confirm=group)
 
     assert _committed(group) == {PartitionRef(topic, 0): 8, PartitionRef(topic, 1): 2}
     revert = AuditEvent.objects.filter(outcome="success").order_by("seq").last()
@@ -89,13 +91,13 @@ def test_confirmation_reason_unknown_group_and_topic(actor, seeded):
     common = dict(actor=actor, cluster="local", scope=ALL_TOPICS, strategy=ToEarliest())
 
     with pytest.raises(ConsoleError, match="Type the group name"):
-        services.group_offsets_reset(group=group, reason="r", confirm="other", **common)
+        resets.group_offsets_reset(group=group, reason="r", confirm="other", **common)
     with pytest.raises(ConsoleError, match="reason is required"):
-        services.group_offsets_reset(group=group, reason=" ", confirm=group, **common)
+        resets.group_offsets_reset(group=group, reason=" ", confirm=group, **common)
     with pytest.raises(ConsoleError, match="does not exist"):
-        services.group_offsets_reset(group="no-such-group", reason="r", confirm="no-such-group", **common)
+        resets.group_offsets_reset(group="no-such-group", reason="r", confirm="no-such-group", **common)
     with pytest.raises(errors.TopicNotFound, match="no-such-topic"):
-        services.group_offsets_reset(actor=actor, cluster="local", group=group, scope=[TopicScope("no-such-topic")],
+        resets.group_offsets_reset(actor=actor, cluster="local", group=group, scope=[TopicScope("no-such-topic")],
                                      strategy=ShiftBy(1), reason="r", confirm=group)
     assert _committed(group) == {PartitionRef(topic, 0): 8, PartitionRef(topic, 1): 2}
     assert not AuditEvent.objects.exists()
@@ -162,26 +164,25 @@ def test_revert_deletes_the_offsets_of_partitions_that_had_none_before(actor, to
                                                                         client_for, operator):
     import uuid
 
-    from offsets.selectors import reset_preview
 
     topic = topic_factory("revert-none", partitions=3)
     produce(topic, [(p, None, b"x", None) for p in range(3)] * 4)
     group = f"revert-none-{uuid.uuid4().hex[:6]}"
     commit(group, {(topic, 0): 2})  # partitions 1 and 2: no committed offset
-    services.group_offsets_reset(actor=actor, cluster="local", group=group, scope=[TopicScope(topic)],
+    resets.group_offsets_reset(actor=actor, cluster="local", group=group, scope=[TopicScope(topic)],
                                  strategy=ToEarliest(), reason="replay all", confirm=group)
     assert _committed(group) == {PartitionRef(topic, p): 0 for p in range(3)}
     reset = AuditEvent.objects.filter(outcome="success").order_by("seq").last()
     assert reset.before == {topic: {"0": 2, "1": None, "2": None}}
 
-    _, strategy, scope = services.revert_strategy(reset.seq)
+    _, strategy, scope = resets.revert_strategy(reset.seq)
     preview = reset_preview("local", group, scope, strategy)
     rows = {row.ref.partition: row for row in preview.plan.rows}
     assert rows[0].target == 2 and rows[1].deletes and rows[2].deletes
     page = client_for(operator).get(f"/clusters/local/groups/{group}/revert/{reset.seq}/").content.decode()
     assert page.count("offset deleted") >= 2
 
-    services.group_offsets_revert(actor=actor, cluster="local", seq=reset.seq, reason="undo", confirm=group)
+    resets.group_offsets_revert(actor=actor, cluster="local", seq=reset.seq, reason="undo", confirm=group)
 
     assert _committed(group) == {PartitionRef(topic, 0): 2}  # exactly what was there before the reset
     revert = AuditEvent.objects.filter(outcome="success").order_by("seq").last()

@@ -138,8 +138,8 @@ def test_a_bounded_range_from_the_shell_arrives_exactly_once_and_the_page_offers
 
 
 def test_start_at_the_range_a_reset_skipped(local_cluster, source, commit, make_user):
-    from offsets.planning import ALL_TOPICS, ToLatest
-    from offsets.services import group_offsets_reset
+    from offsets.resets.planning import ALL_TOPICS, ToLatest
+    from offsets.resets.services import group_offsets_reset
     from sparkjobs.selectors import resolve_range
 
     commit("skipper", {(source, 0): 3, (source, 1): 10})

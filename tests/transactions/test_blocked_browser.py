@@ -31,7 +31,7 @@ def waiting_group(kafka_node, topic_factory, produce, commit):
 
 def test_a_group_behind_an_open_transaction_is_shown_as_blocked_by_it(logged_in_page, make_user, local_cluster,
                                                                        waiting_group):
-    from offsets.lag_sampler import lag_sample
+    from offsets.lag.sampler import lag_sample
     from offsets.models import GroupLagStatus
 
     topic, group, transactional_id = waiting_group

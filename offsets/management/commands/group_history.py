@@ -4,7 +4,7 @@ import json
 
 from console.clusters.selectors import cluster_get
 from console.commands import ConsoleCommand
-from offsets.selectors_history import group_history
+from offsets.history.selectors import group_history
 
 
 class Command(ConsoleCommand):

@@ -11,7 +11,7 @@ from django.core.management.base import CommandError
 from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
 from offsets import services
-from offsets.planning import parse_topic_scope
+from offsets.resets.planning import parse_topic_scope
 from offsets.selectors_describe import GroupReport, group_report, groups_list
 
 MISSING = "-"

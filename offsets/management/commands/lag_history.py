@@ -7,7 +7,7 @@ from django.core.management.base import CommandError
 from console.commands import ConsoleCommand
 from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError
-from offsets.selectors_lag import RANGES, group_lag_history
+from offsets.lag.selectors import RANGES, group_lag_history
 
 
 class Command(ConsoleCommand):

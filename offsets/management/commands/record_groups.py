@@ -10,8 +10,8 @@ from console.commands import ConsoleCommand
 from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError
 from console.kafka.errors import KafkaGatewayError
-from offsets import recorder
-from offsets.recorder_supervisor import RecorderSupervisor
+from offsets.history import recorder
+from offsets.history.supervisor import RecorderSupervisor
 
 
 class Command(ConsoleCommand):

@@ -11,9 +11,9 @@ from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
 from console.errors import ConsoleError
 from console.kafka.errors import KafkaGatewayError
-from offsets import services
-from offsets.selectors import reset_preview
-from offsets.strategy_input import scope_from, strategy_from
+from offsets.resets import services
+from offsets.resets.preview import reset_preview
+from offsets.resets.strategy_input import scope_from, strategy_from
 
 
 class Command(ActorCommand):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from offsets.history import timeline
+from offsets.history.timeline import timeline
 from offsets.models import GroupGeneration, RecorderStatus
 
 

@@ -70,7 +70,7 @@ def test_every_registered_cluster_is_recorded_and_the_registry_is_followed(
     from console.clusters.models import Cluster
     from console.clusters.selectors import cluster_admin
     from offsets.models import GroupGeneration, RecorderStatus
-    from offsets.selectors_history import recorder_health
+    from offsets.history.selectors import recorder_health
 
     Cluster.objects.create(name="secured", **secured_settings(secured_kafka))
     Cluster.objects.create(name="limited", **secured_settings(secured_kafka, user="limited"))

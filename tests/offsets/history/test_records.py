@@ -5,7 +5,7 @@ import uuid
 
 import pytest
 
-from offsets.records import (
+from offsets.history.records import (
     ClassicGroup,
     GroupEpoch,
     MemberMetadata,

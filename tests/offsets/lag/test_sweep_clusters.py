@@ -7,7 +7,7 @@ import time
 import pytest
 
 from console.devstack.kafka import free_port
-from offsets.lag_sampler import lag_sample_all
+from offsets.lag.sampler import lag_sample_all
 from offsets.models import LagSweep
 from tests.conftest import secured_settings
 

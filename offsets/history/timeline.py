@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from offsets.records import ClassicGroup, GroupEpoch, MemberMetadata, MemberPartitions, TargetAssignmentEpoch
+from offsets.history.records import ClassicGroup, GroupEpoch, MemberMetadata, MemberPartitions, TargetAssignmentEpoch
 
 BURST_WINDOW_S = 60
 BURST_SIZE = 3

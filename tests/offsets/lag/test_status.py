@@ -1,4 +1,4 @@
-from offsets.lag_status import (
+from offsets.lag.status import (
     ERR,
     MIN_SAMPLES,
     OK,
@@ -128,7 +128,7 @@ def blocked_points(*triples, step=30.0):
 
 
 def test_a_reader_waiting_at_the_last_stable_offset_is_blocked_not_stalled():
-    from offsets.lag_status import BLOCKED
+    from offsets.lag.status import BLOCKED
 
     v = partition_verdict("orders-3", blocked_points((40, 45, 40), (40, 70, 40), (40, 90, 40)), has_members=True,
                           last_commit_s=None, now_s=NOW)
@@ -144,7 +144,7 @@ def test_a_reader_passing_the_last_stable_offset_is_not_blocked():
 
 
 def test_a_blocked_partition_is_worse_than_warn_and_better_than_a_stall():
-    from offsets.lag_status import BLOCKED
+    from offsets.lag.status import BLOCKED
 
     window = {}
     for i, sample in enumerate([{"a-0": (40, 50, 40), "a-1": (0, 100, 100), "a-2": (0, 100, 100)},

@@ -16,9 +16,9 @@ from console.clusters.models import Cluster
 from console.clusters.selectors import cluster_admin, cluster_connection, cluster_get
 from console.kafka.errors import ClusterUnavailable, NotAuthorized, TopicNotFound
 from console.kafka.reader import RawRecord, TopicTail
-from offsets.history import Snapshot, apply_record
+from offsets.history.timeline import Snapshot, apply_record
 from offsets.models import GROUP_ID_MAX_STORED, ConsumerGroupState, GroupCommitStat, GroupGeneration, RecorderPosition, RecorderStatus
-from offsets.records import ClassicGroup, OffsetCommit, RecordDecodeError, decode_record
+from offsets.history.records import ClassicGroup, OffsetCommit, RecordDecodeError, decode_record
 
 log = logging.getLogger(__name__)
 OFFSETS_TOPIC = "__consumer_offsets"

@@ -22,7 +22,7 @@ from console.errors import ConsoleError
 from console.kafka.admin import KafkaAdmin
 from console.kafka.errors import KafkaGatewayError
 from console.kafka.ops_offsets import LATEST, STABLE
-from offsets.lag_status import group_verdict, window_append, window_totals
+from offsets.lag.status import group_verdict, window_append, window_totals
 from offsets.models import GROUP_ID_MAX_STORED, GroupCommitStat, GroupLagStatus, LagSample, LagSweep
 
 log = logging.getLogger(__name__)

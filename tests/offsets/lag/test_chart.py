@@ -1,4 +1,4 @@
-from offsets.lag_chart import chart_geometry, compact, sparkline, time_ticks, value_ticks
+from offsets.lag.chart import chart_geometry, compact, sparkline, time_ticks, value_ticks
 
 
 def test_compact_numbers():

@@ -10,9 +10,9 @@ import pytest
 from django.core.management import call_command
 
 from console.clusters.selectors import cluster_admin
-from offsets import recorder
+from offsets.history import recorder
 from offsets.models import GroupGeneration, RecorderPosition
-from offsets.selectors_history import group_history
+from offsets.history.selectors import group_history
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
 

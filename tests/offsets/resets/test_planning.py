@@ -3,7 +3,7 @@
 import pytest
 
 from console.kafka.types import OffsetAt, PartitionRef
-from offsets.planning import (
+from offsets.resets.planning import (
     ALL_TOPICS,
     BAD_FILE_LINE,
     INVALID_DURATION,

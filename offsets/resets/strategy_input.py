@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
-from offsets.planning import (
+from offsets.resets.planning import (
     ALL_TOPICS,
     ByDuration,
     FromFile,

@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from offsets.models import GroupGeneration, LagSample
-from offsets.selectors_lag import group_lag_chart, step_for
+from offsets.lag.selectors import group_lag_chart, step_for
 
 pytestmark = pytest.mark.kafka
 
@@ -98,7 +98,7 @@ def test_step_for_uses_the_finest_step_that_covers_the_range(settings):
 
 
 def test_a_coarse_chart_reaches_now_with_the_raw_samples_not_yet_rolled_up(real_group, local_cluster):
-    from offsets.lag_sampler import lag_rollup
+    from offsets.lag.sampler import lag_rollup
 
     group, topic = real_group
     now = datetime.now(UTC)

@@ -10,8 +10,8 @@ from django.conf import settings
 
 from console.audit.models import AuditEvent
 from console.kafka.types import GroupListing
-from offsets.lag_chart import ChartGeometry, chart_geometry, sparkline
-from offsets.lag_status import SEVERITY
+from offsets.lag.chart import ChartGeometry, chart_geometry, sparkline
+from offsets.lag.status import SEVERITY
 from offsets.models import GroupGeneration, GroupLagStatus, LagSample, LagSweep
 
 RANGES = {"1h": 3600, "6h": 6 * 3600, "24h": 86400, "3d": 3 * 86400, "7d": 7 * 86400, "30d": 30 * 86400}

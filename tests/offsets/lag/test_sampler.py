@@ -6,7 +6,7 @@ import pytest
 
 from console.clusters.models import Cluster
 from console.kafka.errors import ClusterUnavailable
-from offsets.lag_sampler import lag_prune, lag_rollup, lag_sample, lag_sample_all
+from offsets.lag.sampler import lag_prune, lag_rollup, lag_sample, lag_sample_all
 from offsets.models import GroupCommitStat, GroupLagStatus, LagSample, LagSweep
 from tests.offsets.conftest import wait_for_state
 
@@ -203,9 +203,9 @@ def test_prune_applies_each_steps_retention(settings):
 def test_a_group_id_too_long_to_store_does_not_stop_the_sweep_or_the_pages(local_cluster, topic_factory, produce,
                                                                             commit, client_for, operator):
     from console.errors import ConsoleError
-    from offsets import services
+    from offsets.resets import services
     from offsets.models import GROUP_ID_MAX_STORED
-    from offsets.planning import ToEarliest, TopicScope
+    from offsets.resets.planning import ToEarliest, TopicScope
 
     topic = topic_factory("long-id", partitions=1)
     produce(topic, [(0, None, b"x", None)] * 3)

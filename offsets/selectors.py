@@ -22,8 +22,24 @@ class GroupRow:
 
 
 def group_listings(cluster: str) -> list[GroupListing]:
-    """Every group's id, protocol and state: one ListGroups."""
+    """Every consumer group's (classic and consumer protocol) id, protocol and state: one ListGroups."""
     return cluster_admin(cluster).list_groups()
+
+
+OTHER_TYPES = ("share", "streams")
+
+
+def groups_of_every_type(cluster: str) -> tuple[list[GroupListing], str]:
+    """Consumer groups, then Kafka 4's share and streams groups (Kafka's own ListGroups, through the Java client):
+    the listings and, if the second list could not be read, why (the consumer groups are still shown)."""
+    consumer = group_listings(cluster)
+    try:
+        others = [g for g in cluster_admin(cluster).list_groups_of_every_type() if g.group_type in OTHER_TYPES]
+    except KafkaGatewayError as exc:
+        return consumer, f"Share and streams groups could not be listed: {exc.message}"
+    known = {g.group_id for g in consumer}
+    merged = consumer + [g for g in others if g.group_id not in known]
+    return sorted(merged, key=lambda g: g.group_id), ""
 
 
 def group_rows(cluster: str, listings: Sequence[GroupListing] | None = None) -> list[GroupRow]:
@@ -31,13 +47,22 @@ def group_rows(cluster: str, listings: Sequence[GroupListing] | None = None) -> 
     all, one OffsetFetch per group sent together, and one ListOffsets round for every committed partition."""
     admin = cluster_admin(cluster)
     listings = admin.list_groups() if listings is None else listings
-    ids = [g.group_id for g in listings]
+    share = [g.group_id for g in listings if g.group_type == "share"]
+    share_rows = _share_rows(admin, share) if share else {}
+    ids = [g.group_id for g in listings if g.group_type not in OTHER_TYPES]
     described = admin.describe_groups(ids)
     committed = admin.group_offsets(ids)
     refs = sorted({ref for offsets in committed.values() for ref in offsets})
     ends = admin.list_offsets_many(refs, [LATEST], strict=False)[LATEST]
     rows = []
     for listing in listings:
+        if listing.group_id in share_rows:
+            rows.append(share_rows[listing.group_id])
+            continue
+        if listing.group_type == "streams":  # listed by Kafka; described by kafka-streams-groups, not here yet
+            rows.append(GroupRow(group_id=listing.group_id, protocol="streams", state=listing.state, members=0,
+                                 topics=(), lag=None))
+            continue
         offsets = committed.get(listing.group_id, {})
         description = described.get(listing.group_id)
         known = [(ref, o) for ref, o in offsets.items() if ref in ends]
@@ -48,6 +73,23 @@ def group_rows(cluster: str, listings: Sequence[GroupListing] | None = None) -> 
             topics=tuple(sorted({ref.topic for ref in offsets})),
             lag=sum(max(0, ends[ref].offset - o) for ref, o in known) if known else None,
         ))
+    return rows
+
+
+def _share_rows(admin, group_ids: list[str]) -> dict[str, GroupRow]:
+    """Share groups: one ShareGroupDescribe and one start-offsets request for all of them; the lag is the
+    coordinator's (what kafka-share-groups --describe --offsets prints)."""
+    described = admin.describe_share_groups(group_ids)
+    offsets = admin.share_group_offsets(group_ids)
+    rows = {}
+    for group_id in group_ids:
+        description, starts = described.get(group_id), offsets.get(group_id, {})
+        lags = [o.lag for o in starts.values() if o.lag is not None]
+        rows[group_id] = GroupRow(group_id=group_id, protocol="share",
+                                  state=description.state if description else "Unknown",
+                                  members=len(description.members) if description else 0,
+                                  topics=tuple(sorted({ref.topic for ref in starts})),
+                                  lag=sum(lags) if lags else None)
     return rows
 
 

@@ -15,12 +15,15 @@ from console.accounts.roles import Role
 from console.audit.actor import Actor
 from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError
+from console.kafka.errors import GroupNotFound
 from console.http import HtmxHttpRequest, redirect_after_change, safe_filename, valid_data
 from offsets import selectors, services
 from offsets.resets import services as resets
 from offsets.resets.preview import reset_preview
 from offsets.forms import ExecuteForm, ResetForm
 from offsets.history.selectors import group_timeline, recorder_health
+from offsets.share import services as share_services
+from offsets.share.selectors import is_share_group, share_group_detail, share_reset_preview
 from offsets.lag.selectors import filter_group_listings, group_lag_chart, group_statuses, sampler_health
 
 LAG_STATUSES = ["ERR", "STOP", "BLOCKED", "WARN", "OK"]
@@ -35,9 +38,12 @@ def group_list(request: HtmxHttpRequest, cluster: str):
     state = request.GET.get("state", "")
     lag_status = request.GET.get("status", "")
     sort = request.GET.get("sort", "")
+    group_type = request.GET.get("type", "")
     statuses = group_statuses(cluster)
-    listings = filter_group_listings(selectors.group_listings(cluster), statuses, query=q, state=state,
-                                     lag_status=lag_status, sort=sort)
+    every, types_problem = selectors.groups_of_every_type(cluster)
+    if group_type:
+        every = [g for g in every if (g.group_type or g.protocol) == group_type]
+    listings = filter_group_listings(every, statuses, query=q, state=state, lag_status=lag_status, sort=sort)
     # Only the page shown is described and fetched from Kafka.
     page = Paginator(listings, GROUPS_PAGE_SIZE).get_page(request.GET.get("page"))
     rows = selectors.group_rows(cluster, list(page.object_list))
@@ -47,14 +53,21 @@ def group_list(request: HtmxHttpRequest, cluster: str):
     context = {"cluster": cluster, "rows": [(r, statuses.get(r.group_id)) for r in rows], "page": page,
                "total": len(listings), "query": params.urlencode(), "q": q, "state": state, "states": states,
                "lag_status": lag_status, "lag_statuses": LAG_STATUSES, "sort": sort,
-               "sampler": sampler_health(cluster)}
+               "sampler": sampler_health(cluster), "group_type": group_type,
+               "group_types": ["classic", "consumer", "share", "streams"], "types_problem": types_problem}
     return render(request, "offsets/list.html#group-table" if request.htmx else "offsets/list.html", context)
 
 
 @require_GET
 @role_required(Role.VIEWER)
 def group_detail(request: HtmxHttpRequest, cluster: str, group: str):
-    detail = selectors.group_detail(cluster, group)
+    try:
+        detail = selectors.group_detail(cluster, group)
+    except GroupNotFound:
+        if not is_share_group(cluster, group):
+            raise
+        return render(request, "offsets/share_detail.html", {"cluster": cluster, "group": group,
+                                                             "detail": share_group_detail(cluster, group)})
     status = group_statuses(cluster, group=group).get(group)
     context = {"cluster": cluster, "group": group, "detail": detail, "lag_status": status,
                "partition_status": status.partitions if status else {}}
@@ -77,11 +90,14 @@ def group_lag(request: HtmxHttpRequest, cluster: str, group: str):
 
 
 def _preview_context(cluster: str, group: str, form: ResetForm) -> dict:
-    preview = reset_preview(cluster, group, form.scope_value(), form.strategy_value(cluster))
+    """The dry run: kafka-consumer-groups' semantics, or kafka-share-groups' for a share group's start offsets."""
+    share = is_share_group(cluster, group)
+    preview = (share_reset_preview if share else reset_preview)(cluster, group, form.scope_value(),
+                                                                 form.strategy_value(cluster))
     query = form.data.copy()
     query.pop("csrfmiddlewaretoken", None)
     return {"cluster": cluster, "group": group, "preview": preview, "form_data": form.data, "query": query.urlencode(),
-            "execute_form": ExecuteForm(initial={"fingerprint": preview.fingerprint})}
+            "execute_form": ExecuteForm(initial={"fingerprint": preview.fingerprint}), "share": share}
 
 
 @require_http_methods(["GET", "POST"])
@@ -114,10 +130,10 @@ def group_reset_execute(request: HtmxHttpRequest, cluster: str, group: str):
     form = ResetForm(request.POST)
     valid_data(form)
     execute = valid_data(ExecuteForm(request.POST))
-    resets.group_offsets_reset(actor=Actor.from_request(request), cluster=cluster, group=group,
-                                 scope=form.scope_value(), strategy=form.strategy_value(cluster),
-                                 reason=execute["reason"], confirm=execute["confirm"],
-                                 expected_fingerprint=execute["fingerprint"])
+    reset = share_services.share_offsets_reset if is_share_group(cluster, group) else resets.group_offsets_reset
+    reset(actor=Actor.from_request(request), cluster=cluster, group=group, scope=form.scope_value(),
+          strategy=form.strategy_value(cluster), reason=execute["reason"], confirm=execute["confirm"],
+          expected_fingerprint=execute["fingerprint"])
     messages.success(request, f"Offsets of {group} reset. The audit log has them before and after.")
     return redirect_after_change(request, reverse("offsets:detail", args=[cluster, group]))
 

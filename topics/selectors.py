@@ -26,6 +26,7 @@ SORT_KEYS = {
     "replication": lambda r: (r.replication_factor, r.name),
     "messages": lambda r: (-1 if r.messages is None else r.messages, r.name),
     "under_replicated": lambda r: (r.under_replicated + r.offline, r.name),
+    "size": lambda r: (-1 if r.size_bytes is None else r.size_bytes, r.name),
 }
 MSG_BAD_REGEX = "Invalid regular expression: {error}"
 
@@ -42,6 +43,7 @@ class TopicRow:
     cleanup_policy: str | None = None
     retention_ms: str | None = None
     retention_bytes: str | None = None
+    size_bytes: int | None = None  # on disk, every replica (topics.disk); None until known
 
     @property
     def retention_human(self) -> str:
@@ -133,6 +135,13 @@ class PartitionRow:
     end: int
     stable: int | None = None  # the last stable offset: where read_committed readers must stop
     blocking: object | None = None  # transactions.selectors.BlockingTransaction when stable < end
+    sizes: dict[int, int] | None = None  # broker -> bytes on disk of its replica; None until known
+
+    @property
+    def leader_size(self) -> int | None:
+        if not self.sizes:
+            return None
+        return self.sizes.get(self.leader) if self.leader in self.sizes else max(self.sizes.values())
 
     @property
     def messages(self) -> int:
@@ -201,8 +210,13 @@ def topic_detail(cluster: str, name: str) -> TopicDetail:
         blocking = blocking_transactions(cluster, stable)
     except KafkaGatewayError as exc:  # the page still shows the offsets; only the transaction's details are missing
         blocking, blocking_error = {}, exc.message
+    from topics.disk import disk_usage
+
+    usage = disk_usage(cluster)
+    sizes = usage.partition_sizes(name) if usage is not None else {}
     partitions = [
         PartitionRow(partition=p.partition, leader=p.leader, replicas=p.replicas, isr=p.isr,
+                     sizes=sizes.get(p.partition) if usage is not None else None,
                      start=offsets[EARLIEST][PartitionRef(name, p.partition)].offset,
                      end=offsets[LATEST][PartitionRef(name, p.partition)].offset,
                      stable=offsets[STABLE][PartitionRef(name, p.partition)].offset,

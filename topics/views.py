@@ -14,7 +14,7 @@ from console.audit.actor import Actor
 from console.clusters.selectors import cluster_get
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
 from offsets.lag.selectors import topic_lag_chart
-from topics import forms, selectors, services
+from topics import disk, forms, selectors, services
 from console.kafka.ops_configs import TOPIC
 
 PAGE_SIZE = 50
@@ -30,7 +30,7 @@ def topic_list(request: HtmxHttpRequest, cluster: str):
     sort = request.GET.get("sort", "name")
     descending = request.GET.get("desc") == "1"
     snapshot = selectors.topic_table_snapshot(cluster)
-    table = snapshot.rows
+    table = disk.with_sizes(cluster, snapshot.rows)
     rows = selectors.filter_topics(table, query=query, regex=regex, include_internal=internal, sort=sort,
                                    descending=descending)
     page = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
@@ -39,7 +39,8 @@ def topic_list(request: HtmxHttpRequest, cluster: str):
     params.pop("page", None)
     context = {"cluster": cluster, "page": page, "q": query, "regex": regex, "internal": internal, "sort": sort,
                "desc": descending, "query": params.urlencode(), "total": len(rows),
-               "unknown_counts": sum(r.messages is None for r in table), "age_s": round(snapshot.age_s)}
+               "unknown_counts": sum(r.messages is None for r in table), "age_s": round(snapshot.age_s),
+               "sizes_known": any(r.size_bytes is not None for r in table) or not table}
     return render(request, "topics/list.html#topic-table" if request.htmx else "topics/list.html", context)
 
 

@@ -230,7 +230,8 @@ def _child_for(connection: ClusterConnection) -> ClientProcess:
 JAVA_OPERATIONS = frozenset({
     "list_transactions", "describe_transactions", "describe_producers", "abort_transaction",
     "describe_client_quotas", "list_reassignments", "alter_reassignments", "describe_quorum",
-    "describe_registered_brokers",
+    "describe_registered_brokers", "describe_log_dirs", "list_groups_of_every_type", "describe_share_groups",
+    "share_group_offsets", "alter_share_group_offsets", "delete_share_group_offsets", "delete_share_groups",
 })
 JVM_START_S = 5.0
 

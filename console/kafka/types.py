@@ -166,6 +166,7 @@ class GroupListing:
     state: str
     protocol: str  # "classic", "consumer" or "unknown"
     simple: bool = False
+    group_type: str = ""  # classic, consumer, share or streams, when listed by Kafka's own ListGroups (Java)
 
 
 @dataclass(frozen=True)
@@ -419,3 +420,44 @@ class ProducedRecord:
     partition: int
     offset: int
     timestamp: int
+
+
+@dataclass(frozen=True)
+class ReplicaSize:
+    """One replica's bytes on disk (DescribeLogDirs); `future` marks a copy being moved to another log dir."""
+
+    ref: PartitionRef
+    broker: int
+    log_dir: str
+    size: int
+    offset_lag: int
+    future: bool = False
+
+
+@dataclass(frozen=True)
+class ShareMember:
+    member_id: str
+    client_id: str
+    host: str
+    member_epoch: int
+    assignment: tuple[PartitionRef, ...]
+
+
+@dataclass(frozen=True)
+class ShareGroupDescription:
+    group_id: str
+    state: str
+    coordinator: int | None
+    group_epoch: int
+    assignment_epoch: int
+    members: tuple[ShareMember, ...]
+
+
+@dataclass(frozen=True)
+class SharePartitionOffset:
+    """A share group's start offset on one partition (the next offset to deliver), as kafka-share-groups shows it."""
+
+    ref: PartitionRef
+    start_offset: int | None
+    leader_epoch: int | None
+    lag: int | None

@@ -113,6 +113,7 @@ class ClassicGroup:
 class GroupEpoch:
     group: str
     epoch: int | None  # None: tombstone (group deleted)
+    protocol: str = "consumer"  # or "share": the same record shapes with the share-group record types
 
 
 @dataclass(frozen=True)
@@ -131,6 +132,7 @@ class MemberMetadata:
 class TargetAssignmentEpoch:
     group: str
     epoch: int | None
+    protocol: str = "consumer"
 
 
 @dataclass(frozen=True)
@@ -277,4 +279,37 @@ def decode_record(key: bytes | None, value: bytes | None):
         epoch, previous, state = r.int32(), r.int32(), r.int8()
         assigned, pending = _topic_partitions(r), _topic_partitions(r)
         return MemberPartitions(group, member_id, kind, assigned, epoch, previous, state, pending)
+    if record_type in SHARE_RECORD_TYPES:
+        return _share_record(record_type, k, value)
     return Skipped(record_type)
+
+
+# Share groups (KIP-932) keep their state in records shaped as the consumer group's: metadata (epoch), member
+# metadata, target assignment epoch, target and current member assignments (Kafka 4.3.1's coordinator schemas).
+SHARE_RECORD_TYPES = (10, 11, 12, 13, 14)
+
+
+def _share_record(record_type: int, k: Reader, value: bytes | None):
+    group = k.string()
+    if record_type == 11:
+        return GroupEpoch(group, None if value is None else _flexible_value(value).int32(), protocol="share")
+    if record_type == 12:
+        return TargetAssignmentEpoch(group, None if value is None else _flexible_value(value).int32(),
+                                     protocol="share")
+    member_id = k.string()
+    if record_type == 10:
+        if value is None:
+            return MemberMetadata(group, member_id, tombstone=True)
+        r = _flexible_value(value)
+        r.string(compact=True, nullable=True)  # rack
+        client_id, host = r.string(compact=True), r.string(compact=True)
+        topics = tuple(r.string(compact=True) for _ in range(r.array_length(compact=True)))
+        return MemberMetadata(group, member_id, None, client_id, host, topics)
+    kind = "target" if record_type == 13 else "current"
+    if value is None:
+        return MemberPartitions(group, member_id, kind, tombstone=True)
+    r = _flexible_value(value)
+    if record_type == 13:
+        return MemberPartitions(group, member_id, kind, _topic_partitions(r))
+    epoch, previous, state = r.int32(), r.int32(), r.int8()
+    return MemberPartitions(group, member_id, kind, _topic_partitions(r), epoch, previous, state)

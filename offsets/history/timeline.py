@@ -46,6 +46,9 @@ def apply_record(record, states: dict[str, dict], topic_name: Callable[[str], st
     if not isinstance(record, GroupEpoch | MemberMetadata | MemberPartitions | TargetAssignmentEpoch):
         return []
     state = states.setdefault(record.group, {"epoch": None, "members": {}, "target": {}, "last_size": 0})
+    if isinstance(record, GroupEpoch | TargetAssignmentEpoch):
+        state["protocol"] = record.protocol  # consumer or share: the same records, other record types
+    protocol = state.get("protocol", "consumer")
     if isinstance(record, GroupEpoch):
         if record.epoch is None:  # the group was deleted
             states.pop(record.group, None)
@@ -53,7 +56,7 @@ def apply_record(record, states: dict[str, dict], topic_name: Callable[[str], st
         state["epoch"] = record.epoch
         if not state["members"] and state["last_size"]:
             state["last_size"] = 0
-            return [Snapshot(record.group, "consumer", record.epoch, time_ms, [])]
+            return [Snapshot(record.group, protocol, record.epoch, time_ms, [])]
         return []
     if isinstance(record, MemberMetadata):
         if record.tombstone:
@@ -76,7 +79,7 @@ def apply_record(record, states: dict[str, dict], topic_name: Callable[[str], st
         assignment = [(topic_name(topic_id), p) for topic_id, p in state["target"].get(member_id, [])]
         members.append(_member(member_id, info["client_id"], info["host"], info["instance_id"], assignment))
     state["last_size"] = len(members)
-    return [Snapshot(record.group, "consumer", record.epoch, time_ms, members)]
+    return [Snapshot(record.group, protocol, record.epoch, time_ms, members)]
 
 
 @dataclass(frozen=True)

@@ -101,3 +101,16 @@ def test_purge_plan_clamps_to_the_log_and_counts_records():
     assert [(r.partition, r.target, r.records_deleted, r.clamped) for r in rows] == [(0, 50, 40, False), (1, 5, 5, False)]
     beyond = purge_plan("t", {0: 500, 1: 0}, starts, ends)
     assert [(r.target, r.records_deleted, r.clamped) for r in beyond] == [(100, 90, True), (0, 0, False)]
+
+
+def test_replica_infos_parse_from_the_java_clients_text():
+    from console.kafka.ops_log_dirs import parse_replica_infos
+    from console.kafka.types import PartitionRef
+
+    text = ("{orders-2-5=ReplicaInfo(size=1024, offsetLag=0, isFuture=false), "
+            "__consumer_offsets-0=ReplicaInfo(size=0, offsetLag=0, isFuture=false), "
+            "a.b_c-12=ReplicaInfo(size=9, offsetLag=-1, isFuture=true)}")
+    assert parse_replica_infos(text) == [(PartitionRef("orders-2", 5), 1024, 0, False),
+                                         (PartitionRef("__consumer_offsets", 0), 0, 0, False),
+                                         (PartitionRef("a.b_c", 12), 9, -1, True)]
+    assert parse_replica_infos("{}") == []

@@ -205,3 +205,31 @@ def test_assignment_bytes_of_every_consumer_protocol_version():
     for version in range(4):
         assert decode_assignment(assignment([("t", 1), ("t", 0)], version)) == (("t", 0), ("t", 1))
     assert decode_assignment(None) == ()
+
+
+def test_share_group_records_decode_as_the_consumer_group_shapes():
+    t1 = str(uuid.uuid4())
+    assert decode_record(key(11, "sg"), W().i16(0).i32(4).i64(77).no_tags().done()) == GroupEpoch("sg", 4, "share")
+    assert decode_record(key(11, "sg"), None) == GroupEpoch("sg", None, "share")
+    assert decode_record(key(12, "sg"), W().i16(0).i32(4).tags((0, struct.pack(">q", 9))).done()) == \
+        TargetAssignmentEpoch("sg", 4, "share")
+    member = W().i16(0).s(None, True).s("share-app", True).s("/10.0.0.9", True).arr(1, True).s("orders", True)
+    assert decode_record(key(10, "sg", "m1"), member.no_tags().done()) == MemberMetadata(
+        "sg", "m1", None, "share-app", "/10.0.0.9", ("orders",))
+    target = topic_partitions(W().i16(0), [(t1, [0, 2])]).no_tags().done()
+    assert decode_record(key(13, "sg", "m1"), target) == MemberPartitions("sg", "m1", "target", ((t1, 0), (t1, 2)))
+    current = decode_record(key(14, "sg", "m1"), topic_partitions(W().i16(0).i32(5).i32(4).i8(0),
+                                                                   [(t1, [2])]).no_tags().done())
+    assert (current.kind, current.member_epoch, current.partitions) == ("current", 5, ((t1, 2),))
+    assert decode_record(key(14, "sg", "m1"), None).tombstone
+
+
+def test_share_group_generations_are_labelled_share_in_the_timeline():
+    from offsets.history.timeline import apply_record
+
+    t1, states = str(uuid.uuid4()), {}
+    for record in (GroupEpoch("sg", 1, "share"), MemberMetadata("sg", "m1", None, "app", "/h", ("orders",)),
+                   MemberPartitions("sg", "m1", "target", ((t1, 0),))):
+        assert apply_record(record, states, lambda topic_id: "orders", 1000) == []
+    [snapshot] = apply_record(TargetAssignmentEpoch("sg", 1, "share"), states, lambda topic_id: "orders", 1000)
+    assert (snapshot.protocol, snapshot.generation, snapshot.members[0]["assignment"]) == ("share", 1, [["orders", 0]])

@@ -1,0 +1,119 @@
+"""Share groups (KIP-932) made by Kafka's own VerifiableShareConsumer on the real broker: listed with their type,
+described as kafka-share-groups describes them, reset with its dry run's targets, refused while they have
+members, audited and reverted."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+import uuid
+
+import pytest
+
+from console.audit.actor import Actor
+from console.audit.models import AuditEvent
+from console.clusters.selectors import cluster_admin
+from console.devstack.kafka import java_classpath
+from console.errors import Conflict, ConsoleError
+from offsets.resets.planning import ALL_TOPICS, ShiftBy, ToEarliest, ToLatest, TopicScope
+from offsets.selectors import groups_of_every_type
+from offsets.share.selectors import share_group_detail, share_reset_preview
+from offsets.share.services import share_offsets_reset, share_offsets_revert
+
+pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
+
+SHARE_COMMAND = "org.apache.kafka.tools.consumer.group.ShareGroupCommand"
+SHARE_CONSUMER = "org.apache.kafka.tools.VerifiableShareConsumer"
+
+
+def _consume(kafka_node, topic: str, group: str, count: int, *, wait: bool = True) -> subprocess.Popen:
+    command = ["java", "-Xmx256m", "-cp", java_classpath(kafka_node.libs), SHARE_CONSUMER,
+               "--bootstrap-server", kafka_node.bootstrap, "--topic", topic, "--group-id", group,
+               "--offset-reset-strategy", "earliest", "--max-messages", str(count)]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if wait:
+        process.wait(timeout=120)
+    return process
+
+
+@pytest.fixture
+def share_group(kafka_node, topic_factory, produce, local_cluster):
+    """A share group that consumed 12 of the 20 records of a 2-partition topic, then left (Empty)."""
+    topic = topic_factory("share", partitions=2)
+    produce(topic, [(i % 2, None, b"v%d" % i, None) for i in range(20)])
+    group = f"share-{uuid.uuid4().hex[:8]}"
+    _consume(kafka_node, topic, group, 20)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if cluster_admin("local").describe_share_groups([group])[group].state == "Empty":
+            break
+        time.sleep(0.5)
+    return topic, group
+
+
+def _tool(kafka_node, *args: str) -> list[list[str]]:
+    result = kafka_node.run_tool(SHARE_COMMAND, "--bootstrap-server", kafka_node.bootstrap, *args)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return [re.split(r"\s+", line.strip()) for line in result.stdout.splitlines() if line.strip()]
+
+
+def test_listed_with_their_type_and_described_as_the_tool_does(share_group, kafka_node):
+    topic, group = share_group
+    listings, problem = groups_of_every_type("local")
+    assert problem == "" and {g.group_id: g.group_type for g in listings}[group] == "share"
+    detail = share_group_detail("local", group)
+    assert detail.description.state == "Empty" and detail.description.members == ()
+    rows = _tool(kafka_node, "--describe", "--offsets", "--group", group)
+    header, body = rows[0], rows[1:]
+    assert header[:3] == ["GROUP", "TOPIC", "PARTITION"]
+    kafka = {(r[1], int(r[2])): dict(zip(header, r)) for r in body}
+    ours = {(p.ref.topic, p.ref.partition): p for p in detail.partitions}
+    assert set(kafka) == set(ours) == {(topic, 0), (topic, 1)}
+    for key, row in kafka.items():
+        assert str(ours[key].start_offset) == row["START-OFFSET"]
+        assert (str(ours[key].lag) if ours[key].lag is not None else "-") == row.get("LAG", "-")
+
+
+@pytest.mark.parametrize("flag, strategy", [("--to-earliest", ToEarliest()), ("--to-latest", ToLatest())])
+def test_dry_run_matches_kafka_share_groups(share_group, kafka_node, flag, strategy):
+    topic, group = share_group
+    rows = _tool(kafka_node, "--reset-offsets", "--group", group, "--topic", topic, flag, "--dry-run")
+    header, body = rows[0], rows[1:]
+    kafka = {(r[1], int(r[2])): int(dict(zip(header, r))["NEW-OFFSET"]) for r in body}
+    plan = share_reset_preview("local", group, [TopicScope(topic)], strategy).plan
+    assert {(row.ref.topic, row.ref.partition): row.target for row in plan.rows} == kafka
+
+
+def test_reset_refused_while_consuming_then_done_audited_and_reverted(share_group, kafka_node, operator):
+    topic, group = share_group
+    actor = Actor(user=operator, source="web")
+    before = {p.ref: p.start_offset for p in share_group_detail("local", group).partitions}
+    with pytest.raises(ConsoleError, match="--to-earliest"):
+        share_reset_preview("local", group, ALL_TOPICS, ShiftBy(-1))
+    running = _consume(kafka_node, topic, group, 10_000, wait=False)
+    try:
+        deadline = time.monotonic() + 60
+        while not cluster_admin("local").describe_share_groups([group])[group].members:
+            assert time.monotonic() < deadline, "the share consumer never joined"
+            time.sleep(0.5)
+        with pytest.raises(Conflict, match="member"):
+            share_offsets_reset(actor=actor, cluster="local", group=group, scope=ALL_TOPICS, strategy=ToEarliest(),
+                                reason="while consuming", confirm=group)
+    finally:
+        running.kill()
+        running.wait()
+    assert AuditEvent.objects.filter(action="share-group.offsets.reset", outcome="refused").exists()
+    deadline = time.monotonic() + 60
+    while cluster_admin("local").describe_share_groups([group])[group].members:
+        assert time.monotonic() < deadline
+        time.sleep(0.5)
+    before = {p.ref: p.start_offset for p in share_group_detail("local", group).partitions}
+    after = share_offsets_reset(actor=actor, cluster="local", group=group, scope=ALL_TOPICS, strategy=ToEarliest(),
+                                reason="replay everything", confirm=group)
+    assert after == {topic: {"0": 0, "1": 0}}
+    assert {p.ref: p.start_offset for p in share_group_detail("local", group).partitions} == {
+        ref: 0 for ref in before}
+    event = AuditEvent.objects.filter(action="share-group.offsets.reset", outcome="success").last()
+    share_offsets_revert(actor=actor, cluster="local", seq=event.seq, reason="undo", confirm=group)
+    assert {p.ref: p.start_offset for p in share_group_detail("local", group).partitions} == before

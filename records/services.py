@@ -25,6 +25,18 @@ class Payload:
     version: int | None = None
 
 
+MSG_NO_PARTITION = "Topic '{topic}' has no partition {partition} (it has {count})."
+
+
+def _check_partition(admin, topic: str, partition: int | None) -> None:
+    """The topic must exist (a producer would let the broker create a mistyped one) and have the partition asked
+    for (a producer would wait for it until its timeout)."""
+    described = admin.describe_topics([topic])[topic]
+    if partition is not None and partition >= described.partition_count:
+        raise ConsoleError(MSG_NO_PARTITION.format(topic=topic, partition=partition,
+                                                   count=described.partition_count))
+
+
 def _encode(admin, topic: str, payload: Payload, *, is_key: bool) -> tuple[bytes | None, SchemaInfo | None]:
     if payload.text is None:
         return None, None
@@ -50,7 +62,7 @@ def record_produce(*, actor: Actor, cluster: str, topic: str, key: Payload, valu
     if partition is not None and partition < 0:
         raise ConsoleError(MSG_NEGATIVE_PARTITION)
     admin = cluster_admin(cluster)
-    admin.describe_topics([topic])  # a producer would let the broker create a mistyped topic
+    _check_partition(admin, topic, partition)
     key_bytes, key_schema = _encode(admin, topic, key, is_key=True)
     value_bytes, value_schema = _encode(admin, topic, value, is_key=False)
     encoded_headers = tuple((name, text.encode("utf-8")) for name, text in headers or ())
@@ -71,7 +83,7 @@ def record_copy(*, actor: Actor, cluster: str, topic: str, partition: int, offse
     source = record_at(cluster, topic, partition, offset)
     target_cluster = target_cluster or cluster
     target = cluster_admin(target_cluster)
-    target.describe_topics([target_topic])
+    _check_partition(target, target_topic, target_partition)
     params = {"source": {"cluster": cluster, "topic": topic, "partition": partition, "offset": offset},
               "partition": target_partition, "key": _describe(source.key, None),
               "value": _describe(source.value, None), "headers": [name for name, _ in source.headers]}

@@ -6,7 +6,8 @@ from __future__ import annotations
 from console.kafka import java_admin
 from console.kafka.errors import GroupNotFound, KafkaGatewayError, MSG_GROUP_NOT_FOUND
 from console.kafka.types import (
-    GroupListing, PartitionRef, ShareGroupDescription, ShareMember, SharePartitionOffset,
+    GroupListing, PartitionRef, ShareGroupDescription, ShareMember, SharePartitionOffset, StreamsGroupDescription,
+    StreamsMember, StreamsSubtopology,
 )
 
 GROUP_TYPES = {"CLASSIC": "classic", "CONSUMER": "consumer", "SHARE": "share", "STREAMS": "streams"}
@@ -98,3 +99,71 @@ class GroupTypeOps(java_admin.JavaCalls):
 
     def delete_share_groups(self, group_ids: list[str]) -> None:
         self._java(lambda admin, jvm: admin.deleteShareGroups(list(group_ids)).all())
+
+
+class StreamsGroupOps(java_admin.JavaCalls):
+    """Streams groups (KIP-1071): the group coordinator runs the Streams rebalance; offsets are committed ones."""
+
+    def describe_streams_groups(self, group_ids: list[str]) -> dict[str, StreamsGroupDescription]:
+        if not group_ids:
+            return {}
+        found = self._java(lambda admin, jvm: admin.describeStreamsGroups(list(group_ids)).all())
+        described = {}
+        for group_id in found.keySet():
+            d = found.get(group_id)
+            coordinator = d.coordinator()
+            described[str(group_id)] = StreamsGroupDescription(
+                group_id=str(group_id), state=str(d.groupState().toString()),
+                coordinator=int(coordinator.id()) if coordinator is not None else None,
+                group_epoch=int(d.groupEpoch()), assignment_epoch=int(d.targetAssignmentEpoch()),
+                topology_epoch=int(d.topologyEpoch()),
+                subtopologies=tuple(sorted((StreamsSubtopology(
+                    subtopology_id=str(s.subtopologyId()), source_topics=tuple(str(t) for t in s.sourceTopics()),
+                    repartition_sink_topics=tuple(str(t) for t in s.repartitionSinkTopics()),
+                    changelog_topics=tuple(sorted(str(t) for t in s.stateChangelogTopics().keySet())),
+                    repartition_source_topics=tuple(sorted(str(t) for t in s.repartitionSourceTopics().keySet())))
+                    for s in d.subtopologies()), key=lambda s: s.subtopology_id)),
+                members=tuple(sorted((StreamsMember(
+                    member_id=str(m.memberId()), client_id=str(m.clientId()), host=str(m.clientHost()),
+                    process_id=str(m.processId()), member_epoch=int(m.memberEpoch()),
+                    active_tasks=_tasks(m.assignment().activeTasks()),
+                    standby_tasks=_tasks(m.assignment().standbyTasks()),
+                    warmup_tasks=_tasks(m.assignment().warmupTasks()))
+                    for m in d.members()), key=lambda m: (m.client_id, m.member_id))))
+        return described
+
+    def streams_group_offsets(self, group_ids: list[str]) -> dict[str, dict[PartitionRef, int]]:
+        """Committed offsets of each streams group: one request for all of them."""
+        if not group_ids:
+            return {}
+
+        def call(admin, jvm):
+            spec = jvm.org.apache.kafka.clients.admin.ListStreamsGroupOffsetsSpec
+            return admin.listStreamsGroupOffsets({g: spec() for g in dict.fromkeys(group_ids)}).all()
+
+        found = self._java(call)
+        by_group: dict[str, dict[PartitionRef, int]] = {}
+        for group_id in found.keySet():
+            partitions = found.get(group_id)
+            offsets = by_group.setdefault(str(group_id), {})
+            for tp in partitions.keySet():
+                committed = partitions.get(tp)
+                if committed is not None:
+                    offsets[PartitionRef(str(tp.topic()), int(tp.partition()))] = int(committed.offset())
+        return by_group
+
+    def alter_streams_group_offsets(self, group_id: str, offsets: dict[PartitionRef, int]) -> None:
+        def call(admin, jvm):
+            targets = {jvm.org.apache.kafka.common.TopicPartition(ref.topic, ref.partition):
+                       jvm.org.apache.kafka.clients.consumer.OffsetAndMetadata(jvm.java.lang.Long.parseLong(str(o)))
+                       for ref, o in offsets.items()}
+            return admin.alterStreamsGroupOffsets(group_id, targets).all()
+
+        self._java(call)
+
+    def delete_streams_groups(self, group_ids: list[str]) -> None:
+        self._java(lambda admin, jvm: admin.deleteStreamsGroups(list(group_ids)).all())
+
+
+def _tasks(task_ids) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    return tuple(sorted((str(t.subtopologyId()), tuple(sorted(int(p) for p in t.partitions()))) for t in task_ids))

@@ -461,3 +461,37 @@ class SharePartitionOffset:
     start_offset: int | None
     leader_epoch: int | None
     lag: int | None
+
+
+@dataclass(frozen=True)
+class StreamsSubtopology:
+    subtopology_id: str
+    source_topics: tuple[str, ...]
+    repartition_sink_topics: tuple[str, ...]
+    changelog_topics: tuple[str, ...]
+    repartition_source_topics: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class StreamsMember:
+    member_id: str
+    client_id: str
+    host: str
+    process_id: str
+    member_epoch: int
+    # (subtopology id, partitions) per kind of task
+    active_tasks: tuple[tuple[str, tuple[int, ...]], ...]
+    standby_tasks: tuple[tuple[str, tuple[int, ...]], ...]
+    warmup_tasks: tuple[tuple[str, tuple[int, ...]], ...]
+
+
+@dataclass(frozen=True)
+class StreamsGroupDescription:
+    group_id: str
+    state: str
+    coordinator: int | None
+    group_epoch: int
+    assignment_epoch: int
+    topology_epoch: int
+    subtopologies: tuple[StreamsSubtopology, ...]
+    members: tuple[StreamsMember, ...]

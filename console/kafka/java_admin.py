@@ -137,6 +137,33 @@ def long_set(values):
     return gateway.java.util.Arrays.stream(array).boxed().collect(gateway.java.util.stream.Collectors.toSet())
 
 
+def long_valued_map(pairs: list[tuple[object, int]]):
+    """A java.util.Map<K, Long> from (Java key, int) pairs. Whatever Python hands py4j as a small number arrives as
+    an Integer, and a Map<..., Long> holding one fails inside the Admin client; so the Longs are boxed in Java
+    (from a long[]) and each put is made there too, by reflection, without the value crossing back."""
+    gateway = jvm()
+    boxed = _long_list([value for _, value in pairs])
+    target = gateway.java.util.HashMap()
+    object_class = gateway.java.lang.Class.forName("java.lang.Object")
+    parameter_types = _gateway.new_array(gateway.java.lang.Class, 2)
+    parameter_types[0] = parameter_types[1] = object_class
+    put = target.getClass().getMethod("put", parameter_types)
+    for i, (key, _) in enumerate(pairs):
+        arguments = gateway.java.util.ArrayList()
+        arguments.add(key)
+        arguments.addAll(boxed.subList(i, i + 1))
+        put.invoke(target, arguments.toArray())
+    return target
+
+
+def _long_list(values):
+    gateway = jvm()
+    array = _gateway.new_array(gateway.long, len(values))
+    for i, value in enumerate(values):
+        array[i] = value
+    return gateway.java.util.Arrays.stream(array).boxed().collect(gateway.java.util.stream.Collectors.toList())
+
+
 class JavaCalls(GatewayFace):
     """For operation groups that use the Java Admin: one bounded call with the cluster's client."""
 

@@ -86,9 +86,8 @@ class GroupTypeOps(java_admin.JavaCalls):
     def alter_share_group_offsets(self, group_id: str, offsets: dict[PartitionRef, int]) -> None:
         """Sets share-partition start offsets; the coordinator refuses while the group has members."""
         def call(admin, jvm):
-            common = jvm.org.apache.kafka.common
-            targets = {common.TopicPartition(ref.topic, ref.partition): jvm.java.lang.Long.valueOf(str(offset))
-                       for ref, offset in offsets.items()}
+            targets = java_admin.long_valued_map([(jvm.org.apache.kafka.common.TopicPartition(ref.topic, ref.partition),
+                                                   offset) for ref, offset in offsets.items()])
             return admin.alterShareGroupOffsets(group_id, targets).all()
 
         self._java(call)
@@ -155,7 +154,7 @@ class StreamsGroupOps(java_admin.JavaCalls):
     def alter_streams_group_offsets(self, group_id: str, offsets: dict[PartitionRef, int]) -> None:
         def call(admin, jvm):
             targets = {jvm.org.apache.kafka.common.TopicPartition(ref.topic, ref.partition):
-                       jvm.org.apache.kafka.clients.consumer.OffsetAndMetadata(jvm.java.lang.Long.parseLong(str(o)))
+                       jvm.org.apache.kafka.clients.consumer.OffsetAndMetadata(o)
                        for ref, o in offsets.items()}
             return admin.alterStreamsGroupOffsets(group_id, targets).all()
 

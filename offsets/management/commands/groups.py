@@ -12,6 +12,7 @@ from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
 from offsets import services
 from offsets.resets.planning import parse_topic_scope
+from offsets.selectors import groups_of_every_type
 from offsets.selectors_describe import GroupReport, group_report, groups_list
 
 MISSING = "-"
@@ -38,6 +39,8 @@ class Command(ActorCommand):
         listing.add_argument("--state", action="store_true", help="with each group's state")
         listing.add_argument("--type", action="store_true", help="with each group's type (classic, consumer)")
         listing.add_argument("--format", choices=["table", "json"], default="table")
+        listing.add_argument("--all-types", action="store_true",
+                             help="share and streams groups too (Kafka's ListGroups of every type, as kafka-groups)")
         describe = sub.add_parser("describe", help="a group's offsets and lag (kafka-consumer-groups --describe)")
         describe.add_argument("group")
         view = describe.add_mutually_exclusive_group()
@@ -67,9 +70,14 @@ class Command(ActorCommand):
                 self._delete_offsets(cluster, options)
 
     def _list(self, cluster: str, options) -> None:
-        groups = groups_list(cluster)
+        if options["all_types"]:
+            groups, problem = groups_of_every_type(cluster)
+            if problem:
+                raise CommandError(problem)
+        else:
+            groups = groups_list(cluster)
         if options["format"] == "json":
-            self.stdout.write(json.dumps([{"group": g.group_id, "state": g.state, "type": g.protocol}
+            self.stdout.write(json.dumps([{"group": g.group_id, "state": g.state, "type": g.group_type or g.protocol}
                                           for g in groups], indent=2))
             return
         if not options["state"] and not options["type"]:
@@ -77,7 +85,7 @@ class Command(ActorCommand):
                 self.stdout.write(g.group_id)
             return
         headers = ["GROUP"] + (["TYPE"] if options["type"] else []) + (["STATE"] if options["state"] else [])
-        rows = [[g.group_id] + ([g.protocol.capitalize()] if options["type"] else [])
+        rows = [[g.group_id] + ([(g.group_type or g.protocol).capitalize()] if options["type"] else [])
                 + ([g.state] if options["state"] else []) for g in groups]
         for line in _table(headers, rows):
             self.stdout.write(line)

@@ -117,3 +117,25 @@ def test_reset_refused_while_consuming_then_done_audited_and_reverted(share_grou
     event = AuditEvent.objects.filter(action="share-group.offsets.reset", outcome="success").last()
     share_offsets_revert(actor=actor, cluster="local", seq=event.seq, reason="undo", confirm=group)
     assert {p.ref: p.start_offset for p in share_group_detail("local", group).partitions} == before
+
+
+def test_pages_and_shell_show_share_groups(share_group, client_for, viewer, operator, kafka_node):
+    import io
+    import json as jsonlib
+
+    from django.core.management import call_command
+
+    topic, group = share_group
+    listing = client_for(viewer).get("/clusters/local/groups/", {"type": "share"}).content.decode()
+    assert f'data-group="{group}"' in listing and "<td>share</td>" in listing
+    detail = client_for(viewer).get(f"/clusters/local/groups/{group}/")
+    assert detail.status_code == 200 and "Share group" in detail.content.decode() and topic in detail.content.decode()
+    preview = client_for(operator).post(f"/clusters/local/groups/{group}/reset/",
+                                        {"scope": "all", "strategy": "to-latest"})
+    assert preview.status_code == 200 and "kafka-share-groups" in preview.content.decode()
+    out = io.StringIO()
+    call_command("groups", "list", "--all-types", "--format", "json", stdout=out)
+    assert {"group": group, "state": "Empty", "type": "share"} in jsonlib.loads(out.getvalue())
+    out = io.StringIO()
+    call_command("reset_offsets", "--group", group, "--all-topics", "--to-latest", stdout=out)
+    assert "kafka-share-groups --reset-offsets semantics" in out.getvalue() and "nothing changed" in out.getvalue()

@@ -1,5 +1,5 @@
-"""An operator in the browser: produce an Avro record through a registry subject, see it decoded with its
-subject and schema, find it with a field search that streams its matches, open its schema."""
+"""An operator in the browser: produce an Avro, a Protobuf and a JSON Schema record through a registry subject, see
+each decoded with its subject and schema, find it with a field search that streams its matches, open its schema."""
 
 from __future__ import annotations
 
@@ -14,13 +14,23 @@ pytestmark = [pytest.mark.kafka, pytest.mark.browser, pytest.mark.django_db(tran
 
 AVRO = json.dumps({"type": "record", "name": "Payment", "fields": [
     {"name": "id", "type": "string"}, {"name": "country", "type": "string"}, {"name": "amount", "type": "long"}]})
+PROTO = """syntax = "proto3";
+package pay;
+message Payment { string id = 1; string country = 2; int64 amount = 3; }
+"""
+JSON_SCHEMA = json.dumps({"type": "object", "properties": {"id": {"type": "string"}, "country": {"type": "string"},
+                                                           "amount": {"type": "integer"}},
+                          "required": ["id", "country", "amount"]})
 
 
-def test_produce_browse_search_and_schema_in_the_browser(logged_in_page, make_user, registry_cluster,
-                                                          schema_registry, topic_factory, produce, tmp_path):
+@pytest.mark.parametrize("kind, schema_type, text", [("avro", "AVRO", AVRO), ("protobuf", "PROTOBUF", PROTO),
+                                                     ("json-schema", "JSON", JSON_SCHEMA)])
+def test_produce_browse_search_and_schema_in_the_browser(kind, schema_type, text, logged_in_page, make_user,
+                                                          registry_cluster, schema_registry, topic_factory, produce,
+                                                          tmp_path):
     topic = topic_factory("browser-payments", partitions=2)
     subject = f"{topic}-value"
-    schema_id = SchemaRegistryClient({"url": schema_registry.url}).register_schema(subject, Schema(AVRO, "AVRO"))
+    schema_id = SchemaRegistryClient({"url": schema_registry.url}).register_schema(subject, Schema(text, schema_type))
     produce(topic, [(i % 2, None, f"plain record {i}".encode(), None) for i in range(300)])
     page = logged_in_page(make_user("browser-operator", "operator"))
 
@@ -32,7 +42,7 @@ def test_produce_browse_search_and_schema_in_the_browser(logged_in_page, make_us
     page.click("button:has-text('Send')")
     page.wait_for_url(f"**/topics/{topic}/messages/**")
     page.get_by_text("Record written to").wait_for()
-    value_cell = page.locator("td.payload.avro").first
+    value_cell = page.locator(f"td.payload.{kind}").first
     assert '"country": "NO"' in value_cell.inner_text() and f"{subject} v1 · id {schema_id}" in value_cell.inner_text()
 
     page.goto(f"/clusters/local/messages/{topic}/search/")
@@ -43,10 +53,10 @@ def test_produce_browse_search_and_schema_in_the_browser(logged_in_page, make_us
     assert "301 of 301 offsets" in page.locator("#search-progress").inner_text()
     rows = page.locator("#matches tr")
     assert rows.count() == 1 and "pay-1" in rows.first.inner_text()
-    page.screenshot(path=str(tmp_path / "search.png"), full_page=True)
+    page.screenshot(path=str(tmp_path / f"search-{kind}.png"), full_page=True)
 
     rows.first.locator("a.schema-link").click()
     page.wait_for_url(f"**/schemas/ids/{schema_id}/")
-    assert '"name": "Payment"' in page.locator("pre").inner_text()
+    assert ('"required"' if kind == "json-schema" else "Payment") in page.locator("pre").inner_text()
     event = AuditEvent.objects.get(action="record.produce", outcome="success")
     assert event.actor_name == "browser-operator" and event.params["value"]["schema"]["subject"] == subject

@@ -17,8 +17,9 @@ export DJANGO_SETTINGS_MODULE := console.settings
 # With an external cluster, Redis or schema registry, `make run` starts no local one.
 PROCS := web worker beat recorder $(if $(KAFKA_BOOTSTRAP_SERVERS),,kafka) $(if $(REDIS_URL),,redis) \
 	$(if $(SCHEMA_REGISTRY_URL),,registry)
-# The `local` cluster's registry, stored on it by `make migrate` (the shell then needs no variable).
-export SCHEMA_REGISTRY_URL ?= http://127.0.0.1:8085/apis/ccompat/v7
+# The `local` cluster's registry, stored on it by `make migrate` (the shell then needs no variable). Not for the
+# tests: they start a registry of their own and give it only to the clusters that use it.
+run migrate: export SCHEMA_REGISTRY_URL ?= http://127.0.0.1:8085/apis/ccompat/v7
 
 .PHONY: help deps test-deps run test test-db migrate clean-data
 help:

@@ -245,7 +245,8 @@ def django_db_setup(django_db_setup, django_db_blocker, kafka_node):
     from console.clusters.models import Cluster
 
     with django_db_blocker.unblock():
-        Cluster.objects.update_or_create(name="local", defaults={"bootstrap_servers": kafka_node.bootstrap})
+        Cluster.objects.update_or_create(name="local", defaults={"bootstrap_servers": kafka_node.bootstrap,
+                                                                  "schema_registry_url": ""})
     yield
 
 
@@ -254,7 +255,8 @@ def local_cluster(db, kafka_node):
     """The `local` cluster row, recreated if a transactional test flushed it."""
     from console.clusters.models import Cluster
 
-    return Cluster.objects.update_or_create(name="local", defaults={"bootstrap_servers": kafka_node.bootstrap})[0]
+    return Cluster.objects.update_or_create(name="local", defaults={"bootstrap_servers": kafka_node.bootstrap,
+                                                                     "schema_registry_url": ""})[0]
 
 
 @pytest.fixture

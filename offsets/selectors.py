@@ -48,7 +48,9 @@ def group_rows(cluster: str, listings: Sequence[GroupListing] | None = None) -> 
     admin = cluster_admin(cluster)
     listings = admin.list_groups() if listings is None else listings
     share = [g.group_id for g in listings if g.group_type == "share"]
-    share_rows = _share_rows(admin, share) if share else {}
+    typed_rows = _share_rows(admin, share) if share else {}
+    streams = [g.group_id for g in listings if g.group_type == "streams"]
+    typed_rows.update(_streams_rows(admin, streams) if streams else {})
     ids = [g.group_id for g in listings if g.group_type not in OTHER_TYPES]
     described = admin.describe_groups(ids)
     committed = admin.group_offsets(ids)
@@ -56,12 +58,8 @@ def group_rows(cluster: str, listings: Sequence[GroupListing] | None = None) -> 
     ends = admin.list_offsets_many(refs, [LATEST], strict=False)[LATEST]
     rows = []
     for listing in listings:
-        if listing.group_id in share_rows:
-            rows.append(share_rows[listing.group_id])
-            continue
-        if listing.group_type == "streams":  # listed by Kafka; described by kafka-streams-groups, not here yet
-            rows.append(GroupRow(group_id=listing.group_id, protocol="streams", state=listing.state, members=0,
-                                 topics=(), lag=None))
+        if listing.group_id in typed_rows:
+            rows.append(typed_rows[listing.group_id])
             continue
         offsets = committed.get(listing.group_id, {})
         description = described.get(listing.group_id)
@@ -90,6 +88,24 @@ def _share_rows(admin, group_ids: list[str]) -> dict[str, GroupRow]:
                                   members=len(description.members) if description else 0,
                                   topics=tuple(sorted({ref.topic for ref in starts})),
                                   lag=sum(lags) if lags else None)
+    return rows
+
+
+def _streams_rows(admin, group_ids: list[str]) -> dict[str, GroupRow]:
+    """Streams groups: one StreamsGroupDescribe, one offsets request and one ListOffsets round for all of them."""
+    described = admin.describe_streams_groups(group_ids)
+    committed = admin.streams_group_offsets(group_ids)
+    refs = sorted({ref for offsets in committed.values() for ref in offsets})
+    ends = admin.list_offsets_many(refs, [LATEST], strict=False)[LATEST] if refs else {}
+    rows = {}
+    for group_id in group_ids:
+        description, offsets = described.get(group_id), committed.get(group_id, {})
+        known = [(ref, o) for ref, o in offsets.items() if ref in ends]
+        rows[group_id] = GroupRow(group_id=group_id, protocol="streams",
+                                  state=description.state if description else "Unknown",
+                                  members=len(description.members) if description else 0,
+                                  topics=tuple(sorted({ref.topic for ref in offsets})),
+                                  lag=sum(max(0, ends[ref].offset - o) for ref, o in known) if known else None)
     return rows
 
 

@@ -14,4 +14,5 @@ urlpatterns = [
     path("<kafka_name:group>/delete/", views.group_delete, name="delete"),
     path("<kafka_name:group>/offsets/delete/preview/", views.group_offsets_delete_preview, name="offsets-delete-preview"),
     path("<kafka_name:group>/offsets/delete/", views.group_offsets_delete, name="offsets-delete"),
+    path("<kafka_name:group>/start-offsets/delete/", views.share_offsets_delete, name="share-offsets-delete"),
 ]

@@ -15,15 +15,17 @@ from console.accounts.roles import Role
 from console.audit.actor import Actor
 from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError
-from console.kafka.errors import GroupNotFound
 from console.http import HtmxHttpRequest, redirect_after_change, safe_filename, valid_data
 from offsets import selectors, services
 from offsets.resets import services as resets
 from offsets.resets.preview import reset_preview
 from offsets.forms import ExecuteForm, ResetForm
 from offsets.history.selectors import group_timeline, recorder_health
+from offsets.group_kind import SHARE, STREAMS, group_kind
 from offsets.share import services as share_services
-from offsets.share.selectors import is_share_group, share_group_detail, share_reset_preview
+from offsets.share.selectors import share_group_detail, share_reset_preview
+from offsets.streams import services as streams_services
+from offsets.streams.selectors import streams_group_detail, streams_reset_preview
 from offsets.lag.selectors import filter_group_listings, group_lag_chart, group_statuses, sampler_health
 
 LAG_STATUSES = ["ERR", "STOP", "BLOCKED", "WARN", "OK"]
@@ -61,13 +63,14 @@ def group_list(request: HtmxHttpRequest, cluster: str):
 @require_GET
 @role_required(Role.VIEWER)
 def group_detail(request: HtmxHttpRequest, cluster: str, group: str):
-    try:
-        detail = selectors.group_detail(cluster, group)
-    except GroupNotFound:
-        if not is_share_group(cluster, group):
-            raise
+    kind = group_kind(cluster, group)
+    if kind == SHARE:
         return render(request, "offsets/share_detail.html", {"cluster": cluster, "group": group,
                                                              "detail": share_group_detail(cluster, group)})
+    if kind == STREAMS:
+        return render(request, "offsets/streams_detail.html", {"cluster": cluster, "group": group,
+                                                               "detail": streams_group_detail(cluster, group)})
+    detail = selectors.group_detail(cluster, group)
     status = group_statuses(cluster, group=group).get(group)
     context = {"cluster": cluster, "group": group, "detail": detail, "lag_status": status,
                "partition_status": status.partitions if status else {}}
@@ -89,15 +92,30 @@ def group_lag(request: HtmxHttpRequest, cluster: str, group: str):
     return render(request, "offsets/_lag_chart.html" if request.htmx else "offsets/lag.html", context)
 
 
+# Each kind of group resets with its own tool's semantics: (preview, reset, revert strategy, revert).
+RESETS = {
+    SHARE: (share_reset_preview, share_services.share_offsets_reset, share_services.share_revert_strategy,
+            share_services.share_offsets_revert),
+    STREAMS: (streams_reset_preview, streams_services.streams_offsets_reset, streams_services.streams_revert_strategy,
+              streams_services.streams_offsets_revert),
+}
+CONSUMER_RESETS = (reset_preview, resets.group_offsets_reset, resets.revert_strategy, resets.group_offsets_revert)
+
+
+def _resets(cluster: str, group: str):
+    kind = group_kind(cluster, group)
+    return kind, RESETS.get(kind, CONSUMER_RESETS)
+
+
 def _preview_context(cluster: str, group: str, form: ResetForm) -> dict:
-    """The dry run: kafka-consumer-groups' semantics, or kafka-share-groups' for a share group's start offsets."""
-    share = is_share_group(cluster, group)
-    preview = (share_reset_preview if share else reset_preview)(cluster, group, form.scope_value(),
-                                                                 form.strategy_value(cluster))
+    """The dry run: kafka-consumer-groups' semantics, or kafka-share-groups' or kafka-streams-groups' for those."""
+    kind, (preview_of, *_) = _resets(cluster, group)
+    preview = preview_of(cluster, group, form.scope_value(), form.strategy_value(cluster))
     query = form.data.copy()
     query.pop("csrfmiddlewaretoken", None)
     return {"cluster": cluster, "group": group, "preview": preview, "form_data": form.data, "query": query.urlencode(),
-            "execute_form": ExecuteForm(initial={"fingerprint": preview.fingerprint}), "share": share}
+            "execute_form": ExecuteForm(initial={"fingerprint": preview.fingerprint}), "share": kind == SHARE,
+            "streams": kind == STREAMS}
 
 
 @require_http_methods(["GET", "POST"])
@@ -118,7 +136,8 @@ def group_reset(request: HtmxHttpRequest, cluster: str, group: str):
 def group_reset_export(request: HtmxHttpRequest, cluster: str, group: str):
     form = ResetForm(request.GET)
     valid_data(form)
-    plan = reset_preview(cluster, group, form.scope_value(), form.strategy_value(cluster)).plan
+    _, (preview_of, *_) = _resets(cluster, group)
+    plan = preview_of(cluster, group, form.scope_value(), form.strategy_value(cluster)).plan
     response = HttpResponse(plan.export_csv(), content_type="text/csv")
     response["Content-Disposition"] = content_disposition_header(True, f"reset-{safe_filename(group)}.csv")
     return response
@@ -130,7 +149,7 @@ def group_reset_execute(request: HtmxHttpRequest, cluster: str, group: str):
     form = ResetForm(request.POST)
     valid_data(form)
     execute = valid_data(ExecuteForm(request.POST))
-    reset = share_services.share_offsets_reset if is_share_group(cluster, group) else resets.group_offsets_reset
+    _, (_, reset, _, _) = _resets(cluster, group)
     reset(actor=Actor.from_request(request), cluster=cluster, group=group, scope=form.scope_value(),
           strategy=form.strategy_value(cluster), reason=execute["reason"], confirm=execute["confirm"],
           expected_fingerprint=execute["fingerprint"])
@@ -142,15 +161,16 @@ def group_reset_execute(request: HtmxHttpRequest, cluster: str, group: str):
 @role_required(Role.OPERATOR)
 def group_revert(request: HtmxHttpRequest, cluster: str, group: str, seq: int):
     """GET: preview of going back to audit event `seq`'s "before" offsets. POST: execute it."""
-    event, strategy, scope = resets.revert_strategy(seq)
+    _, (preview_of, _, revert_strategy, revert) = _resets(cluster, group)
+    event, strategy, scope = revert_strategy(seq)
     if request.method == "POST":
         execute = valid_data(ExecuteForm(request.POST))
-        resets.group_offsets_revert(actor=Actor.from_request(request), cluster=cluster, seq=seq,
+        revert(actor=Actor.from_request(request), cluster=cluster, seq=seq,
                                       reason=execute["reason"], confirm=execute["confirm"],
                                       expected_fingerprint=execute["fingerprint"])
         messages.success(request, f"Offsets of {group} are back to those before audit event #{seq}.")
         return redirect_after_change(request, reverse("offsets:detail", args=[cluster, group]))
-    preview = reset_preview(event.cluster or cluster, group, scope, strategy)
+    preview = preview_of(event.cluster or cluster, group, scope, strategy)
     context = {"cluster": cluster, "group": group, "preview": preview, "event": event,
                "execute_form": ExecuteForm(initial={"fingerprint": preview.fingerprint}),
                "execute_url": reverse("offsets:revert", args=[cluster, group, seq])}
@@ -161,8 +181,10 @@ def group_revert(request: HtmxHttpRequest, cluster: str, group: str, seq: int):
 @role_required(Role.ADMIN)
 def group_delete(request: HtmxHttpRequest, cluster: str, group: str):
     execute = request.POST
-    services.group_delete(actor=Actor.from_request(request), cluster=cluster, group=group,
-                          confirm=execute.get("confirm", ""), reason=execute.get("reason", ""))
+    delete = {SHARE: share_services.share_group_delete, STREAMS: streams_services.streams_group_delete}.get(
+        group_kind(cluster, group), services.group_delete)
+    delete(actor=Actor.from_request(request), cluster=cluster, group=group, confirm=execute.get("confirm", ""),
+           reason=execute.get("reason", ""))
     messages.success(request, f"Group {group} deleted.")
     return redirect_after_change(request, reverse("offsets:groups", args=[cluster]))
 
@@ -196,4 +218,17 @@ def group_offsets_delete(request: HtmxHttpRequest, cluster: str, group: str):
                                   partitions=partitions, confirm=request.POST.get("confirm", ""),
                                   reason=request.POST.get("reason", ""))
     messages.success(request, f"Committed offsets of {group} for {topic} deleted.")
+    return redirect_after_change(request, reverse("offsets:detail", args=[cluster, group]))
+
+
+@require_POST
+@role_required(Role.ADMIN)
+def share_offsets_delete(request: HtmxHttpRequest, cluster: str, group: str):
+    """A share group's start offsets for one topic (kafka-share-groups --delete-offsets)."""
+    topic = request.POST.get("topic", "").strip()
+    if not topic:
+        raise ConsoleError("Name the topic whose start offsets should be deleted.")
+    share_services.share_offsets_delete(actor=Actor.from_request(request), cluster=cluster, group=group, topic=topic,
+                                        confirm=request.POST.get("confirm", ""), reason=request.POST.get("reason", ""))
+    messages.success(request, f"Start offsets of {group} for {topic} deleted.")
     return redirect_after_change(request, reverse("offsets:detail", args=[cluster, group]))

@@ -160,6 +160,15 @@ class StreamsGroupOps(java_admin.JavaCalls):
 
         self._java(call)
 
+    def delete_streams_group_offsets(self, group_id: str, refs: list[PartitionRef]) -> None:
+        def call(admin, jvm):
+            partitions = jvm.java.util.HashSet()
+            for ref in refs:
+                partitions.add(jvm.org.apache.kafka.common.TopicPartition(ref.topic, ref.partition))
+            return admin.deleteStreamsGroupOffsets(group_id, partitions).all()
+
+        self._java(call)
+
     def delete_streams_groups(self, group_ids: list[str]) -> None:
         self._java(lambda admin, jvm: admin.deleteStreamsGroups(list(group_ids)).all())
 

@@ -51,15 +51,6 @@ def share_group_ids(cluster: str) -> set[str]:
     return {g.group_id for g in cluster_admin(cluster).list_groups_of_every_type() if g.group_type == "share"}
 
 
-def is_share_group(cluster: str, group: str) -> bool:
-    """Whether `group` is a share group. A live consumer group or one with commits answers without the Java
-    client (whose first call in a process starts a JVM); only a group unknown as a consumer group is looked up."""
-    admin = cluster_admin(cluster)
-    if admin.describe_groups([group])[group].state != "Dead" or admin.group_offsets([group])[group]:
-        return False
-    return group in share_group_ids(cluster)
-
-
 def share_group_detail(cluster: str, group: str) -> ShareGroupDetail:
     admin = cluster_admin(cluster)
     description = admin.describe_share_groups([group])[group]

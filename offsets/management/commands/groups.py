@@ -11,6 +11,12 @@ from django.core.management.base import CommandError
 from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
 from offsets import services
+from offsets.group_kind import SHARE, STREAMS, group_kind
+from offsets.management.commands._typed_groups import share_describe, streams_describe
+from offsets.share import services as share_services
+from offsets.share.selectors import share_group_detail
+from offsets.streams import services as streams_services
+from offsets.streams.selectors import streams_group_detail
 from offsets.resets.planning import parse_topic_scope
 from offsets.selectors import groups_of_every_type
 from offsets.selectors_describe import GroupReport, group_report, groups_list
@@ -63,7 +69,11 @@ class Command(ActorCommand):
             case "list":
                 self._list(cluster, options)
             case "describe":
-                self._describe(group_report(cluster, options["group"]), options)
+                kind = group_kind(cluster, options["group"])
+                if kind in (SHARE, STREAMS):
+                    self._describe_typed(cluster, kind, options)
+                else:
+                    self._describe(group_report(cluster, options["group"]), options)
             case "delete":
                 self._delete(cluster, options)
             case "delete-offsets":
@@ -129,8 +139,26 @@ class Command(ActorCommand):
         for line in lines:
             self.stdout.write(line)
 
+    def _describe_typed(self, cluster: str, kind: str, options) -> None:
+        group = options["group"]
+        if kind == SHARE:
+            out = share_describe(group, share_group_detail(cluster, group), members=options["members"],
+                                 state=options["state"], as_json=options["format"] == "json")
+        else:
+            out = streams_describe(group, streams_group_detail(cluster, group), members=options["members"],
+                                   state=options["state"], as_json=options["format"] == "json")
+        if isinstance(out, str):
+            self.stdout.write(out)
+            return
+        for line in _table(out[0], out[1:]):
+            self.stdout.write(line)
+
     def _delete(self, cluster: str, options) -> None:
         group = options["group"]
+        kind = group_kind(cluster, group)
+        if kind in (SHARE, STREAMS):
+            self._delete_typed(cluster, kind, options)
+            return
         report = group_report(cluster, group)
         if not options["yes"]:
             self.stdout.write(f"Deleting group '{group}' ({report.description.state}, "
@@ -142,8 +170,30 @@ class Command(ActorCommand):
         services.group_delete(actor=actor, cluster=cluster, group=group, confirm=group, reason=reason)
         self.stdout.write(f"Deleted group '{group}'.")
 
+    def _delete_typed(self, cluster: str, kind: str, options) -> None:
+        group = options["group"]
+        if kind == SHARE:
+            detail = share_group_detail(cluster, group)
+            state, members, partitions = detail.description.state, len(detail.description.members), len(detail.partitions)
+        else:
+            detail = streams_group_detail(cluster, group)
+            state, members = detail.description.state, len(detail.description.members)
+            partitions = sum(p.committed is not None for p in detail.partitions)
+        if not options["yes"]:
+            self.stdout.write(f"Deleting {kind} group '{group}' ({state}, {members} members) would delete its "
+                              f"offsets on {partitions} partitions (kept in the audit log). Run again with --yes "
+                              f"--actor USER --reason TEXT.")
+            return
+        actor, reason = self.acting(options, role=Role.ADMIN)
+        delete = share_services.share_group_delete if kind == SHARE else streams_services.streams_group_delete
+        delete(actor=actor, cluster=cluster, group=group, confirm=group, reason=reason)
+        self.stdout.write(f"Deleted {kind} group '{group}'.")
+
     def _delete_offsets(self, cluster: str, options) -> None:
         group = options["group"]
+        if group_kind(cluster, group) == SHARE:
+            self._delete_share_offsets(cluster, options)
+            return
         try:
             scope = parse_topic_scope(options["topic"])
         except ValueError as exc:
@@ -160,3 +210,21 @@ class Command(ActorCommand):
         services.group_offsets_delete(actor=actor, cluster=cluster, group=group, topic=scope.topic,
                                       partitions=partitions, confirm=group, reason=reason)
         self.stdout.write(f"Deleted group '{group}''s committed offsets: {listed}.")
+
+    def _delete_share_offsets(self, cluster: str, options) -> None:
+        """kafka-share-groups --delete-offsets works per topic: a partition list is refused, not ignored."""
+        group, topic = options["group"], options["topic"]
+        if ":" in topic:
+            raise CommandError("A share group's start offsets are deleted for a whole topic; give --topic TOPIC.")
+        starts = [p for p in share_group_detail(cluster, group).partitions if p.ref.topic == topic]
+        if not starts:
+            raise CommandError(f"Share group '{group}' has no start offsets in topic '{topic}'.")
+        listed = ", ".join(f"{p.ref.topic}-{p.ref.partition}@{p.start_offset}" for p in starts)
+        if not options["yes"]:
+            self.stdout.write(f"Would delete share group '{group}''s start offsets: {listed}. "
+                              f"Run again with --yes --actor USER --reason TEXT.")
+            return
+        actor, reason = self.acting(options, role=Role.ADMIN)
+        share_services.share_offsets_delete(actor=actor, cluster=cluster, group=group, topic=topic, confirm=group,
+                                            reason=reason)
+        self.stdout.write(f"Deleted share group '{group}''s start offsets: {listed}.")

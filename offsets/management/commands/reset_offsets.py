@@ -1,7 +1,8 @@
 """`kafka-consumer-groups --reset-offsets` with the console's guarantees: dry run by default, refusal while the
 group is active, audit with offsets before and after, and revert of an earlier reset. A share group's start
 offsets reset the same way, with `kafka-share-groups --reset-offsets` semantics (--to-earliest, --to-latest,
---to-datetime); the output says which tool's semantics it followed."""
+--to-datetime), and a streams group's with `kafka-streams-groups --reset-offsets` semantics (--all-topics means
+the topology's input topics); the output says which tool's semantics it followed."""
 
 from __future__ import annotations
 
@@ -16,8 +17,23 @@ from console.kafka.errors import KafkaGatewayError
 from offsets.resets import services
 from offsets.resets.preview import reset_preview
 from offsets.resets.strategy_input import scope_from, strategy_from
+from offsets.group_kind import SHARE, STREAMS, group_kind
 from offsets.share import services as share_services
-from offsets.share.selectors import is_share_group, share_reset_preview
+from offsets.share.selectors import share_reset_preview
+from offsets.streams import services as streams_services
+from offsets.streams.selectors import streams_reset_preview
+
+# Per kind of group: (preview, reset, revert strategy, message while active, what the offsets are, semantics).
+KINDS = {
+    SHARE: (share_reset_preview, share_services.share_offsets_reset, share_services.share_revert_strategy,
+            share_services.MSG_SHARE_ACTIVE, "Share-partition start offsets",
+            "a share group: kafka-share-groups --reset-offsets semantics, CURRENT is the start offset"),
+    STREAMS: (streams_reset_preview, streams_services.streams_offsets_reset, streams_services.streams_revert_strategy,
+              streams_services.MSG_STREAMS_ACTIVE, "Committed offsets",
+              "a streams group: kafka-streams-groups --reset-offsets semantics; internal topics are not deleted"),
+}
+CONSUMER = (reset_preview, services.group_offsets_reset, services.revert_strategy, services.MSG_GROUP_ACTIVE,
+            "Committed offsets", "kafka-consumer-groups --reset-offsets semantics")
 
 
 class Command(ActorCommand):
@@ -68,8 +84,7 @@ class Command(ActorCommand):
 
     def _handle(self, options):
         cluster, group = options["cluster"], options["group"]
-        share = is_share_group(cluster, group)
-        reverting = share_services.share_revert_strategy if share else services.revert_strategy
+        preview_of, reset, reverting, active, what, semantics = KINDS.get(group_kind(cluster, group), CONSUMER)
         if options["revert"] is not None:
             event, strategy, scope = reverting(options["revert"])
             if event.target != f"group:{group}":
@@ -79,25 +94,22 @@ class Command(ActorCommand):
             strategy = self._strategy(options)
         if options["execute"]:
             actor, reason = self.acting(options, role=Role.OPERATOR)
-            reset = share_services.share_offsets_reset if share else services.group_offsets_reset
             after = reset(actor=actor, cluster=cluster, group=group, scope=scope, strategy=strategy, reason=reason,
                           confirm=group, expected_fingerprint=options["if_unchanged"], revert_of=options["revert"])
             lines = [f"{topic},{partition},{offset}" for topic, parts in after.items() for partition, offset in parts.items()]
             if not options["export"]:
-                what = "Share-partition start offsets" if share else "Committed offsets"
                 self.stdout.write(f"Executed. {what} read back from Kafka (topic,partition,offset):")
             self.stdout.write("".join(line + "\n" for line in lines), ending="")
             return
-        preview = (share_reset_preview if share else reset_preview)(cluster, group, scope, strategy)
+        preview = preview_of(cluster, group, scope, strategy)
         if not preview.allowed:
-            message = share_services.MSG_SHARE_ACTIVE if share else services.MSG_GROUP_ACTIVE
-            raise CommandError(message.format(group=group, state=preview.state, members=preview.members))
+            raise CommandError(active.format(group=group, state=preview.state, members=preview.members))
         if options["export"]:
             self.stdout.write(preview.plan.export_csv(), ending="")
             return
-        self._table(preview, share)
+        self._table(preview, semantics)
 
-    def _table(self, preview, share: bool) -> None:
+    def _table(self, preview, semantics: str) -> None:
         plan = preview.plan
         self.stdout.write(f"{'GROUP':<24} {'TOPIC':<30} {'PARTITION':>9} {'CURRENT':>10} {'NEW-OFFSET':>10} "
                           f"{'DELTA':>8} {'LOG-START':>10} {'LOG-END':>10}  NOTE")
@@ -107,7 +119,5 @@ class Command(ActorCommand):
             note = ("clamped; " if row.clamped else "") + row.note
             self.stdout.write(f"{plan.group:<24} {row.ref.topic:<30} {row.ref.partition:>9} {current!s:>10} "
                               f"{'(deleted)' if row.deletes else row.target:>10} {delta:>8} {row.log_start:>10} {row.log_end:>10}  {note}")
-        semantics = ("a share group: kafka-share-groups --reset-offsets semantics, CURRENT is the start offset"
-                     if share else "kafka-consumer-groups --reset-offsets semantics")
         self.stdout.write(f"Dry run ({semantics}): nothing changed. State {preview.state}. To execute exactly this "
                           f"plan: --execute --if-unchanged {preview.fingerprint}")

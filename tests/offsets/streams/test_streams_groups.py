@@ -1,0 +1,220 @@
+"""Streams groups (KIP-1071) made by a real Kafka Streams application (Kafka's WordCountDemo from
+kafka-streams-examples 4.3.1, run with group.protocol=streams) on the real broker: listed with their type,
+described as kafka-streams-groups describes them (members, tasks, subtopologies, offsets, lag), reset with its
+dry run's targets, refused while the application runs, audited and reverted, in the pages and the shell."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import time
+import uuid
+
+import pytest
+from django.core.management import call_command
+
+from console.audit.actor import Actor
+from console.audit.models import AuditEvent
+from console.devstack.kafka import java_classpath
+from console.errors import Conflict
+from console.kafka.admin import KafkaAdmin
+from console.kafka.types import ClusterConnection, PartitionRef
+from offsets.resets.planning import ALL_TOPICS, ShiftBy, ToDatetime, ToEarliest, ToLatest, ToOffset, TopicScope
+from offsets.selectors import group_rows, groups_of_every_type
+from offsets.streams.selectors import streams_group_detail, streams_reset_preview
+from offsets.streams.services import streams_offsets_reset, streams_offsets_revert
+
+pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
+
+STREAMS_COMMAND = "org.apache.kafka.tools.streams.StreamsGroupCommand"
+WORD_COUNT = "org.apache.kafka.streams.examples.wordcount.WordCountDemo"
+# The demo's own topic names.
+INPUT, OUTPUT = "streams-plaintext-input", "streams-wordcount-output"
+LINES = 40
+
+
+class WordCount:
+    """The demo application under one application id (the streams group's id), started and stopped at will."""
+
+    def __init__(self, kafka_node, home):
+        self.node = kafka_node
+        self.group = f"wordcount-{uuid.uuid4().hex[:8]}"
+        self.properties = home / "wordcount.properties"
+        self.properties.write_text(
+            f"application.id={self.group}\nbootstrap.servers={kafka_node.bootstrap}\ngroup.protocol=streams\n"
+            f"state.dir={home / 'state'}\ncommit.interval.ms=200\n")
+        self.log = home / "wordcount.log"
+        self.process: subprocess.Popen | None = None
+        self.admin = KafkaAdmin(ClusterConnection("fixture", kafka_node.bootstrap), timeout=10)
+
+    def start(self) -> None:
+        with open(self.log, "a") as log:
+            self.process = subprocess.Popen(["java", "-Xmx256m", "-cp", java_classpath(self.node.libs), WORD_COUNT,
+                                             str(self.properties)], stdout=log, stderr=subprocess.STDOUT)
+
+    def stop(self) -> None:
+        """SIGTERM runs the demo's shutdown hook: KafkaStreams.close(), so the member leaves the group."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(60)
+        self.wait_for(lambda d: not d.members, "the members to leave")
+
+    def description(self):
+        return self.admin.describe_streams_groups([self.group])[self.group]
+
+    def wait_for(self, condition, what: str, timeout: float = 120) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                if condition(self.description()):
+                    return
+            except Exception:  # the group does not exist until the first member joins
+                pass
+            assert time.monotonic() < deadline, f"timed out waiting for {what}; log: {self.log.read_text()[-2000:]}"
+            time.sleep(0.5)
+
+    def caught_up(self) -> bool:
+        committed = self.admin.streams_group_offsets([self.group]).get(self.group, {})
+        ends = self.admin.list_offsets_many([PartitionRef(INPUT, p) for p in range(2)], ["latest"])["latest"]
+        return all(committed.get(ref) == end.offset for ref, end in ends.items())
+
+
+@pytest.fixture(scope="module")
+def word_count(kafka_node, tmp_path_factory):
+    from confluent_kafka import Producer
+
+    admin = KafkaAdmin(ClusterConnection("fixture", kafka_node.bootstrap), timeout=10)
+    existing = {t.name for t in admin.list_topics()}
+    for name in (INPUT, OUTPUT):
+        if name not in existing:
+            admin.create_topic(name, partitions=2, replication_factor=1, configs={})
+    producer = Producer({"bootstrap.servers": kafka_node.bootstrap})
+    for i in range(LINES):
+        producer.produce(INPUT, value=f"line {i} of the words we count {i % 3}".encode(), partition=i % 2,
+                         timestamp=1_700_000_000_000 + i * 60_000)
+    assert producer.flush(15) == 0
+    app = WordCount(kafka_node, tmp_path_factory.mktemp("wordcount"))
+    app.start()
+    app.wait_for(lambda d: d.state == "Stable" and d.members and d.members[0].active_tasks, "a stable group")
+    deadline = time.monotonic() + 120
+    while not app.caught_up():
+        assert time.monotonic() < deadline, "the application never committed the input's end"
+        time.sleep(0.5)
+    yield app
+    if app.process.poll() is None:
+        app.stop()
+
+
+@pytest.fixture
+def stopped(word_count):
+    word_count.stop()
+    return word_count
+
+
+def _tool(kafka_node, *args: str) -> list[dict[str, str]]:
+    result = kafka_node.run_tool(STREAMS_COMMAND, "--bootstrap-server", kafka_node.bootstrap, *args)
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = [re.split(r"\s+", line.strip()) for line in result.stdout.splitlines() if line.strip()]
+    header_at = next(i for i, r in enumerate(rows) if r[0] == "GROUP")
+    header = rows[header_at]
+    return [dict(zip(header, r)) for r in rows[header_at + 1:] if len(r) == len(header)]
+
+
+def test_running_application_listed_described_and_its_reset_refused(word_count, kafka_node, local_cluster,
+                                                                     operator):
+    group = word_count.group
+    listings, problem = groups_of_every_type("local")
+    assert problem == "" and {g.group_id: g.group_type for g in listings}[group] == "streams"
+    row = next(r for r in group_rows("local", [g for g in listings if g.group_id == group]))
+    assert row.protocol == "streams" and row.members == 1 and row.lag == 0 and INPUT in row.topics
+
+    detail = streams_group_detail("local", group)
+    description = detail.description
+    assert description.state == "Stable"
+    # WordCount: subtopology 0 reads the input and writes the repartition topic that subtopology 1 reads.
+    sources = {s.subtopology_id: s for s in description.subtopologies}
+    assert INPUT in sources["0"].source_topics and sources["1"].repartition_source_topics
+    assert sources["1"].changelog_topics and sources["1"].changelog_topics[0].endswith("-changelog")
+    member = description.members[0]
+    assert {sub for sub, _ in member.active_tasks} == {"0", "1"}
+    tool_members = _tool(kafka_node, "--describe", "--members", "--group", group)
+    assert [m["MEMBER"] for m in tool_members] == [member.member_id]
+    by_ref = {p.ref: p for p in detail.partitions}
+    assert by_ref[PartitionRef(INPUT, 0)].owners == (f"{member.client_id}@{member.host}",)
+
+    actor = Actor(user=operator, source="web")
+    with pytest.raises(Conflict, match="member"):
+        streams_offsets_reset(actor=actor, cluster="local", group=group, scope=ALL_TOPICS, strategy=ToEarliest(),
+                              reason="while running", confirm=group)
+    assert AuditEvent.objects.filter(action="streams-group.offsets.reset", outcome="refused",
+                                     target=f"group:{group}").exists()
+
+
+def test_offsets_and_lag_as_kafka_streams_groups_prints_them(stopped, kafka_node, local_cluster):
+    detail = streams_group_detail("local", stopped.group)
+    assert detail.description.state == "Empty" and detail.description.members == ()
+    kafka = {(r["TOPIC"], int(r["PARTITION"])): r
+             for r in _tool(kafka_node, "--describe", "--offsets", "--group", stopped.group)}
+    ours = {(p.ref.topic, p.ref.partition): p for p in detail.partitions}
+    assert set(kafka) == set(ours) and (INPUT, 0) in ours
+    for key, row in kafka.items():
+        assert str(ours[key].committed) == row["CURRENT-OFFSET"], key
+        assert str(ours[key].lag) == row["LAG"], key
+
+
+@pytest.mark.parametrize("flags, scope, strategy", [
+    (["--all-input-topics", "--to-earliest"], ALL_TOPICS, ToEarliest()),
+    (["--all-input-topics", "--to-latest"], ALL_TOPICS, ToLatest()),
+    (["--all-input-topics", "--shift-by", "-7"], ALL_TOPICS, ShiftBy(-7)),
+    (["--input-topic", f"{INPUT}:1", "--to-offset", "3"], [TopicScope(INPUT, (1,))], ToOffset(3)),
+    (["--all-input-topics", "--to-datetime", "2023-11-14T22:25:00.000"], ALL_TOPICS,
+     ToDatetime("2023-11-14T22:25:00.000")),
+])
+def test_dry_run_matches_kafka_streams_groups(stopped, kafka_node, local_cluster, flags, scope, strategy):
+    rows = _tool(kafka_node, "--reset-offsets", "--group", stopped.group, *flags, "--dry-run")
+    kafka = {(r["TOPIC"], int(r["PARTITION"])): int(r["NEW-OFFSET"]) for r in rows}
+    plan = streams_reset_preview("local", stopped.group, scope, strategy).plan
+    assert {(row.ref.topic, row.ref.partition): row.target for row in plan.rows} == kafka
+
+
+def test_reset_executed_audited_and_reverted(stopped, local_cluster, operator):
+    group = stopped.group
+    actor = Actor(user=operator, source="web")
+    before = {p.ref: p.committed for p in streams_group_detail("local", group).partitions if p.ref.topic == INPUT}
+    after = streams_offsets_reset(actor=actor, cluster="local", group=group, scope=ALL_TOPICS, strategy=ToEarliest(),
+                                  reason="count again", confirm=group)
+    assert after == {INPUT: {"0": 0, "1": 0}}
+    now = {p.ref: p.committed for p in streams_group_detail("local", group).partitions if p.ref.topic == INPUT}
+    assert now == {ref: 0 for ref in before}
+    event = AuditEvent.objects.filter(action="streams-group.offsets.reset", outcome="success").last()
+    assert event.target == f"group:{group}" and event.before == {INPUT: {"0": LINES // 2, "1": LINES // 2}}
+    streams_offsets_revert(actor=actor, cluster="local", seq=event.seq, reason="undo", confirm=group)
+    assert {p.ref: p.committed for p in streams_group_detail("local", group).partitions
+            if p.ref.topic == INPUT} == before
+
+
+def test_pages_and_shell_show_streams_groups(stopped, client_for, viewer, operator, local_cluster):
+    group = stopped.group
+    listing = client_for(viewer).get("/clusters/local/groups/", {"type": "streams"}).content.decode()
+    assert f'data-group="{group}"' in listing and "<td>streams</td>" in listing
+    page = client_for(viewer).get(f"/clusters/local/groups/{group}/").content.decode()
+    assert "Streams group" in page and INPUT in page and "-changelog" in page
+    preview = client_for(operator).post(f"/clusters/local/groups/{group}/reset/",
+                                        {"scope": "all", "strategy": "to-latest"})
+    assert preview.status_code == 200 and "kafka-streams-groups" in preview.content.decode()
+
+    out = io.StringIO()
+    call_command("groups", "list", "--all-types", "--format", "json", stdout=out)
+    assert {"group": group, "state": "Empty", "type": "streams"} in json.loads(out.getvalue())
+    out = io.StringIO()
+    call_command("groups", "describe", group, "--format", "json", stdout=out)
+    rows = json.loads(out.getvalue())
+    assert {(r["topic"], r["partition"]) for r in rows} >= {(INPUT, 0), (INPUT, 1)}
+    out = io.StringIO()
+    call_command("groups", "describe", group, "--state", "--format", "json", stdout=out)
+    assert json.loads(out.getvalue())["subtopologies"][0]["source_topics"] == [INPUT]
+    out = io.StringIO()
+    call_command("reset_offsets", "--group", group, "--all-topics", "--to-earliest", stdout=out)
+    assert "kafka-streams-groups --reset-offsets semantics" in out.getvalue() and "nothing changed" in out.getvalue()

@@ -30,8 +30,8 @@ def streams_offsets_reset(*, actor: Actor, cluster: str, group: str, scope: AllT
                           revert_of: int | None = None) -> dict:
     """Plans again from the state now; refuses unless the group has no members and its offsets did not move since
     the preview; then alters them (AlterStreamsGroupOffsets) and deletes those the plan deletes, reads them back,
-    audits before and after. Internal topics (changelogs, repartition topics) are left alone: deleting state is
-    a separate, deliberate step."""
+    audits before and after. Internal topics (changelogs, repartition topics) are kept, as the tool keeps them
+    without --delete-all-internal-topics."""
     check_storable(group)
     if confirm != group:
         raise ConsoleError(MSG_CONFIRM_GROUP.format(group=group))

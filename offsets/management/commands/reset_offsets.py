@@ -30,7 +30,7 @@ KINDS = {
             "a share group: kafka-share-groups --reset-offsets semantics, CURRENT is the start offset"),
     STREAMS: (streams_reset_preview, streams_services.streams_offsets_reset, streams_services.streams_revert_strategy,
               streams_services.MSG_STREAMS_ACTIVE, "Committed offsets",
-              "a streams group: kafka-streams-groups --reset-offsets semantics; internal topics are not deleted"),
+              "a streams group: kafka-streams-groups --reset-offsets semantics; internal topics are kept"),
 }
 CONSUMER = (reset_preview, services.group_offsets_reset, services.revert_strategy, services.MSG_GROUP_ACTIVE,
             "Committed offsets", "kafka-consumer-groups --reset-offsets semantics")

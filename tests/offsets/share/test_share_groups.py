@@ -139,3 +139,34 @@ def test_pages_and_shell_show_share_groups(share_group, client_for, viewer, oper
     out = io.StringIO()
     call_command("reset_offsets", "--group", group, "--all-topics", "--to-latest", stdout=out)
     assert "kafka-share-groups --reset-offsets semantics" in out.getvalue() and "nothing changed" in out.getvalue()
+
+
+def test_start_offsets_and_the_group_deleted_from_the_page_and_the_shell(share_group, client_for, admin, operator,
+                                                                        kafka_node):
+    import io
+
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    topic, group = share_group
+    assert client_for(operator).post(f"/clusters/local/groups/{group}/start-offsets/delete/",
+                                     {"topic": topic, "confirm": group, "reason": "x"}).status_code == 403
+    page = client_for(admin).get(f"/clusters/local/groups/{group}/").content.decode()
+    assert "Delete start offsets" in page
+    done = client_for(admin).post(f"/clusters/local/groups/{group}/start-offsets/delete/",
+                                  {"topic": topic, "confirm": group, "reason": "forget the topic"})
+    assert done.status_code in (200, 302)
+    assert share_group_detail("local", group).partitions == []
+    assert _tool(kafka_node, "--describe", "--offsets", "--group", group)[1:] == []
+    event = AuditEvent.objects.get(action="share-group.offsets.delete", outcome="success", target=f"group:{group}")
+    assert set(event.before[topic]) == {"0", "1"}
+
+    with pytest.raises(CommandError, match="whole topic"):
+        call_command("groups", "delete-offsets", group, "--topic", f"{topic}:0")
+    out = io.StringIO()
+    call_command("groups", "delete", group, stdout=out)
+    assert "share group" in out.getvalue() and "--yes" in out.getvalue()
+    call_command("groups", "delete", group, "--yes", "--actor", admin.username, "--reason", "retired",
+                 stdout=io.StringIO())
+    assert group not in {g.group_id for g in groups_of_every_type("local")[0]}
+    assert AuditEvent.objects.filter(action="share-group.delete", outcome="success", target=f"group:{group}").exists()

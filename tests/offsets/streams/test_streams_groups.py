@@ -114,12 +114,24 @@ def stopped(word_count):
 
 
 def _tool(kafka_node, *args: str) -> list[dict[str, str]]:
+    """The rows StreamsGroupCommand prints, by its header's column names (the last column may hold spaces)."""
     result = kafka_node.run_tool(STREAMS_COMMAND, "--bootstrap-server", kafka_node.bootstrap, *args)
     assert result.returncode == 0, result.stdout + result.stderr
-    rows = [re.split(r"\s+", line.strip()) for line in result.stdout.splitlines() if line.strip()]
-    header_at = next(i for i, r in enumerate(rows) if r[0] == "GROUP")
-    header = rows[header_at]
-    return [dict(zip(header, r)) for r in rows[header_at + 1:] if len(r) == len(header)]
+    lines = [line.strip() for line in result.stdout.splitlines() if line.strip()]
+    if not lines:
+        return []
+    header = lines[0].split()
+    assert header[0] == "GROUP", result.stdout
+    return [dict(zip(header, line.split(None, len(header) - 1))) for line in lines[1:]]
+
+
+def _assignments(text: str) -> dict[str, tuple[tuple[str, tuple[int, ...]], ...]]:
+    """'ACTIVE: 0:[0,1]; 1:[0,1]; STANDBY: ...' as {kind: ((subtopology, partitions), ...)}."""
+    found = {}
+    for kind, tasks in re.findall(r"([A-Z-]+): ((?:[^:;\s]+:\[[0-9,]*\]; )*)", text + " "):
+        found[kind] = tuple((sub, tuple(int(p) for p in parts.split(",") if p))
+                            for sub, parts in re.findall(r"([^:;\s]+):\[([0-9,]*)\]", tasks))
+    return found
 
 
 def test_running_application_listed_described_and_its_reset_refused(word_count, kafka_node, local_cluster,
@@ -140,7 +152,13 @@ def test_running_application_listed_described_and_its_reset_refused(word_count, 
     member = description.members[0]
     assert {sub for sub, _ in member.active_tasks} == {"0", "1"}
     tool_members = _tool(kafka_node, "--describe", "--members", "--group", group)
-    assert [m["MEMBER"] for m in tool_members] == [member.member_id]
+    assert [(m["MEMBER"], m["PROCESS"], m["CLIENT-ID"]) for m in tool_members] == [
+        (member.member_id, member.process_id, member.client_id)]
+    assert _assignments(tool_members[0]["ASSIGNMENTS"])["ACTIVE"] == member.active_tasks
+    # While it runs, the tool prints each assigned partition's lag (input and repartition topics): the same here.
+    tool_lag = {(r["TOPIC"], int(r["PARTITION"])): int(r["OFFSET-LAG"])
+                for r in _tool(kafka_node, "--describe", "--offsets", "--group", group)}
+    assert tool_lag and {(p.ref.topic, p.ref.partition): p.lag for p in detail.partitions} == tool_lag
     by_ref = {p.ref: p for p in detail.partitions}
     assert by_ref[PartitionRef(INPUT, 0)].owners == (f"{member.client_id}@{member.host}",)
 
@@ -152,16 +170,15 @@ def test_running_application_listed_described_and_its_reset_refused(word_count, 
                                      target=f"group:{group}").exists()
 
 
-def test_offsets_and_lag_as_kafka_streams_groups_prints_them(stopped, kafka_node, local_cluster):
+def test_a_stopped_application_keeps_its_offsets_on_the_page(stopped, kafka_node, local_cluster):
+    """With no members the tool prints no offsets at all; the console still shows what the group committed."""
+    assert _tool(kafka_node, "--describe", "--offsets", "--group", stopped.group) == []
     detail = streams_group_detail("local", stopped.group)
     assert detail.description.state == "Empty" and detail.description.members == ()
-    kafka = {(r["TOPIC"], int(r["PARTITION"])): r
-             for r in _tool(kafka_node, "--describe", "--offsets", "--group", stopped.group)}
-    ours = {(p.ref.topic, p.ref.partition): p for p in detail.partitions}
-    assert set(kafka) == set(ours) and (INPUT, 0) in ours
-    for key, row in kafka.items():
-        assert str(ours[key].committed) == row["CURRENT-OFFSET"], key
-        assert str(ours[key].lag) == row["LAG"], key
+    inputs = {p.ref.partition: (p.committed, p.lag) for p in detail.partitions if p.ref.topic == INPUT}
+    assert inputs == {0: (LINES // 2, 0), 1: (LINES // 2, 0)}
+    repartition = [p for p in detail.partitions if p.ref.topic.endswith("-repartition")]
+    assert repartition and all(p.committed is not None and p.owners == () for p in repartition)
 
 
 @pytest.mark.parametrize("flags, scope, strategy", [
@@ -218,3 +235,18 @@ def test_pages_and_shell_show_streams_groups(stopped, client_for, viewer, operat
     out = io.StringIO()
     call_command("reset_offsets", "--group", group, "--all-topics", "--to-earliest", stdout=out)
     assert "kafka-streams-groups --reset-offsets semantics" in out.getvalue() and "nothing changed" in out.getvalue()
+
+
+def test_an_admin_deletes_the_stopped_group_from_its_page(stopped, client_for, admin, operator, local_cluster):
+    group = stopped.group
+    refused = client_for(operator).post(f"/clusters/local/groups/{group}/delete/",
+                                        {"confirm": group, "reason": "retired"})
+    assert refused.status_code == 403
+    wrong = client_for(admin).post(f"/clusters/local/groups/{group}/delete/", {"confirm": "other", "reason": "x"})
+    assert wrong.status_code == 400 and group in {g.group_id for g in groups_of_every_type("local")[0]}
+    done = client_for(admin).post(f"/clusters/local/groups/{group}/delete/", {"confirm": group, "reason": "retired"})
+    assert done.status_code in (200, 302)
+    assert group not in {g.group_id for g in groups_of_every_type("local")[0]}
+    event = AuditEvent.objects.get(action="streams-group.delete", target=f"group:{group}", outcome="success")
+    # The reset test before this one reverted to where the application had stopped.
+    assert event.before[INPUT] == {"0": LINES // 2, "1": LINES // 2}

@@ -76,9 +76,12 @@ class WordCount:
             time.sleep(0.5)
 
     def caught_up(self) -> bool:
+        """Committed up to the log end on the input and on the repartition topic the second subtopology reads."""
+        repartition = [t for s in self.description().subtopologies for t in s.repartition_source_topics]
+        refs = [PartitionRef(topic, p) for topic in [INPUT, *repartition] for p in range(2)]
         committed = self.admin.streams_group_offsets([self.group]).get(self.group, {})
-        ends = self.admin.list_offsets_many([PartitionRef(INPUT, p) for p in range(2)], ["latest"])["latest"]
-        return all(committed.get(ref) == end.offset for ref, end in ends.items())
+        ends = self.admin.list_offsets_many(refs, ["latest"])["latest"]
+        return bool(repartition) and all(committed.get(ref) == end.offset for ref, end in ends.items())
 
 
 @pytest.fixture(scope="module")

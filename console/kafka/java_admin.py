@@ -9,6 +9,7 @@ becomes one of console.kafka.errors.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import threading
@@ -170,3 +171,36 @@ class JavaCalls(GatewayFace):
     def _java(self, call):
         admin = java_admin(self.connection, self.timeout)
         return wait(call(admin, jvm()), cluster=self.cluster, timeout=self.timeout, admin=admin)
+
+
+_mapper = None
+
+
+def as_plain(value):
+    """A Java result as plain Python data in one gateway round trip. Reading a description attribute by attribute
+    costs one round trip per getter (thousands for a page of groups); Jackson, which Kafka's own libraries ship,
+    writes the objects' fields as JSON inside the JVM instead. Optionals become their value or None, enums their
+    toString() (GroupState's "Empty", "Stable"...), and a map keyed by TopicPartition gets "topic-partition" keys."""
+    global _mapper
+    gateway = jvm()
+    with _lock:
+        if _mapper is None:
+            jackson = gateway.com.fasterxml.jackson
+            mapper = jackson.databind.ObjectMapper()
+            mapper.registerModule(jackson.datatype.jdk8.Jdk8Module())
+            accessor = gateway.com.fasterxml.jackson.annotation.PropertyAccessor
+            visibility = _gateway.jvm.java.lang.Class.forName(
+                "com.fasterxml.jackson.annotation.JsonAutoDetect$Visibility").getEnumConstants()
+            by_name = {str(v.name()): v for v in visibility}
+            mapper.setVisibility(accessor.ALL, by_name["NONE"])
+            mapper.setVisibility(accessor.FIELD, by_name["ANY"])
+            features = jackson.databind.SerializationFeature
+            mapper.configure(features.FAIL_ON_EMPTY_BEANS, False)
+            mapper.configure(features.WRITE_ENUMS_USING_TO_STRING, True)
+            _mapper = mapper
+    from py4j.protocol import Py4JError
+
+    try:
+        return json.loads(str(_mapper.writeValueAsString(value)))
+    except Py4JError as exc:
+        raise KafkaRequestFailed(f"Kafka's Java client answered something the console cannot read ({exc}).") from None

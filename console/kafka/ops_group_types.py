@@ -10,48 +10,49 @@ from console.kafka.types import (
     StreamsMember, StreamsSubtopology,
 )
 
-GROUP_TYPES = {"CLASSIC": "classic", "CONSUMER": "consumer", "SHARE": "share", "STREAMS": "streams"}
+def _ref(key: str) -> PartitionRef:
+    """A TopicPartition map key as Jackson writes it (toString: topic, '-', partition)."""
+    topic, _, partition = key.rpartition("-")
+    return PartitionRef(topic, int(partition))
 
 
-def _optional(value, convert=int):
-    return convert(value.get()) if value is not None and value.isPresent() else None
+def _refs(partitions: list[dict]) -> tuple[PartitionRef, ...]:
+    return tuple(sorted(PartitionRef(p["topic"], int(p["partition"])) for p in partitions))
 
 
-def _refs(partitions) -> tuple[PartitionRef, ...]:
-    return tuple(sorted(PartitionRef(str(tp.topic()), int(tp.partition())) for tp in partitions))
+def _coordinator(node: dict | None) -> int | None:
+    return int(node["id"]) if node else None
 
 
 class GroupTypeOps(java_admin.JavaCalls):
+    """Each call returns its Java result as plain data in one round trip (java_admin.as_plain): a page of groups
+    costs a few gateway calls, not one per getter."""
+
     def list_groups_of_every_type(self) -> list[GroupListing]:
         """ListGroups on every broker with no type filter: classic, consumer, share and streams groups."""
-        found = self._java(lambda admin, jvm: admin.listGroups().all())
+        found = java_admin.as_plain(self._java(lambda admin, jvm: admin.listGroups().all()))
         listings = []
         for g in found:
-            kind = _optional(g.type(), lambda t: GROUP_TYPES.get(str(t.name()), str(t.name()).lower()))
-            state = _optional(g.groupState(), lambda s: str(s.toString()))
-            listings.append(GroupListing(group_id=str(g.groupId()), state=state or "Unknown",
-                                         protocol=kind or (str(g.protocol()) or "unknown"),
-                                         simple=bool(g.isSimpleConsumerGroup()), group_type=kind or "classic"))
+            kind = (g.get("type") or "").lower() or None
+            protocol = g.get("protocol") or ""
+            listings.append(GroupListing(group_id=g["groupId"], state=g.get("groupState") or "Unknown",
+                                         protocol=kind or protocol or "unknown",
+                                         simple=kind == "classic" and not protocol, group_type=kind or "classic"))
         return sorted(listings, key=lambda g: g.group_id)
 
     def describe_share_groups(self, group_ids: list[str]) -> dict[str, ShareGroupDescription]:
         """ShareGroupDescribe for many groups at once; an unknown id is a GroupNotFound."""
         if not group_ids:
             return {}
-        found = self._java(lambda admin, jvm: admin.describeShareGroups(list(group_ids)).all())
-        described = {}
-        for group_id in found.keySet():
-            d = found.get(group_id)
-            coordinator = d.coordinator()
-            described[str(group_id)] = ShareGroupDescription(
-                group_id=str(group_id), state=str(d.groupState().toString()),
-                coordinator=int(coordinator.id()) if coordinator is not None else None,
-                group_epoch=int(d.groupEpoch()), assignment_epoch=int(d.targetAssignmentEpoch()),
-                members=tuple(sorted((ShareMember(member_id=str(m.consumerId()), client_id=str(m.clientId()),
-                                                  host=str(m.host()), member_epoch=int(m.memberEpoch()),
-                                                  assignment=_refs(m.assignment().topicPartitions()))
-                                      for m in d.members()), key=lambda m: (m.client_id, m.member_id))))
-        return described
+        found = java_admin.as_plain(self._java(lambda admin, jvm: admin.describeShareGroups(list(group_ids)).all()))
+        return {group_id: ShareGroupDescription(
+            group_id=group_id, state=d["groupState"], coordinator=_coordinator(d.get("coordinator")),
+            group_epoch=int(d["groupEpoch"]), assignment_epoch=int(d["targetAssignmentEpoch"]),
+            members=tuple(sorted((ShareMember(member_id=m["memberId"], client_id=m["clientId"], host=m["host"],
+                                              member_epoch=int(m["memberEpoch"]),
+                                              assignment=_refs(m["assignment"]["topicPartitions"]))
+                                  for m in d["members"]), key=lambda m: (m.client_id, m.member_id))))
+            for group_id, d in found.items()}
 
     def share_group_offsets(self, group_ids: list[str]) -> dict[str, dict[PartitionRef, SharePartitionOffset]]:
         """For each group, the share-partition start offset (and lag, where the coordinator knows it) of every
@@ -64,23 +65,20 @@ class GroupTypeOps(java_admin.JavaCalls):
             return admin.listShareGroupOffsets({g: spec() for g in dict.fromkeys(group_ids)}).all()
 
         try:
-            found = self._java(call)
+            found = java_admin.as_plain(self._java(call))
         except KafkaGatewayError as exc:
             if exc.code in ("GroupIdNotFoundException", "GroupNotFoundException"):
                 raise GroupNotFound(MSG_GROUP_NOT_FOUND.format(group=", ".join(group_ids), cluster=self.cluster),
                                     code=exc.code, cluster=self.cluster) from exc
             raise
         by_group: dict[str, dict[PartitionRef, SharePartitionOffset]] = {}
-        for group_id in found.keySet():
-            partitions = found.get(group_id)
-            offsets = by_group.setdefault(str(group_id), {})
-            for tp in partitions.keySet():
-                info = partitions.get(tp)
-                ref = PartitionRef(str(tp.topic()), int(tp.partition()))
+        for group_id, partitions in found.items():
+            offsets = by_group.setdefault(group_id, {})
+            for key, info in (partitions or {}).items():
+                ref = _ref(key)
                 offsets[ref] = SharePartitionOffset(
-                    ref=ref, start_offset=int(info.startOffset()) if info is not None else None,
-                    leader_epoch=_optional(info.leaderEpoch()) if info is not None else None,
-                    lag=_optional(info.lag()) if info is not None else None)
+                    ref=ref, start_offset=int(info["startOffset"]) if info else None,
+                    leader_epoch=info.get("leaderEpoch") if info else None, lag=info.get("lag") if info else None)
         return by_group
 
     def alter_share_group_offsets(self, group_id: str, offsets: dict[PartitionRef, int]) -> None:
@@ -106,30 +104,24 @@ class StreamsGroupOps(java_admin.JavaCalls):
     def describe_streams_groups(self, group_ids: list[str]) -> dict[str, StreamsGroupDescription]:
         if not group_ids:
             return {}
-        found = self._java(lambda admin, jvm: admin.describeStreamsGroups(list(group_ids)).all())
-        described = {}
-        for group_id in found.keySet():
-            d = found.get(group_id)
-            coordinator = d.coordinator()
-            described[str(group_id)] = StreamsGroupDescription(
-                group_id=str(group_id), state=str(d.groupState().toString()),
-                coordinator=int(coordinator.id()) if coordinator is not None else None,
-                group_epoch=int(d.groupEpoch()), assignment_epoch=int(d.targetAssignmentEpoch()),
-                topology_epoch=int(d.topologyEpoch()),
-                subtopologies=tuple(sorted((StreamsSubtopology(
-                    subtopology_id=str(s.subtopologyId()), source_topics=tuple(str(t) for t in s.sourceTopics()),
-                    repartition_sink_topics=tuple(str(t) for t in s.repartitionSinkTopics()),
-                    changelog_topics=tuple(sorted(str(t) for t in s.stateChangelogTopics().keySet())),
-                    repartition_source_topics=tuple(sorted(str(t) for t in s.repartitionSourceTopics().keySet())))
-                    for s in d.subtopologies()), key=lambda s: s.subtopology_id)),
-                members=tuple(sorted((StreamsMember(
-                    member_id=str(m.memberId()), client_id=str(m.clientId()), host=str(m.clientHost()),
-                    process_id=str(m.processId()), member_epoch=int(m.memberEpoch()),
-                    active_tasks=_tasks(m.assignment().activeTasks()),
-                    standby_tasks=_tasks(m.assignment().standbyTasks()),
-                    warmup_tasks=_tasks(m.assignment().warmupTasks()))
-                    for m in d.members()), key=lambda m: (m.client_id, m.member_id))))
-        return described
+        found = java_admin.as_plain(self._java(lambda admin, jvm: admin.describeStreamsGroups(list(group_ids)).all()))
+        return {group_id: StreamsGroupDescription(
+            group_id=group_id, state=d["groupState"], coordinator=_coordinator(d.get("coordinator")),
+            group_epoch=int(d["groupEpoch"]), assignment_epoch=int(d["targetAssignmentEpoch"]),
+            topology_epoch=int(d["topologyEpoch"]),
+            subtopologies=tuple(sorted((StreamsSubtopology(
+                subtopology_id=s["subtopologyId"], source_topics=tuple(s["sourceTopics"]),
+                repartition_sink_topics=tuple(s["repartitionSinkTopics"]),
+                changelog_topics=tuple(sorted(s["stateChangelogTopics"] or {})),
+                repartition_source_topics=tuple(sorted(s["repartitionSourceTopics"] or {})))
+                for s in d["subtopologies"]), key=lambda s: s.subtopology_id)),
+            members=tuple(sorted((StreamsMember(
+                member_id=m["memberId"], client_id=m["clientId"], host=m["clientHost"], process_id=m["processId"],
+                member_epoch=int(m["memberEpoch"]), active_tasks=_tasks(m["assignment"]["activeTasks"]),
+                standby_tasks=_tasks(m["assignment"]["standbyTasks"]),
+                warmup_tasks=_tasks(m["assignment"]["warmupTasks"]))
+                for m in d["members"]), key=lambda m: (m.client_id, m.member_id))))
+            for group_id, d in found.items()}
 
     def streams_group_offsets(self, group_ids: list[str]) -> dict[str, dict[PartitionRef, int]]:
         """Committed offsets of each streams group: one request for all of them."""
@@ -140,16 +132,9 @@ class StreamsGroupOps(java_admin.JavaCalls):
             spec = jvm.org.apache.kafka.clients.admin.ListStreamsGroupOffsetsSpec
             return admin.listStreamsGroupOffsets({g: spec() for g in dict.fromkeys(group_ids)}).all()
 
-        found = self._java(call)
-        by_group: dict[str, dict[PartitionRef, int]] = {}
-        for group_id in found.keySet():
-            partitions = found.get(group_id)
-            offsets = by_group.setdefault(str(group_id), {})
-            for tp in partitions.keySet():
-                committed = partitions.get(tp)
-                if committed is not None:
-                    offsets[PartitionRef(str(tp.topic()), int(tp.partition()))] = int(committed.offset())
-        return by_group
+        return {group_id: {_ref(key): int(committed["offset"]) for key, committed in (partitions or {}).items()
+                           if committed is not None}
+                for group_id, partitions in java_admin.as_plain(self._java(call)).items()}
 
     def alter_streams_group_offsets(self, group_id: str, offsets: dict[PartitionRef, int]) -> None:
         def call(admin, jvm):
@@ -173,5 +158,5 @@ class StreamsGroupOps(java_admin.JavaCalls):
         self._java(lambda admin, jvm: admin.deleteStreamsGroups(list(group_ids)).all())
 
 
-def _tasks(task_ids) -> tuple[tuple[str, tuple[int, ...]], ...]:
-    return tuple(sorted((str(t.subtopologyId()), tuple(sorted(int(p) for p in t.partitions()))) for t in task_ids))
+def _tasks(task_ids: list[dict]) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    return tuple(sorted((t["subtopologyId"], tuple(sorted(int(p) for p in t["partitions"]))) for t in task_ids))

@@ -66,13 +66,15 @@ class WordCount:
 
     def wait_for(self, condition, what: str, timeout: float = 120) -> None:
         deadline = time.monotonic() + timeout
+        last = None
         while True:
             try:
                 if condition(self.description()):
                     return
-            except Exception:  # the group does not exist until the first member joins
-                pass
-            assert time.monotonic() < deadline, f"timed out waiting for {what}; log: {self.log.read_text()[-2000:]}"
+            except Exception as exc:  # the group does not exist until the first member joins
+                last = exc
+            assert time.monotonic() < deadline, (f"timed out waiting for {what} ({last!r}); "
+                                                 f"log: {self.log.read_text()[-2000:]}")
             time.sleep(0.5)
 
     def caught_up(self) -> bool:
@@ -240,6 +242,48 @@ def test_pages_and_shell_show_streams_groups(stopped, client_for, viewer, operat
     assert "kafka-streams-groups --reset-offsets semantics" in out.getvalue() and "nothing changed" in out.getvalue()
 
 
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_an_operator_resets_and_reverts_a_streams_group_in_the_browser(stopped, logged_in_page, make_user,
+                                                                        local_cluster, tmp_path):
+    group = stopped.group
+
+    def committed() -> dict[int, int]:
+        offsets = stopped.admin.streams_group_offsets([group])[group]
+        return {ref.partition: o for ref, o in offsets.items() if ref.topic == INPUT}
+
+    before = committed()
+    page = logged_in_page(make_user("streams-oncall", "operator"))
+    page.goto("/clusters/local/groups/?type=streams")
+    page.click(f"a:has-text('{group}')")
+    assert "No members: the application is stopped." in page.locator("#streams-members").inner_text()
+    assert INPUT in page.locator("#streams-subtopologies").inner_text()
+    page.click("a:has-text('Reset offsets')")
+    page.select_option("select[name=scope]", "all")
+    page.select_option("select[name=strategy]", "to-earliest")
+    page.click("button:has-text('Preview')")
+    preview = page.locator("#reset-preview")
+    preview.get_by_text("Execute this plan").wait_for()
+    assert "kafka-streams-groups" in preview.inner_text() and "-repartition" not in preview.inner_text()
+    preview.locator("input[name=reason]").fill("count the words again")
+    preview.locator("input[name=confirm]").fill(group)
+    page.click("button:has-text('Execute this plan')")
+    page.get_by_text(f"Offsets of {group} reset.").wait_for()
+    assert committed() == {0: 0, 1: 0}
+
+    outcome = AuditEvent.objects.get(action="streams-group.offsets.reset", outcome="success",
+                                     actor_name="streams-oncall")
+    page.goto(f"/audit/{outcome.seq}/")
+    page.click("a:has-text('Revert this reset')")
+    page.fill("input[name=reason]", "undo")
+    page.fill("input[name=confirm]", group)
+    page.click("button:has-text('Execute the revert')")
+    page.get_by_text(f"back to those before audit event #{outcome.seq}").wait_for()
+    page.screenshot(path=str(tmp_path / "streams-group-after-revert.png"), full_page=True)
+    assert committed() == before
+
+
+@pytest.mark.django_db(transaction=True)  # pytest-django runs these last: after the browser test, which needs the group
 def test_an_admin_deletes_the_stopped_group_from_its_page(stopped, client_for, admin, operator, local_cluster):
     group = stopped.group
     refused = client_for(operator).post(f"/clusters/local/groups/{group}/delete/",

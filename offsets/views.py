@@ -68,8 +68,9 @@ def group_detail(request: HtmxHttpRequest, cluster: str, group: str):
         return render(request, "offsets/share_detail.html", {"cluster": cluster, "group": group,
                                                              "detail": share_group_detail(cluster, group)})
     if kind == STREAMS:
-        return render(request, "offsets/streams_detail.html", {"cluster": cluster, "group": group,
-                                                               "detail": streams_group_detail(cluster, group)})
+        return render(request, "offsets/streams_detail.html", {
+            "cluster": cluster, "group": group, "detail": streams_group_detail(cluster, group),
+            "lag_status": group_statuses(cluster, group=group).get(group)})
     detail = selectors.group_detail(cluster, group)
     status = group_statuses(cluster, group=group).get(group)
     context = {"cluster": cluster, "group": group, "detail": detail, "lag_status": status,

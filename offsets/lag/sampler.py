@@ -44,10 +44,24 @@ def _observe(admin: KafkaAdmin):
     grouped by leader."""
     listings = admin.list_groups()
     committed = admin.group_offsets([g.group_id for g in listings], skip_failed=True)
+    streams = _streams_groups(admin, {g.group_id for g in listings})
+    if streams:
+        listings = listings + streams
+        committed.update(admin.streams_group_offsets([g.group_id for g in streams]))
     refs = sorted({ref for offsets in committed.values() for ref in offsets})
     found = admin.list_offsets_many(refs, [LATEST, STABLE], strict=False) if refs else {LATEST: {}, STABLE: {}}
     stables = {ref: at.offset for ref, at in found[STABLE].items()}
     return listings, committed, {ref: at.offset for ref, at in found[LATEST].items()}, stables
+
+
+def _streams_groups(admin: KafkaAdmin, known: set[str]) -> list:
+    """Streams groups commit offsets as consumer groups do, so their lag and status follow the same rules. Kafka's
+    Java client lists them; if it cannot, the consumer groups are still sampled."""
+    try:
+        return [g for g in admin.list_groups_of_every_type() if g.group_type == "streams" and g.group_id not in known]
+    except KafkaGatewayError as exc:
+        log.info("Streams groups of %s not sampled: %s", admin.cluster, exc.message)
+        return []
 
 
 def _trusted_last_commits(cluster: str, now: datetime, span_s: float) -> dict[str, float]:

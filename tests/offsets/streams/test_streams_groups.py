@@ -242,6 +242,24 @@ def test_pages_and_shell_show_streams_groups(stopped, client_for, viewer, operat
     assert "kafka-streams-groups --reset-offsets semantics" in out.getvalue() and "nothing changed" in out.getvalue()
 
 
+def test_the_lag_sampler_samples_streams_groups(stopped, client_for, viewer, local_cluster):
+    from offsets.lag.sampler import lag_sample
+    from offsets.models import GroupLagStatus, LagSample
+
+    from datetime import UTC, datetime, timedelta
+
+    group = stopped.group
+    now = datetime.now(UTC)
+    for minutes in (2, 1, 0):  # the status needs a window of samples
+        lag_sample(cluster="local", now=now - timedelta(minutes=minutes))
+    samples = LagSample.objects.filter(cluster="local", group=group, topic=INPUT, step=0)
+    assert [(s.lag, s.committed, s.partitions) for s in samples] == [(0, LINES, 2)] * 3
+    status = GroupLagStatus.objects.get(cluster="local", group=group)
+    assert status.status == "OK", status.reason
+    page = client_for(viewer).get(f"/clusters/local/groups/{group}/").content.decode()
+    assert f"status-{status.status}" in page
+
+
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_an_operator_resets_and_reverts_a_streams_group_in_the_browser(stopped, logged_in_page, make_user,

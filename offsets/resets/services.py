@@ -83,11 +83,15 @@ def revert_strategy(seq: int) -> tuple[AuditEvent, ToRecorded, list[TopicScope]]
     recorded = offsets_from_json(event.before)  # None where the group had no committed offset: deleted again
     if not recorded:
         raise ConsoleError(MSG_NO_BEFORE.format(seq=seq))
+    return event, ToRecorded(offsets=recorded), recorded_scope(recorded)
+
+
+def recorded_scope(recorded) -> list[TopicScope]:
+    """The scope that covers exactly the partitions an audit event recorded."""
     topics: dict[str, list[int]] = {}
     for ref in recorded:
         topics.setdefault(ref.topic, []).append(ref.partition)
-    scope = [TopicScope(topic, tuple(sorted(parts))) for topic, parts in sorted(topics.items())]
-    return event, ToRecorded(offsets=recorded), scope
+    return [TopicScope(topic, tuple(sorted(parts))) for topic, parts in sorted(topics.items())]
 
 
 def group_offsets_revert(*, actor: Actor, cluster: str, seq: int, reason: str, confirm: str,

@@ -14,9 +14,9 @@ from console.errors import ConsoleError
 from console.kafka.ops_offsets import EARLIEST, LATEST
 from console.kafka.types import PartitionRef, ShareGroupDescription
 from offsets.resets.planning import (
-    AllTopics, PlanError, ResetPlan, Strategy, ToDatetime, ToEarliest, ToLatest, ToRecorded, TopicScope, plan_reset,
-    reset_partitions, resolve_partitions, what_timestamps_needed,
+    AllTopics, ResetPlan, Strategy, ToDatetime, ToEarliest, ToLatest, ToRecorded, TopicScope,
 )
+from offsets.resets.preview import plan_from_state
 
 # What `kafka-share-groups --reset-offsets` offers (plus the console's revert to an audited "before").
 SHARE_STRATEGIES = (ToEarliest, ToLatest, ToDatetime, ToRecorded)
@@ -100,18 +100,6 @@ def share_reset_preview(cluster: str, group: str, scope: AllTopics | Sequence[To
     description = admin.describe_share_groups([group])[group]
     starts = {ref: o.start_offset for ref, o in admin.share_group_offsets([group]).get(group, {}).items()
               if o.start_offset is not None}
-    topics = [] if isinstance(scope, AllTopics) else sorted({s.topic for s in scope})
-    partition_counts = {name: t.partition_count for name, t in admin.describe_topics(topics).items()}
-    try:
-        scope_partitions = resolve_partitions(scope, committed=starts, partition_counts=partition_counts)
-        refs = reset_partitions(strategy, group=group, scope_partitions=scope_partitions)
-        timestamp = what_timestamps_needed(strategy, now_ms)
-        ats: list = [EARLIEST, LATEST] + ([timestamp] if timestamp is not None else [])
-        offsets = admin.list_offsets_many(refs, ats)
-        plan = plan_reset(group=group, partitions=scope_partitions, strategy=strategy, committed=starts,
-                          log_start=offsets[EARLIEST], log_end=offsets[LATEST],
-                          by_timestamp=offsets.get(timestamp) if timestamp is not None else None, now_ms=now_ms)
-    except PlanError as exc:
-        raise ConsoleError(exc.message) from exc
+    plan = plan_from_state(admin, group, scope, strategy, committed=starts, now_ms=now_ms)
     return ShareResetPreview(plan=plan, state=description.state, members=len(description.members), starts=starts,
                              fingerprint=share_fingerprint(starts, [r.ref for r in plan.rows]))

@@ -12,11 +12,8 @@ from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
 from console.kafka.ops_offsets import EARLIEST, LATEST
 from console.kafka.types import PartitionRef, StreamsGroupDescription
-from offsets.resets.planning import (
-    AllTopics, FromGroup, PlanError, Strategy, TopicScope, plan_reset, reset_partitions, resolve_partitions,
-    what_timestamps_needed,
-)
-from offsets.resets.preview import ResetPreview, committed_fingerprint
+from offsets.resets.planning import AllTopics, FromGroup, Strategy, TopicScope
+from offsets.resets.preview import ResetPreview, committed_fingerprint, plan_from_state
 
 MSG_STREAMS_STRATEGY = ("Streams groups reset with the strategies of kafka-streams-groups --reset-offsets; "
                         "copying another group's offsets is for consumer groups.")
@@ -98,18 +95,6 @@ def streams_reset_preview(cluster: str, group: str, scope: AllTopics | Sequence[
         if not topics and not committed:
             raise ConsoleError(MSG_NO_TOPOLOGY.format(group=group))
         scope = [TopicScope(topic, None) for topic in topics]
-    partition_counts = {name: t.partition_count for name, t in
-                        admin.describe_topics(sorted({s.topic for s in scope})).items()}
-    try:
-        scope_partitions = resolve_partitions(scope, committed=committed, partition_counts=partition_counts)
-        refs = reset_partitions(strategy, group=group, scope_partitions=scope_partitions)
-        timestamp = what_timestamps_needed(strategy, now_ms)
-        ats: list = [EARLIEST, LATEST] + ([timestamp] if timestamp is not None else [])
-        offsets = admin.list_offsets_many(refs, ats)
-        plan = plan_reset(group=group, partitions=scope_partitions, strategy=strategy, committed=committed,
-                          log_start=offsets[EARLIEST], log_end=offsets[LATEST],
-                          by_timestamp=offsets.get(timestamp) if timestamp is not None else None, now_ms=now_ms)
-    except PlanError as exc:
-        raise ConsoleError(exc.message) from exc
+    plan = plan_from_state(admin, group, scope, strategy, committed=committed, now_ms=now_ms)
     return ResetPreview(plan=plan, state=description.state, members=len(description.members), committed=committed,
                         fingerprint=committed_fingerprint(committed, [r.ref for r in plan.rows]))

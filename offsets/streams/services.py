@@ -11,6 +11,7 @@ from console.audit.services import audit_refusal, audited
 from console.clusters.selectors import cluster_admin
 from console.errors import Conflict, ConsoleError, NotFound
 from offsets.resets.planning import AllTopics, Strategy, ToRecorded, TopicScope, describe_strategy
+from offsets.resets.services import recorded_scope
 from offsets.services import (
     MSG_CONFIRM_GROUP, MSG_REASON, check_storable, offsets_from_json, offsets_json, scope_text,
 )
@@ -78,11 +79,7 @@ def streams_revert_strategy(seq: int) -> tuple[AuditEvent, ToRecorded, list[Topi
     recorded = offsets_from_json(event.before)  # None where the group had no offset: deleted again
     if not recorded:
         raise ConsoleError(MSG_NO_BEFORE.format(seq=seq))
-    topics: dict[str, list[int]] = {}
-    for ref in recorded:
-        topics.setdefault(ref.topic, []).append(ref.partition)
-    scope = [TopicScope(topic, tuple(sorted(parts))) for topic, parts in sorted(topics.items())]
-    return event, ToRecorded(offsets=recorded), scope
+    return event, ToRecorded(offsets=recorded), recorded_scope(recorded)
 
 
 def streams_offsets_revert(*, actor: Actor, cluster: str, seq: int, reason: str, confirm: str,

@@ -5,7 +5,7 @@ kafka-streams-groups)."""
 from __future__ import annotations
 
 from console.clusters.selectors import cluster_admin
-from console.kafka.errors import GroupNotFound, KafkaGatewayError
+from console.kafka.errors import ClusterUnavailable, GroupNotFound, KafkaGatewayError
 
 CONSUMER, SHARE, STREAMS = "consumer", "share", "streams"
 
@@ -20,6 +20,8 @@ def group_kind(cluster: str, group: str) -> str:
             return CONSUMER
     except GroupNotFound:
         pass
+    except ClusterUnavailable:
+        raise  # the cluster did not answer: say so, rather than what a second client then fails with
     except KafkaGatewayError:
         # A streams or share group can make the consumer-group describe fail with "not a consumer group": the
         # typed listing below decides; if that fails too, its error is the one shown.

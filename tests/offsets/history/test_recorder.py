@@ -181,3 +181,32 @@ def test_commits_are_counted_once_per_group_across_restarts(kafka_node, topic_fa
     stats = {s.group: s for s in GroupCommitStat.objects.filter(group__in=[first, second])}
     assert (stats[first].commits, stats[second].commits) == (10, 1)
     assert started <= stats[first].last_commit_at <= stats[second].last_commit_at <= datetime.now(UTC)
+
+
+def test_a_share_group_of_kafkas_share_consumer_is_recorded(kafka_node, topic_factory, produce, local_cluster):
+    """Kafka's own VerifiableShareConsumer joins, consumes and leaves; the coordinator's share-group records in
+    __consumer_offsets become the group's history: the member joined, then left."""
+    import subprocess
+
+    from console.devstack.kafka import java_classpath
+
+    topic = topic_factory("recshare", partitions=2)
+    produce(topic, [(i % 2, None, b"r%d" % i, None) for i in range(10)])
+    group = f"rec-share-{uuid.uuid4().hex[:6]}"
+    subprocess.run(["java", "-Xmx256m", "-cp", java_classpath(kafka_node.libs),
+                    "org.apache.kafka.tools.VerifiableShareConsumer", "--bootstrap-server", kafka_node.bootstrap,
+                    "--topic", topic, "--group-id", group, "--offset-reset-strategy", "earliest",
+                    "--max-messages", "10"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120,
+                   check=True)
+    deadline = time.monotonic() + 30
+    while cluster_admin("local").describe_share_groups([group])[group].members:
+        assert time.monotonic() < deadline, "the share consumer never left"
+        time.sleep(0.5)
+    record_everything()
+    history = group_history("local", group)
+    assert history and {entry["protocol"] for entry in history} == {"share"}
+    joined = [m["client_id"] for entry in history for m in entry["joined"]]
+    left = [m["client_id"] for entry in history for m in entry["left"]]
+    assert len(joined) == 1 and left == joined, history
+    assert any(entry["members"] and {a[0] for a in entry["members"][0]["assignment"]} == {topic}
+               for entry in history), history

@@ -27,6 +27,9 @@ class RecorderStatus(models.Model):
     # The time up to which history is complete: "now" of the last poll that found the internal topic read to
     # its end, or of the last sampling round.
     recorded_up_to = models.DateTimeField(null=True)
+    # Offsets of `__consumer_offsets` not read yet, summed over its partitions, as of the last time the recorder
+    # compared its positions with their ends (null until it first did): /metrics reports it.
+    behind_records = models.BigIntegerField(null=True)
     updated_at = models.DateTimeField()
 
 

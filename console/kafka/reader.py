@@ -106,13 +106,17 @@ class TopicTail:
             ends[p] = high
         return ends
 
-    def caught_up(self) -> bool:
-        """Whether every partition was read to its end (the consumer's position skips transaction markers)."""
+    def behind(self) -> int:
+        """Offsets between the read position and the end, summed over the partitions; 0 when every partition was
+        read to its end (the consumer's position skips transaction markers)."""
         ends = self.end_offsets()
         positions = self.consumer.position([TopicPartition(self.topic, p) for p in self.partitions])
         # Before its first fetch a partition has no position (-1001): it is still where it was assigned.
-        return all((tp.offset if tp.offset >= 0 else self.assigned[tp.partition]) >= ends[tp.partition]
+        return sum(max(0, ends[tp.partition] - (tp.offset if tp.offset >= 0 else self.assigned[tp.partition]))
                    for tp in positions)
+
+    def caught_up(self) -> bool:
+        return self.behind() == 0
 
     def poll(self, max_records: int, timeout: float) -> list[RawRecord]:
         batch = []

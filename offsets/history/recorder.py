@@ -33,13 +33,16 @@ MSG_NO_OFFSETS_TOPIC = ("__consumer_offsets does not exist yet (no group has com
 MSG_CATCHING_UP = "Reading the backlog of __consumer_offsets."
 
 
-def recorder_status_note(cluster: str, state: str, *, detail: str = "", up_to: datetime | None = None) -> None:
-    """Records how this cluster's recorder is doing; `up_to` moves only forward, and only when given."""
+def recorder_status_note(cluster: str, state: str, *, detail: str = "", up_to: datetime | None = None,
+                         behind: int | None = None) -> None:
+    """Records how this cluster's recorder is doing; `up_to` and `behind` change only when given."""
     if not Cluster.objects.filter(name=cluster).exists():  # removed meanwhile: leave no status behind
         return
     defaults: dict = {"state": state, "detail": detail, "updated_at": datetime.now(UTC)}
     if up_to is not None:
         defaults["recorded_up_to"] = up_to
+    if behind is not None:
+        defaults["behind_records"] = behind
     RecorderStatus.objects.update_or_create(cluster=cluster, defaults=defaults)
 
 
@@ -140,12 +143,15 @@ def record_from_topic(cluster: str, *, should_stop: Callable[[], bool], until_ca
                 store_batch(cluster, batch, states, names)
                 read += len(batch)
             if time.monotonic() - noted_at >= STATUS_EVERY_S or (not batch and until_caught_up):
-                caught_up = tail.caught_up()
+                # The ends are mostly the high watermarks the fetch responses already carried: no extra round trip.
+                behind = tail.behind()
+                caught_up = behind == 0
                 if caught_up:
-                    recorder_status_note(cluster, RecorderStatus.RECORDING, up_to=datetime.now(UTC))
+                    recorder_status_note(cluster, RecorderStatus.RECORDING, up_to=datetime.now(UTC), behind=0)
                 else:
                     last = _time(batch[-1].timestamp) if batch else None
-                    recorder_status_note(cluster, RecorderStatus.RECORDING, detail=MSG_CATCHING_UP, up_to=last)
+                    recorder_status_note(cluster, RecorderStatus.RECORDING, detail=MSG_CATCHING_UP, up_to=last,
+                                         behind=behind)
                 noted_at = time.monotonic()
                 if caught_up and until_caught_up:
                     break

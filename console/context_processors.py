@@ -13,6 +13,7 @@ NAV = (
     ("Replays", "sparkjobs:list", True),
     ("ACLs", "access:acls", True),
     ("Users & quotas", "access:users", True),
+    ("Alerts", "alerts:page", False),
     ("Audit", "audit:list", False),
 )
 

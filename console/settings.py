@@ -43,6 +43,7 @@ LOCAL_APPS = [
     "access",
     "replication",
     "records",
+    "alerts",
 ]
 INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS + LOCAL_APPS
 
@@ -233,6 +234,15 @@ CELERY_BEAT_SCHEDULE: dict = {
     "reap-replays": {"task": "sparkjobs.tasks.reap_replays", "schedule": 30.0, "options": {"expires": 30.0}},
 }
 REPLAY_HEARTBEAT_TIMEOUT_S = env.float("REPLAY_HEARTBEAT_TIMEOUT_S", default=60.0)
+# Alerts (alerts/): rules are evaluated right after each lag sweep. Webhook URLs carry tokens, so they come only
+# from the environment, each under a name rules refer to: "oncall=https://hooks.example/...,team=https://...".
+ALERT_WEBHOOKS = env("CONSOLE_ALERT_WEBHOOKS", default="")
+# Where links in alerts point: the console's address as people reach it.
+CONSOLE_BASE_URL = env("CONSOLE_BASE_URL", default="http://127.0.0.1:8000")
+# Alert email goes through EMAIL_URL (smtp://user:password@host:25, smtp+tls://…:587); development prints mail to
+# the worker's output instead of sending it.
+vars().update(env.email_url("EMAIL_URL", default="consolemail://" if DEBUG else "smtp://localhost:25"))
+DEFAULT_FROM_EMAIL = env("CONSOLE_ALERT_FROM", default="kafka-console@localhost")
 
 # The `local` cluster is seeded from these on every migrate.
 KAFKA_BOOTSTRAP_SERVERS = env("KAFKA_BOOTSTRAP_SERVERS", default="127.0.0.1:9092")

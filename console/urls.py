@@ -24,4 +24,5 @@ urlpatterns = [
     path("clusters/<str:cluster>/messages/", include("records.urls")),
     path("clusters/", include("console.clusters.urls")),
     path("audit/", include("console.audit.urls")),
+    path("alerts/", include("alerts.urls")),
 ]

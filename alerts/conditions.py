@@ -1,0 +1,132 @@
+"""When a rule holds (pure logic: facts the sampler and recorder stored in, the groups and clusters that match out).
+
+Each rule kind reads one kind of fact:
+- status      the group's Burrow-style status is one of the rule's (WARN, ERR, STOP, BLOCKED);
+- lag         the group's total lag at the newest sample is above the threshold;
+- rebalances  the recorder saw at least `threshold` generations of the group within `window_minutes`;
+- sampler     the cluster had no successful lag sweep for `for_minutes` (at least three sample intervals);
+- recorder    the cluster's recorder stopped, or its history is older than `for_minutes` (at least 3 minutes).
+How long a status or lag condition must hold before anyone is told is not decided here but by the alert's
+`since` (see alerts/evaluation.py): the sampler and recorder kinds measure their own staleness instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from fnmatch import fnmatchcase
+
+STATUS, LAG, REBALANCES, SAMPLER, RECORDER = "status", "lag", "rebalances", "sampler", "recorder"
+GROUP_KINDS = (STATUS, LAG, REBALANCES)
+ALERTABLE_STATUSES = ("WARN", "BLOCKED", "STOP", "ERR")
+MIN_RECORDER_STALE_S = 180
+
+
+@dataclass(frozen=True)
+class GroupFacts:
+    cluster: str
+    group: str
+    status: str  # "" while the sampler still collects samples
+    reason: str
+    lag: int | None  # total lag at the newest sample of the status window
+
+
+@dataclass(frozen=True)
+class SweepFacts:
+    last_ok_at: datetime | None
+    last_error: str
+
+
+@dataclass(frozen=True)
+class RecorderFacts:
+    state: str
+    recorded_up_to: datetime | None
+    detail: str
+
+
+@dataclass(frozen=True)
+class Facts:
+    now: datetime
+    clusters: tuple[str, ...]
+    groups: tuple[GroupFacts, ...] = ()
+    # (cluster, group) → times of the generations the recorder stored within the longest rebalance window
+    generations: dict[tuple[str, str], list[datetime]] = field(default_factory=dict)
+    sweeps: dict[str, SweepFacts] = field(default_factory=dict)
+    recorders: dict[str, RecorderFacts] = field(default_factory=dict)
+    sample_interval_s: float = 30.0
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
+
+
+def matches(pattern: str, name: str) -> bool:
+    """Shell-style and case-sensitive, as Kafka names are; the empty name of a cluster-wide alert matches '*'."""
+    return fnmatchcase(name, pattern or "*")
+
+
+def hold_s(rule) -> float:
+    """How long a condition must hold before the alert fires."""
+    return rule.for_minutes * 60.0 if rule.kind in (STATUS, LAG) else 0.0
+
+
+def firing(rule, facts: Facts) -> dict[tuple[str, str], str]:
+    """(cluster, group) → why, for every group (or cluster, with group "") where `rule` holds now."""
+    clusters = [c for c in facts.clusters if not rule.cluster or c == rule.cluster]
+    if rule.kind in GROUP_KINDS:
+        return _group_conditions(rule, facts, set(clusters))
+    if rule.kind == SAMPLER:
+        return {(c, ""): why for c in clusters if (why := _sampler_stalled(rule, facts, c))}
+    if rule.kind == RECORDER:
+        return {(c, ""): why for c in clusters if (why := _recorder_stalled(rule, facts, c))}
+    raise ValueError(f"unknown rule kind {rule.kind!r}")
+
+
+def _group_conditions(rule, facts: Facts, clusters: set[str]) -> dict[tuple[str, str], str]:
+    found = {}
+    if rule.kind == REBALANCES:
+        since = facts.now.timestamp() - (rule.window_minutes or 0) * 60
+        for (cluster, group), times in facts.generations.items():
+            if cluster in clusters and matches(rule.group_pattern, group):
+                count = sum(1 for t in times if t.timestamp() >= since)
+                if count >= (rule.threshold or 1):
+                    found[(cluster, group)] = (f"{count} rebalances in the last {rule.window_minutes} min "
+                                               f"(rule: at least {rule.threshold})")
+        return found
+    for g in facts.groups:
+        if g.cluster not in clusters or not matches(rule.group_pattern, g.group):
+            continue
+        if rule.kind == STATUS and g.status in rule.statuses:
+            found[(g.cluster, g.group)] = f"{g.status}: {g.reason}"
+        elif rule.kind == LAG and g.lag is not None and g.lag > (rule.threshold or 0):
+            found[(g.cluster, g.group)] = f"total lag {g.lag:,} is above {rule.threshold:,}"
+    return found
+
+
+def _sampler_stalled(rule, facts: Facts, cluster: str) -> str:
+    limit = max(rule.for_minutes * 60.0, 3 * facts.sample_interval_s)
+    sweep = facts.sweeps.get(cluster)
+    if sweep is None or sweep.last_ok_at is None:
+        why = f": {sweep.last_error}" if sweep and sweep.last_error else ""
+        return f"the lag sampler has never sampled cluster {cluster}{why}"
+    quiet = facts.now.timestamp() - sweep.last_ok_at.timestamp()
+    if quiet <= limit:
+        return ""
+    why = f"; last error: {sweep.last_error}" if sweep.last_error else ""
+    return f"no successful lag sweep of cluster {cluster} for {_minutes(quiet)}{why}"
+
+
+def _recorder_stalled(rule, facts: Facts, cluster: str) -> str:
+    limit = max(rule.for_minutes * 60.0, MIN_RECORDER_STALE_S)
+    recorder = facts.recorders.get(cluster)
+    if recorder is None:
+        return f"no recorder has reported for cluster {cluster}"
+    detail = f" ({recorder.detail})" if recorder.detail else ""
+    if recorder.state == "stopped":
+        return f"the recorder of cluster {cluster} stopped{detail}"
+    if recorder.recorded_up_to is None:
+        return f"the recorder of cluster {cluster} has recorded nothing yet ({recorder.state}){detail}"
+    behind = facts.now.timestamp() - recorder.recorded_up_to.timestamp()
+    if behind <= limit:
+        return ""
+    return f"rebalance history of cluster {cluster} is {_minutes(behind)} behind ({recorder.state}){detail}"

@@ -1,0 +1,34 @@
+"""What the alert rules read: the statuses, samples, generations and health rows the sampler and recorder stored.
+A few queries whatever the number of groups; nothing here asks Kafka."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime, timedelta
+
+from django.conf import settings
+
+from alerts.conditions import REBALANCES, Facts, GroupFacts, RecorderFacts, SweepFacts
+from alerts.models import AlertRule
+from console.clusters.models import Cluster
+from offsets.models import GroupGeneration, GroupLagStatus, LagSweep, RecorderStatus
+
+
+def _last_total(totals: list) -> int | None:
+    return totals[-1] if totals else None
+
+
+def facts_gather(rules: list[AlertRule], now: datetime) -> Facts:
+    clusters = tuple(Cluster.objects.order_by("name").values_list("name", flat=True))
+    groups = tuple(GroupFacts(cluster, group, status, reason, _last_total(totals)) for cluster, group, status, reason, totals
+                   in GroupLagStatus.objects.values_list("cluster", "group", "status", "reason", "totals").iterator(2000))
+    windows = [r.window_minutes or 0 for r in rules if r.kind == REBALANCES]
+    generations: dict[tuple[str, str], list[datetime]] = defaultdict(list)
+    if windows:
+        since = now - timedelta(minutes=max(windows))
+        for cluster, group, at in GroupGeneration.objects.filter(time__gte=since).values_list("cluster", "group", "time"):
+            generations[(cluster, group)].append(at)
+    sweeps = {s.cluster: SweepFacts(s.last_ok_at, s.last_error) for s in LagSweep.objects.all()}
+    recorders = {r.cluster: RecorderFacts(r.state, r.recorded_up_to, r.detail) for r in RecorderStatus.objects.all()}
+    return Facts(now=now, clusters=clusters, groups=groups, generations=dict(generations), sweeps=sweeps,
+                 recorders=recorders, sample_interval_s=float(settings.LAG_SAMPLE_INTERVAL_S))

@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django import forms
+from django.utils import timezone
+
+from alerts.conditions import ALERTABLE_STATUSES
+from alerts.models import AlertRule
+
+
+class AlertRuleForm(forms.Form):
+    name = forms.CharField(max_length=100, help_text="letters, digits, '.', '_' or '-'")
+    kind = forms.ChoiceField(choices=AlertRule.Kind.choices)
+    cluster = forms.CharField(required=False, help_text="empty: every cluster")
+    group_pattern = forms.CharField(required=False, initial="*", label="Groups",
+                                    help_text="a group id or a pattern such as orders-* (status, lag, rebalances)")
+    statuses = forms.MultipleChoiceField(choices=[(s, s) for s in ALERTABLE_STATUSES], required=False,
+                                         widget=forms.CheckboxSelectMultiple, help_text="for a status rule")
+    for_minutes = forms.IntegerField(min_value=0, initial=5, label="For at least (minutes)")
+    threshold = forms.IntegerField(required=False, min_value=0,
+                                   help_text="records of lag (lag rule) or rebalances (rebalance rule)")
+    window_minutes = forms.IntegerField(required=False, min_value=1, label="Within (minutes)",
+                                        help_text="for a rebalance rule")
+    webhook = forms.CharField(required=False, help_text="a channel named in CONSOLE_ALERT_WEBHOOKS")
+    emails = forms.CharField(required=False, help_text="addresses separated by commas")
+    reason = forms.CharField(required=False, max_length=1000)
+
+    def email_list(self) -> list[str]:
+        return [e for e in self.cleaned_data["emails"].replace(";", ",").split(",") if e.strip()]
+
+
+class SilenceForm(forms.Form):
+    rule = forms.CharField(required=False, help_text="empty: every rule")
+    cluster = forms.CharField(required=False, help_text="empty: every cluster")
+    group_pattern = forms.CharField(required=False, initial="*", label="Groups")
+    hours = forms.DecimalField(min_value=0.01, max_value=24 * 30, initial=2, label="For (hours)")
+    reason = forms.CharField(max_length=1000)
+
+    def ends_at(self):
+        return timezone.now() + timedelta(hours=float(self.cleaned_data["hours"]))

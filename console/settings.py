@@ -273,6 +273,8 @@ REPLAY_FAULT_CRASH_AFTER = env.int("REPLAY_FAULT_CRASH_AFTER", default=0)
 
 # Keyed hash for the audit chain: without the key, a forged row cannot carry a valid hash.
 AUDIT_HASH_KEY = env("AUDIT_HASH_KEY", default=SECRET_KEY)
+# /metrics (Prometheus) answers only scrapers that send this as a bearer token; unset, /metrics is off (404).
+METRICS_TOKEN = env("CONSOLE_METRICS_TOKEN", default="")
 
 LOGGING = {
     "version": 1,

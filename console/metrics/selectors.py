@@ -1,0 +1,76 @@
+"""The reads behind /metrics: a fixed handful of queries however many groups and clusters there are."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from functools import reduce
+from operator import or_
+
+from django.db.models import Count, Exists, OuterRef, Q
+
+from console.audit.models import AuditEvent
+from offsets.models import GroupGeneration, GroupLagStatus, LagSample, LagSweep, RecorderStatus
+from sparkjobs.models import ReplayJob
+
+
+@dataclass(frozen=True)
+class SweepState:
+    cluster: str
+    last_ok_at: datetime | None
+    last_error_at: datetime | None
+    duration_ms: int
+    groups: int
+    partitions: int
+
+
+def lag_sweeps() -> list[SweepState]:
+    rows = LagSweep.objects.order_by("cluster").values_list(
+        "cluster", "last_ok_at", "last_error_at", "duration_ms", "groups", "partitions")
+    return [SweepState(*row) for row in rows]
+
+
+def newest_group_lag(sweeps: list[SweepState]) -> Iterator[tuple[str, str, str, int]]:
+    """(cluster, group, topic, lag) of each cluster's newest sweep. The sampler writes LagSweep.last_ok_at in the
+    transaction that stores the sweep's raw samples, with their time, so it names the newest rows without a MAX()
+    over hours of samples; and a group gone from the cluster drops out instead of showing its last lag forever."""
+    newest = [Q(cluster=s.cluster, step=0, time=s.last_ok_at) for s in sweeps if s.last_ok_at is not None]
+    if not newest:
+        return iter(())
+    rows = LagSample.objects.filter(reduce(or_, newest)).order_by()
+    return rows.values_list("cluster", "group", "topic", "lag").iterator(2000)
+
+
+def group_statuses() -> Iterator[tuple[str, str, str]]:
+    """(cluster, group, status) of every group the latest sweep of its cluster listed."""
+    return GroupLagStatus.objects.order_by().values_list("cluster", "group", "status").iterator(2000)
+
+
+def group_windows() -> Iterator[tuple[str, str, dict]]:
+    """(cluster, group, window): the per-partition samples behind each status (only read when partitions are asked)."""
+    return GroupLagStatus.objects.order_by().values_list("cluster", "group", "window").iterator(500)
+
+
+def group_rebalances() -> Iterator[tuple[str, str, int]]:
+    """(cluster, group, generations recorded) for the groups the latest sweep listed. History is kept for groups
+    long deleted; counting only current ones keeps the number of series that of the live groups."""
+    listed = GroupLagStatus.objects.filter(cluster=OuterRef("cluster"), group=OuterRef("group"))
+    rows = (GroupGeneration.objects.filter(Exists(listed)).order_by().values("cluster", "group")
+            .annotate(n=Count("id")).values_list("cluster", "group", "n"))
+    return rows.iterator(2000)
+
+
+def recorder_statuses() -> list[RecorderStatus]:
+    return list(RecorderStatus.objects.order_by("cluster"))
+
+
+def audit_counts() -> list[tuple[str, str, int]]:
+    """(action, outcome, events). order_by() drops the model's ordering, which would otherwise split the groups."""
+    return list(AuditEvent.objects.order_by().values("action", "outcome").annotate(n=Count("id"))
+                .values_list("action", "outcome", "n"))
+
+
+def replay_counts() -> dict[str, int]:
+    counts = dict(ReplayJob.objects.order_by().values("state").annotate(n=Count("id")).values_list("state", "n"))
+    return {state: counts.get(state, 0) for state in ReplayJob.State.values}

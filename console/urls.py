@@ -24,5 +24,6 @@ urlpatterns = [
     path("clusters/<str:cluster>/messages/", include("records.urls")),
     path("clusters/", include("console.clusters.urls")),
     path("audit/", include("console.audit.urls")),
+    path("metrics", include("console.metrics.urls")),
     path("alerts/", include("alerts.urls")),
 ]

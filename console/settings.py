@@ -241,7 +241,13 @@ ALERT_WEBHOOKS = env("CONSOLE_ALERT_WEBHOOKS", default="")
 CONSOLE_BASE_URL = env("CONSOLE_BASE_URL", default="http://127.0.0.1:8000")
 # Alert email goes through EMAIL_URL (smtp://user:password@host:25, smtp+tls://…:587); development prints mail to
 # the worker's output instead of sending it.
-vars().update(env.email_url("EMAIL_URL", default="consolemail://" if DEBUG else "smtp://localhost:25"))
+_mail = env.email_url("EMAIL_URL", default="consolemail://" if DEBUG else "smtp://localhost:25")
+_smtp = _mail["EMAIL_BACKEND"].endswith("smtp.EmailBackend")
+MAILERS = {"default": {"BACKEND": _mail["EMAIL_BACKEND"], "OPTIONS": {
+    "host": _mail["EMAIL_HOST"], "port": _mail["EMAIL_PORT"], "username": _mail["EMAIL_HOST_USER"],
+    "password": _mail["EMAIL_HOST_PASSWORD"], "use_tls": _mail.get("EMAIL_USE_TLS", False),
+    "use_ssl": _mail.get("EMAIL_USE_SSL", False), "timeout": 10,  # a mail server that hangs must not stall alerts
+} if _smtp else {}}}
 DEFAULT_FROM_EMAIL = env("CONSOLE_ALERT_FROM", default="kafka-console@localhost")
 
 # The `local` cluster is seeded from these on every migrate.
@@ -273,6 +279,20 @@ REPLAY_FAULT_CRASH_AFTER = env.int("REPLAY_FAULT_CRASH_AFTER", default=0)
 
 # Keyed hash for the audit chain: without the key, a forged row cannot carry a valid hash.
 AUDIT_HASH_KEY = env("AUDIT_HASH_KEY", default=SECRET_KEY)
+# The audit witness (console/audit/witness/): every audit event is published, in order, to one Kafka topic the
+# database cannot rewrite, and audit_verify compares the two. Cluster: a registered cluster's name; empty means
+# the `local` cluster, or the first registered one. Retention 0 keeps the topic's records forever.
+AUDIT_WITNESS_ENABLED = env.bool("AUDIT_WITNESS_ENABLED", default=True)
+AUDIT_WITNESS_CLUSTER = env("AUDIT_WITNESS_CLUSTER", default="")
+AUDIT_WITNESS_TOPIC = env("AUDIT_WITNESS_TOPIC", default="_kafka_console_audit")
+AUDIT_WITNESS_RETENTION_DAYS = env.int("AUDIT_WITNESS_RETENTION_DAYS", default=0)
+AUDIT_WITNESS_INTERVAL_S = env.float("AUDIT_WITNESS_INTERVAL_S", default=5.0)
+AUDIT_WITNESS_BATCH = env.int("AUDIT_WITNESS_BATCH", default=500)
+# /health and the audit page call the witness lagging when an event waits longer than this to be published.
+AUDIT_WITNESS_LAG_ALERT_S = env.float("AUDIT_WITNESS_LAG_ALERT_S", default=120.0)
+CELERY_BEAT_SCHEDULE["publish-audit-witness"] = {
+    "task": "console.audit.tasks.publish_witness", "schedule": AUDIT_WITNESS_INTERVAL_S,
+    "options": {"expires": AUDIT_WITNESS_INTERVAL_S}}
 # /metrics (Prometheus) answers only scrapers that send this as a bearer token; unset, /metrics is off (404).
 METRICS_TOKEN = env("CONSOLE_METRICS_TOKEN", default="")
 

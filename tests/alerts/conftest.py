@@ -38,9 +38,8 @@ class Receiver:
 
 @pytest.fixture
 def webhook(settings):
-    """A receiver registered as webhook channel `oncall`."""
+    """A receiver registered as webhook channel `oncall` (mail goes to Django's locmem outbox in tests)."""
     receiver = Receiver()
     settings.ALERT_WEBHOOKS = f"oncall={receiver.url}"
-    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
     yield receiver
     receiver.close()

@@ -2,7 +2,6 @@
 sees it, the rule fires exactly once to the webhook and by mail, and clears once when the group catches up."""
 
 import threading
-import time
 import uuid
 from datetime import UTC, datetime, timedelta
 
@@ -24,7 +23,9 @@ class StalledMember:
     """A subscribed consumer that commits offset 0 once, then polls without committing until told to catch up."""
 
     def __init__(self, bootstrap: str, group: str, topic: str) -> None:
+        # Only this object's thread touches the consumer: librdkafka's consumer is not to be shared between threads.
         self.catch_up, self.stop, self.caught_up = threading.Event(), threading.Event(), threading.Event()
+        self.committed_once = threading.Event()
         self.consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group, "enable.auto.commit": False,
                                   "session.timeout.ms": 6000, "auto.offset.reset": "earliest"})
         self.topic = topic
@@ -33,12 +34,11 @@ class StalledMember:
 
     def _run(self) -> None:
         self.consumer.subscribe([self.topic])
-        committed_once = False
         while not self.stop.is_set():
             self.consumer.poll(0.2)
-            if not committed_once and self.consumer.assignment():
+            if not self.committed_once.is_set() and self.consumer.assignment():
                 self.consumer.commit(offsets=[TopicPartition(self.topic, 0, 0)], asynchronous=False)
-                committed_once = True
+                self.committed_once.set()
             if self.catch_up.is_set() and not self.caught_up.is_set():
                 self.consumer.commit(offsets=[TopicPartition(self.topic, 0, 5)], asynchronous=False)
                 self.caught_up.set()
@@ -56,9 +56,7 @@ def test_a_truly_stalled_group_alerts_once_and_resolves_once(local_cluster, kafk
     member = StalledMember(kafka_node.bootstrap, group, topic)
     try:
         wait_for_state(group, {"Stable"})
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline and not member.consumer.assignment():
-            time.sleep(0.2)
+        assert member.committed_once.wait(15)
         now = datetime.now(UTC)
         statuses = []
         for sweep in range(7):  # every 30 s of sampler time; Kafka answers for real each time

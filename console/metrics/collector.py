@@ -42,7 +42,7 @@ class ConsoleCollector(Collector):
         yield from self._recorder(now)
         audit = CounterMetricFamily(PREFIX + "audit_events_total", "Audit events by action and outcome.",
                                     labels=["action", "outcome"])
-        for action, outcome, n in selectors.audit_counts():
+        for (action, outcome), n in sorted(selectors.audit_counts().items()):
             audit.add_metric([action, outcome], n)
         yield audit
         replays = _gauge("replay_jobs", "Replay jobs by state.", ["state"])

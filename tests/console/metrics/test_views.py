@@ -1,0 +1,57 @@
+"""/metrics' door: off without a token, 401 without the right bearer token, no session needed, GET only."""
+
+from __future__ import annotations
+
+import pytest
+from prometheus_client import CONTENT_TYPE_LATEST
+
+from tests.console.metrics.conftest import TOKEN, Scrape
+
+pytestmark = pytest.mark.django_db
+
+
+def test_unset_token_means_metrics_are_off(client, settings):
+    settings.METRICS_TOKEN = ""
+
+    response = client.get("/metrics", headers={"Authorization": "Bearer "})
+
+    assert response.status_code == 404
+
+
+@pytest.mark.parametrize("header", [None, "Bearer wrong", f"Bearer {TOKEN}x", f"Basic {TOKEN}", TOKEN,
+                                   "Bearer \u00fcn\u00efc\u00f8d\u00e9"])
+def test_missing_or_wrong_token_is_401_with_a_bearer_challenge(client, settings, header):
+    settings.METRICS_TOKEN = TOKEN
+
+    response = client.get("/metrics", headers={"Authorization": header} if header else {})
+
+    assert response.status_code == 401
+    assert response["WWW-Authenticate"] == "Bearer"
+    assert b"kafka_console" not in response.content
+
+
+def test_right_token_answers_without_a_session_in_prometheus_format(client, settings):
+    settings.METRICS_TOKEN = TOKEN
+
+    response = client.get("/metrics", headers={"Authorization": f"bearer {TOKEN}"})
+
+    assert response.status_code == 200
+    assert response["Content-Type"] == CONTENT_TYPE_LATEST
+    assert "sessionid" not in response.cookies
+    families = Scrape(response.content.decode()).families
+    expected = {"group_lag", "group_status", "group_rebalances", "lag_sampler_duration_seconds",
+                "lag_sampler_last_success_timestamp_seconds", "lag_sampler_last_error_timestamp_seconds",
+                "recorder_behind_records", "recorder_behind_seconds", "recorder_state", "audit_events",
+                "replay_jobs"}
+    assert {"kafka_console_" + name for name in expected} <= set(families)
+    assert all(f.documentation for f in families.values())
+    assert families["kafka_console_group_rebalances"].type == "counter"
+    assert families["kafka_console_audit_events"].type == "counter"
+
+
+def test_only_get(client, settings):
+    settings.METRICS_TOKEN = TOKEN
+
+    response = client.post("/metrics", headers={"Authorization": f"Bearer {TOKEN}"})
+
+    assert response.status_code == 405

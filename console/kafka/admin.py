@@ -6,6 +6,7 @@ from confluent_kafka.admin import AdminClient
 
 from console.kafka.base import AdminBase
 from console.kafka.ops_acls import AclOps
+from console.kafka.ops_append import AppendOps
 from console.kafka.ops_configs import ConfigOps
 from console.kafka.ops_group_types import GroupTypeOps, StreamsGroupOps
 from console.kafka.ops_groups import GroupOps
@@ -38,7 +39,7 @@ class ClusterOps(AdminBase):
 
 
 class KafkaAdmin(ClusterOps, TopicOps, OffsetOps, ConfigOps, GroupOps, GroupTypeOps, StreamsGroupOps, LogDirOps,
-                 RecordOps, TransactionOps, AclOps, ScramOps, QuotaOps, ReplicationOps):
+                 RecordOps, AppendOps, TransactionOps, AclOps, ScramOps, QuotaOps, ReplicationOps):
     """Composes an AdminClient (never exposes it); returns frozen dataclasses; raises console.kafka.errors only.
 
     This runs librdkafka in the calling process; console.kafka.isolated.IsolatedKafkaAdmin has the same face and

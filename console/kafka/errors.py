@@ -62,6 +62,10 @@ def _rebuild_registry_error(message: str, code: str, cluster: str, status: int) 
     return RegistryError(message, code=code, cluster=cluster, status=status)
 
 
+class ProducerFenced(KafkaGatewayError):
+    """A newer producer with the same transactional.id started: this one's transaction was aborted, not written."""
+
+
 class KafkaRequestFailed(KafkaGatewayError):
     """Any other error, with the Kafka error name kept in `code`."""
 

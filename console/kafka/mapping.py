@@ -47,6 +47,7 @@ _INVALID_REQUEST = {
     KafkaError.TOPIC_DELETION_DISABLED,
 }
 _GROUP_NOT_EMPTY = {KafkaError.NON_EMPTY_GROUP, KafkaError.UNKNOWN_MEMBER_ID, KafkaError.REBALANCE_IN_PROGRESS}
+_FENCED = {KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH}
 
 # Codes present only in newer librdkafka builds are looked up by name so an older wheel still imports.
 for _name, _bucket in (("UNKNOWN_TOPIC_ID", _TOPIC_NOT_FOUND), ("GROUP_ID_NOT_FOUND", None)):
@@ -71,6 +72,8 @@ def kafka_error_to_exception(err: KafkaError, *, cluster: str = "", timeout: flo
         cls = errors.GroupNotFound
     elif code in _GROUP_NOT_EMPTY:
         cls = errors.GroupNotEmpty
+    elif code in _FENCED:
+        cls = errors.ProducerFenced
     elif code == KafkaError.TOPIC_ALREADY_EXISTS:
         cls = errors.TopicAlreadyExists
     elif code in _INVALID_CONFIG:

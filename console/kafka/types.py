@@ -495,3 +495,22 @@ class StreamsGroupDescription:
     topology_epoch: int
     subtopologies: tuple[StreamsSubtopology, ...]
     members: tuple[StreamsMember, ...]
+
+
+@dataclass(frozen=True)
+class CommittedTail:
+    """Where a partition stands for a read_committed reader: its log start, its last stable offset (the end such
+    a reader sees) and the last committed record below it (None when there is none)."""
+
+    log_start: int
+    stable_end: int
+    last: RecordInfo | None
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    """What a conditional append did: `appended` False means the partition's last committed record was not the
+    one expected and nothing was written; `last` is the partition's last committed record afterwards."""
+
+    appended: bool
+    last: RecordInfo | None

@@ -1,0 +1,84 @@
+"""Conditional, transactional appends to one partition: a log that several writers may race to extend, where the
+partition itself says how far it got (the audit witness, console/audit/witness/, is the user)."""
+
+from __future__ import annotations
+
+from confluent_kafka import KafkaError, KafkaException, Producer
+
+from console.kafka import reader
+from console.kafka.base import AdminBase
+from console.kafka.client import client_config
+from console.kafka.errors import InvalidRequest
+from console.kafka.mapping import kafka_error_to_exception
+from console.kafka.ops_offsets import EARLIEST, STABLE
+from console.kafka.types import AppendResult, CommittedTail, PartitionRef, RecordInfo
+
+_FIRST_WINDOW = 64  # offsets read back from the stable end to find the last committed record; grows 8x per miss
+# A publisher killed inside a transaction holds back read_committed readers until the next writer fences it or
+# this runs out.
+TRANSACTION_TIMEOUT_MS = 30_000
+
+MSG_NOT_ACKNOWLEDGED = "{count} record(s) were not acknowledged; the transaction was aborted."
+
+
+class AppendOps(AdminBase):
+    """Composed into KafkaAdmin beside OffsetOps, whose list_offsets_many it uses for the stable end."""
+
+    def last_committed_record(self, topic: str, partition: int = 0) -> CommittedTail:
+        """ListOffsets (earliest, and the last stable offset with read_committed), then a read_committed fetch of
+        the offsets just below the stable end, widening until a committed record turns up: transaction markers and
+        aborted batches take offsets too. Raises TopicNotFound for a missing topic."""
+        ref = PartitionRef(topic, partition)
+        ends = self.list_offsets_many([ref], [EARLIEST, STABLE])
+        log_start, stable_end = ends[EARLIEST][ref].offset, ends[STABLE][ref].offset
+        window = _FIRST_WINDOW
+        while True:
+            start = max(log_start, stable_end - window)
+            records = reader.read_records(self.connection, topic, partition, start=start, limit=window,
+                                          end=stable_end, timeout=self.timeout, isolation="read_committed")
+            if records or start == log_start:
+                return CommittedTail(log_start=log_start, stable_end=stable_end,
+                                     last=records[-1] if records else None)
+            window *= 8
+
+    def append_if_last(self, topic: str, *, transactional_id: str, expected_last_key: bytes | None,
+                       records: tuple[tuple[bytes, bytes], ...], partition: int = 0) -> AppendResult:
+        """Writes `records` (key, value) to one partition in one transaction, only if the partition's last
+        committed record has the key `expected_last_key` (None: it has no committed record).
+
+        InitProducerId with a fixed transactional.id comes first: it aborts whatever transaction an earlier
+        holder of that id left open (a killed writer) and fences that writer, so its late commit fails. The check
+        is read after that, and any writer that starts later fences this one before it commits. So two writers
+        at once can never both append after the same record: one commits, the other's transaction is aborted
+        (ProducerFenced) or it finds a different last record and writes nothing."""
+        delivered: list[tuple[KafkaError | None, object]] = []
+        producer = Producer(client_config(self.connection, **{
+            "transactional.id": transactional_id, "transaction.timeout.ms": TRANSACTION_TIMEOUT_MS,
+            "message.timeout.ms": min(TRANSACTION_TIMEOUT_MS, int(self.timeout * 1000)), "linger.ms": 5}))
+        try:
+            producer.init_transactions(self.timeout)
+            tail = self.last_committed_record(topic, partition)
+            found = tail.last.key if tail.last is not None else None
+            if found != expected_last_key or not records:
+                return AppendResult(appended=False, last=tail.last)
+            producer.begin_transaction()
+            for key, value in records:
+                producer.produce(topic, key=key, value=value, partition=partition,
+                                 on_delivery=lambda error, message: delivered.append((error, message)))
+            producer.commit_transaction(self.timeout)
+        except KafkaException as exc:
+            error = exc.args[0]
+            if error.txn_requires_abort():
+                try:
+                    producer.abort_transaction(self.timeout)
+                except KafkaException:
+                    pass  # the coordinator aborts it when the next writer starts or the timeout passes
+            raise kafka_error_to_exception(error, cluster=self.cluster, timeout=self.timeout) from exc
+        failed = [error for error, _ in delivered if error is not None]
+        if failed or len(delivered) != len(records):
+            # commit_transaction raises before this can happen; a broken promise must not pass as a write.
+            raise InvalidRequest(MSG_NOT_ACKNOWLEDGED.format(count=len(failed) or len(records)), cluster=self.cluster)
+        message = delivered[-1][1]
+        return AppendResult(appended=True, last=RecordInfo(
+            topic=topic, partition=partition, offset=message.offset(), timestamp=message.timestamp()[1],
+            timestamp_type="create-time", key=message.key(), value=message.value()))

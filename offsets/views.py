@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import HttpResponse
@@ -14,14 +16,19 @@ from console.accounts.decorators import role_required
 from console.accounts.roles import Role
 from console.audit.actor import Actor
 from console.clusters.selectors import cluster_get
-from console.errors import ConsoleError
+from console.errors import ConsoleError, error_status
+from console.kafka.errors import KafkaGatewayError
 from console.http import HtmxHttpRequest, redirect_after_change, safe_filename, valid_data
 from offsets import selectors, services
 from offsets.resets import services as resets
+from offsets.resets.form_input import time_zones
+from offsets.resets.planning import describe_strategy
 from offsets.resets.preview import reset_preview
-from offsets.forms import ExecuteForm, ResetForm
+from offsets.resets.scope_options import other_groups, reset_scope_options
+from offsets.resets.totals import plan_totals
+from offsets.forms import ExecuteForm, ResetForm, initial_from_link, strategies_for
 from offsets.history.selectors import group_timeline, recorder_health
-from offsets.group_kind import SHARE, STREAMS, group_kind
+from offsets.group_kind import CONSUMER, SHARE, STREAMS, group_kind
 from offsets.share import services as share_services
 from offsets.share.selectors import share_group_detail, share_reset_preview
 from offsets.streams import services as streams_services
@@ -108,36 +115,73 @@ def _resets(cluster: str, group: str):
     return kind, RESETS.get(kind, CONSUMER_RESETS)
 
 
-def _preview_context(cluster: str, group: str, form: ResetForm) -> dict:
+def _preview_context(cluster: str, group: str, kind: str, form: ResetForm) -> dict:
     """The dry run: kafka-consumer-groups' semantics, or kafka-share-groups' or kafka-streams-groups' for those."""
-    kind, (preview_of, *_) = _resets(cluster, group)
+    preview_of = RESETS.get(kind, CONSUMER_RESETS)[0]
     preview = preview_of(cluster, group, form.scope_value(), form.strategy_value(cluster))
-    query = form.data.copy()
-    query.pop("csrfmiddlewaretoken", None)
-    return {"cluster": cluster, "group": group, "preview": preview, "form_data": form.data, "query": query.urlencode(),
-            "execute_form": ExecuteForm(initial={"fingerprint": preview.fingerprint}), "share": kind == SHARE,
-            "streams": kind == STREAMS}
+    carried = form.carried()
+    return {"cluster": cluster, "group": group, "preview": preview, "totals": plan_totals(preview.plan),
+            "strategy_text": describe_strategy(preview.plan.strategy), "carried": carried,
+            "query": urlencode(carried), "execute_form": ExecuteForm(initial={"fingerprint": preview.fingerprint}),
+            "share": kind == SHARE, "streams": kind == STREAMS}
+
+
+def _wizard_context(cluster: str, group: str, kind: str, form: ResetForm, options) -> dict:
+    return {"cluster": cluster, "group": group, "form": form, "options": options,
+            "chosen_topics": set(form["topic"].value() or ()), "chosen_partitions": set(form["partition"].value() or ()),
+            "strategies": strategies_for(kind), "time_zones": time_zones(),
+            "source_groups": other_groups(cluster, group) if kind == CONSUMER else [],
+            "share": kind == SHARE, "streams": kind == STREAMS}
+
+
+def _link_initial(query, options) -> dict:
+    """A link's prefill; topics and partitions the picker does not list (the group never read them) go to the
+    free-text topics, so nothing the link asked for is silently dropped."""
+    initial = initial_from_link(query)
+    listed_topics = {o.topic for o in options}
+    listed_partitions = {p.choice for o in options for p in o.partitions}
+    unlisted = [t for t in initial["topic"] if t not in listed_topics]
+    unlisted += [p for p in initial["partition"] if p not in listed_partitions]
+    if unlisted:
+        initial["topic"] = [t for t in initial["topic"] if t in listed_topics]
+        initial["partition"] = [p for p in initial["partition"] if p in listed_partitions]
+        initial["other_topics"] = " ".join(filter(None, [initial.get("other_topics", ""), *unlisted]))
+    return initial
 
 
 @require_http_methods(["GET", "POST"])
 @role_required(Role.OPERATOR)
 def group_reset(request: HtmxHttpRequest, cluster: str, group: str):
-    """GET: the form. POST: the preview (a dry run), which carries what execute needs."""
+    """GET: the wizard. POST: the preview (a dry run), which carries what execute needs: swapped in under the form
+    with htmx, or the whole page again (form as typed, preview or problems under it) without JavaScript."""
+    kind = group_kind(cluster, group)
+    if request.method == "POST":
+        form = ResetForm(request.POST, request.FILES, kind=kind)
+        if request.htmx:
+            valid_data(form)
+            return render(request, "offsets/_preview.html", _preview_context(cluster, group, kind, form))
+    options = reset_scope_options(cluster, group, kind)
     if request.method == "GET":
-        # Links such as "reset a group to here" from a record arrive with the scope and strategy filled in.
-        form = ResetForm(initial={k: v for k, v in request.GET.items() if k in ResetForm.base_fields})
-        return render(request, "offsets/reset.html", {"cluster": cluster, "group": group, "form": form})
-    form = ResetForm(request.POST)
-    valid_data(form)
-    return render(request, "offsets/_preview.html", _preview_context(cluster, group, form))
+        # Links such as "reset to here" from the lag chart or a record arrive with the scope and strategy filled in.
+        form = ResetForm(initial=_link_initial(request.GET, options), kind=kind)
+        return render(request, "offsets/reset.html", _wizard_context(cluster, group, kind, form, options))
+    context = _wizard_context(cluster, group, kind, form, options)
+    status = 400
+    if form.is_valid():
+        try:
+            context.update(_preview_context(cluster, group, kind, form))
+            status = 200
+        except (ConsoleError, KafkaGatewayError) as exc:  # shown over the form as typed, to correct it
+            context["error"], status = exc.message, error_status(exc)
+    return render(request, "offsets/reset.html", context, status=status)
 
 
 @require_GET
 @role_required(Role.OPERATOR)
 def group_reset_export(request: HtmxHttpRequest, cluster: str, group: str):
-    form = ResetForm(request.GET)
+    kind, (preview_of, *_) = _resets(cluster, group)
+    form = ResetForm(request.GET, kind=kind)
     valid_data(form)
-    _, (preview_of, *_) = _resets(cluster, group)
     plan = preview_of(cluster, group, form.scope_value(), form.strategy_value(cluster)).plan
     response = HttpResponse(plan.export_csv(), content_type="text/csv")
     response["Content-Disposition"] = content_disposition_header(True, f"reset-{safe_filename(group)}.csv")
@@ -147,10 +191,10 @@ def group_reset_export(request: HtmxHttpRequest, cluster: str, group: str):
 @require_POST
 @role_required(Role.OPERATOR)
 def group_reset_execute(request: HtmxHttpRequest, cluster: str, group: str):
-    form = ResetForm(request.POST)
+    kind, (_, reset, _, _) = _resets(cluster, group)
+    form = ResetForm(request.POST, kind=kind)
     valid_data(form)
     execute = valid_data(ExecuteForm(request.POST))
-    _, (_, reset, _, _) = _resets(cluster, group)
     reset(actor=Actor.from_request(request), cluster=cluster, group=group, scope=form.scope_value(),
           strategy=form.strategy_value(cluster), reason=execute["reason"], confirm=execute["confirm"],
           expected_fingerprint=execute["fingerprint"])

@@ -125,8 +125,9 @@ def topic_reset_here(request: HtmxHttpRequest, cluster: str, topic: str):
     position = valid_data(PositionForm(request.GET))
     partition, offset = position["partition"], position["offset"]
     groups = selectors.groups_committed_on(cluster, topic, partition)
+    # The reset wizard's own fields: this partition ticked, to-offset with this record's offset.
     links = [(group, committed, reverse("offsets:reset", args=[cluster, group]) + "?" + urlencode(
-        {"scope": "partitions", "topic": topic, "partitions": partition, "strategy": "to-offset", "value": offset}))
+        {"scope": "chosen", "partition": f"{topic}:{partition}", "strategy": "to-offset", "offset": offset}))
              for group, committed in groups]
     return render(request, "records/reset_here.html", {"cluster": cluster, "topic_name": topic, "links": links,
                                                         "partition": partition, "offset": offset})

@@ -34,6 +34,30 @@ class Marker:
 
 
 @dataclass(frozen=True)
+class Point:
+    """A sample drawn as a dot one can aim at (the lag chart's "reset to here")."""
+
+    x: float
+    y: float
+    series: str
+    time_s: float
+    lag: int
+
+    @property
+    def at(self) -> datetime:
+        return datetime.fromtimestamp(self.time_s, UTC)
+
+    @property
+    def at_local_input(self) -> str:
+        """The time as a datetime-local value in UTC, to the second."""
+        return self.at.strftime("%Y-%m-%dT%H:%M:%S")
+
+    @property
+    def at_label(self) -> str:
+        return self.at.strftime("%Y-%m-%d %H:%M:%S")
+
+
+@dataclass(frozen=True)
 class ChartGeometry:
     width: int
     height: int
@@ -45,6 +69,7 @@ class ChartGeometry:
     y_ticks: tuple[Tick, ...]
     x_ticks: tuple[Tick, ...]
     markers: tuple[Marker, ...]
+    points: tuple[Point, ...] = ()
 
 
 def compact(value: float) -> str:
@@ -98,9 +123,24 @@ def _time_label(moment: float, span_s: float) -> str:
     return at.strftime("%H:%M") if span_s <= 86400 else at.strftime("%b %d %H:%M")
 
 
+def spread_samples(points: list[tuple[float, int]], *, start_s: float, end_s: float,
+                   most: int) -> list[tuple[float, int]]:
+    """At most `most` of the samples, spread over the frame: the first sample of each of `most` equal slices."""
+    if most <= 0:
+        return []
+    width = max(1.0, end_s - start_s) / most
+    chosen: dict[int, tuple[float, int]] = {}
+    for t, v in points:
+        if start_s <= t <= end_s:
+            chosen.setdefault(min(most - 1, int((t - start_s) // width)), (t, v))
+    return [chosen[k] for k in sorted(chosen)]
+
+
 def chart_geometry(series: list[tuple[str, list[tuple[float, int]]]], *, start_s: float, end_s: float, gap_s: float,
-                   markers: list[tuple[float, str]] = (), width: int = 760, height: int = 220) -> ChartGeometry:
-    """series: (label, [(epoch seconds, lag), ...] oldest first). Times outside [start_s, end_s] are dropped."""
+                   markers: list[tuple[float, str]] = (), width: int = 760, height: int = 220,
+                   pointed: set[str] = frozenset(), points_per_series: int = 0) -> ChartGeometry:
+    """series: (label, [(epoch seconds, lag), ...] oldest first). Times outside [start_s, end_s] are dropped.
+    The series named in `pointed` also get up to `points_per_series` dots at their samples."""
     left, top, right, bottom = 56, 10, width - 10, height - 24
     span = max(1.0, end_s - start_s)
     peak_all = max((v for _, pts in series for t, v in pts if start_s <= t <= end_s), default=0)
@@ -135,8 +175,11 @@ def chart_geometry(series: list[tuple[str, list[tuple[float, int]]]], *, start_s
                          anchor="end" if x_of(t) > right - 20 else "start" if x_of(t) < left + 20 else "middle")
                     for t in times)
     shown_markers = tuple(Marker(x=x_of(t), title=title) for t, title in markers if start_s <= t <= end_s)
+    points = tuple(Point(x=x_of(t), y=y_of(v), series=label, time_s=t, lag=v)
+                   for label, samples in series if label in pointed
+                   for t, v in spread_samples(samples, start_s=start_s, end_s=end_s, most=points_per_series))
     return ChartGeometry(width=width, height=height, left=left, top=top, right=right, bottom=bottom,
-                         lines=tuple(lines), y_ticks=y_ticks, x_ticks=x_ticks, markers=shown_markers)
+                         lines=tuple(lines), y_ticks=y_ticks, x_ticks=x_ticks, markers=shown_markers, points=points)
 
 
 def sparkline(values: list[int | None], *, width: int = 80, height: int = 18) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -15,7 +16,11 @@ from offsets.lag.status import SEVERITY
 from offsets.models import GroupGeneration, GroupLagStatus, LagSample, LagSweep
 
 RANGES = {"1h": 3600, "6h": 6 * 3600, "24h": 86400, "3d": 3 * 86400, "7d": 7 * 86400, "30d": 30 * 86400}
-DEFAULT_RANGE = "6h"
+DEFAULT_RANGE = "6h"  # for a range the chart does not know; no range at all fits the samples there are
+FIT_RANGE = "fit"
+FIT_MIN_S = 15 * 60
+FIT_MARGIN = 1.05  # the first sample a little in from the left edge
+RESET_POINTS_PER_TOPIC = 24  # "reset to here" points: enough to aim with, few enough to Tab through
 TOPIC_CHART_GROUPS = 8  # the groups with most lag now; more lines than colours would not be readable
 
 
@@ -47,6 +52,13 @@ class LagChart:
     trend: LagTrend | None
     label: str  # what the chart shows, for screen readers
     sample_interval_s: int
+    range_s: int = 0  # the frame's length: RANGES[range_key], or what the fit chose
+
+    @property
+    def range_label(self) -> str:
+        minutes = self.range_s // 60
+        return f"{minutes} min" if minutes < 120 else f"{minutes // 60} h" if minutes < 2 * 1440 else \
+            f"{minutes // 1440} d"
 
     @property
     def step_label(self) -> str:
@@ -58,6 +70,26 @@ class LagChart:
 
 def _range_key(value: str | None) -> str:
     return value if value in RANGES else DEFAULT_RANGE
+
+
+def fitted_range_s(first_sample: datetime | None, now: datetime) -> int:
+    """The frame from the first sample to now (a little wider, at least FIT_MIN_S, at most the longest range), so
+    five minutes of samples fill the chart instead of a sliver of a 6-hour one. Without samples: DEFAULT_RANGE."""
+    if first_sample is None:
+        return RANGES[DEFAULT_RANGE]
+    span = (now - first_sample).total_seconds() * FIT_MARGIN
+    return int(min(max(RANGES.values()), max(FIT_MIN_S, math.ceil(span / 60) * 60)))
+
+
+def _frame(range_key: str | None, now: datetime, **match) -> tuple[str, int]:
+    """The chart's range key and its length: a known key as asked; none fits the first sample of `match`."""
+    if range_key:
+        key = _range_key(range_key)
+        return key, RANGES[key]
+    since = now - timedelta(seconds=max(RANGES.values()))
+    first = (LagSample.objects.filter(time__gte=since, time__lte=now, **match).order_by("time")
+             .values_list("time", flat=True).first())
+    return FIT_RANGE, fitted_range_s(first, now)
 
 
 def _samples(cluster: str, step: int, start: datetime, **match) -> list[tuple[str, str, datetime, int, int, int]]:
@@ -109,9 +141,9 @@ def group_lag_chart(cluster: str, group: str, range_key: str | None = None, *,
     """The group's lag per topic (and in total when it reads several), with its rebalances and the changes made
     to it from the console marked on the time axis."""
     now = now or datetime.now(UTC)
-    range_key = _range_key(range_key)
-    start = now - timedelta(seconds=RANGES[range_key])
-    step = step_for(RANGES[range_key])
+    range_key, range_s = _frame(range_key, now, cluster=cluster, group=group)
+    start = now - timedelta(seconds=range_s)
+    step = step_for(range_s)
     rows = _samples(cluster, step, start, group=group)
     per_topic: dict[str, list[tuple[float, int]]] = defaultdict(list)
     total: dict[float, int] = defaultdict(int)
@@ -126,19 +158,19 @@ def group_lag_chart(cluster: str, group: str, range_key: str | None = None, *,
                for g in GroupGeneration.objects.filter(cluster=cluster, group=group, time__gte=start)[:500]]
     markers += _audit_markers(cluster, f"group:{group}", start)
     geometry = chart_geometry(series, start_s=start.timestamp(), end_s=now.timestamp(), gap_s=_gap_s(step),
-                              markers=markers)
+                              markers=markers, pointed=set(per_topic), points_per_series=RESET_POINTS_PER_TOPIC)
     return LagChart(range_key=range_key, ranges=tuple(RANGES), step=step, geometry=geometry, has_data=bool(rows),
                     trend=group_lag_trend(cluster, group, now=now), label=f"Lag of {group}",
-                    sample_interval_s=settings.LAG_SAMPLE_INTERVAL_S)
+                    sample_interval_s=settings.LAG_SAMPLE_INTERVAL_S, range_s=range_s)
 
 
 def topic_lag_chart(cluster: str, topic: str, range_key: str | None = None, *,
                     now: datetime | None = None) -> LagChart:
     """Lag on this topic of the groups reading it: the TOPIC_CHART_GROUPS with most lag in the latest sample."""
     now = now or datetime.now(UTC)
-    range_key = _range_key(range_key)
-    start = now - timedelta(seconds=RANGES[range_key])
-    step = step_for(RANGES[range_key])
+    range_key, range_s = _frame(range_key, now, cluster=cluster, topic=topic)
+    start = now - timedelta(seconds=range_s)
+    step = step_for(range_s)
     recent = now - timedelta(seconds=3 * settings.LAG_SAMPLE_INTERVAL_S)
     latest = (LagSample.objects.filter(cluster=cluster, topic=topic, step=0, time__gte=recent)
               .order_by("group", "-time").values_list("group", "lag"))
@@ -158,7 +190,7 @@ def topic_lag_chart(cluster: str, topic: str, range_key: str | None = None, *,
                               gap_s=_gap_s(step), markers=_audit_markers(cluster, f"topic:{topic}", start))
     return LagChart(range_key=range_key, ranges=tuple(RANGES), step=step, geometry=geometry, has_data=bool(rows),
                     trend=None, label=f"Lag of the groups reading {topic}",
-                    sample_interval_s=settings.LAG_SAMPLE_INTERVAL_S)
+                    sample_interval_s=settings.LAG_SAMPLE_INTERVAL_S, range_s=range_s)
 
 
 def group_lag_history(cluster: str, group: str, range_key: str | None = None, *,

@@ -19,8 +19,11 @@ from offsets.resets.planning import (
     parse_topic_scope,
 )
 
-STRATEGIES = ("to-earliest", "to-latest", "to-current", "to-offset", "shift-by", "to-datetime", "by-duration",
-              "from-file", "from-group")
+# Each strategy's name (the shell's option) and the planner object it becomes.
+STRATEGY_TYPES = {"to-earliest": ToEarliest, "to-latest": ToLatest, "to-current": ToCurrent, "to-offset": ToOffset,
+                  "shift-by": ShiftBy, "to-datetime": ToDatetime, "by-duration": ByDuration, "from-file": FromFile,
+                  "from-group": FromGroup}
+STRATEGIES = tuple(STRATEGY_TYPES)
 MSG_ONE_SCOPE = "One of the reset scopes should be defined: --all-topics, --topic."
 MSG_NEEDS_VALUE = "--{name} needs a value."
 

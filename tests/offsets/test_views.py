@@ -73,7 +73,7 @@ def test_group_detail_and_unknown_group(client_for, viewer, seeded, local_cluste
 def test_preview_export_execute_then_revert(client_for, operator, seeded, local_cluster):
     group, topic = seeded["group"], seeded["topic"]
     client = client_for(operator)
-    form = {"scope": "partitions", "topic": topic, "partitions": "0", "strategy": "shift-by", "value": "-4"}
+    form = {"scope": "chosen", "partition": f"{topic}:0", "strategy": "shift-by", "shift": "-4"}
 
     preview = client.post(f"/clusters/local/groups/{group}/reset/", form, headers={"HX-Request": "true"})
     body = preview.content.decode()

@@ -1,0 +1,81 @@
+"""What the reset wizard offers to pick: the group's topics with every partition, its committed offset (a share
+group's start offset) and lag; and the cluster's other groups to copy offsets from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from console.clusters.selectors import cluster_admin
+from console.kafka.errors import TopicNotFound
+from console.kafka.types import PartitionRef
+from offsets import selectors
+from offsets.group_kind import SHARE, STREAMS
+from offsets.share.selectors import share_group_detail
+from offsets.streams.selectors import input_topics, streams_group_detail
+
+
+@dataclass(frozen=True)
+class PartitionOption:
+    topic: str
+    partition: int
+    committed: int | None
+    lag: int | None
+
+    @property
+    def choice(self) -> str:
+        """The checkbox value; safe in HTML and URLs because topic names are [a-zA-Z0-9._-]."""
+        return f"{self.topic}:{self.partition}"
+
+
+@dataclass(frozen=True)
+class TopicOption:
+    topic: str
+    partitions: tuple[PartitionOption, ...]
+    exists: bool  # False: the group still has commits on a deleted topic
+
+    @property
+    def lag(self) -> int | None:
+        lags = [p.lag for p in self.partitions if p.lag is not None]
+        return sum(lags) if lags else None
+
+
+def _group_positions(cluster: str, group: str, kind: str) -> tuple[dict, set[str]]:
+    """{(topic, partition): (committed, lag)} and the topics the group reads, from the group's own page reads."""
+    if kind == SHARE:
+        detail = share_group_detail(cluster, group)
+        positions = {p.ref: (p.start_offset, p.lag) for p in detail.partitions}
+        assigned = {ref.topic for m in detail.description.members for ref in m.assignment}
+        return positions, assigned
+    if kind == STREAMS:
+        detail = streams_group_detail(cluster, group)
+        return {p.ref: (p.committed, p.lag) for p in detail.partitions}, set(input_topics(detail.description))
+    detail = selectors.group_detail(cluster, group)
+    target = {ref.topic for m in detail.description.members for ref in (m.target_assignment or ())}
+    return {p.ref: (p.committed, p.lag) for p in detail.partitions}, target
+
+
+def _partition_counts(admin, topics: list[str]) -> dict[str, int]:
+    try:
+        return {name: t.partition_count for name, t in admin.describe_topics(topics).items()}
+    except TopicNotFound:  # a topic the group committed on was deleted since: one Metadata request for the rest
+        wanted = set(topics)
+        return {t.name: t.partition_count for t in admin.list_topics() if t.name in wanted}
+
+
+def reset_scope_options(cluster: str, group: str, kind: str) -> list[TopicOption]:
+    """Every topic the group has positions on, is assigned or (streams) reads as input, with all its partitions."""
+    positions, more_topics = _group_positions(cluster, group, kind)
+    topics = sorted({ref.topic for ref in positions} | more_topics)
+    counts = _partition_counts(cluster_admin(cluster), topics)
+    options = []
+    for topic in topics:
+        known = sorted(ref.partition for ref in positions if ref.topic == topic)
+        numbers = range(counts[topic]) if topic in counts else known
+        rows = [PartitionOption(topic, n, *positions.get(PartitionRef(topic, n), (None, None))) for n in numbers]
+        options.append(TopicOption(topic, tuple(rows), exists=topic in counts))
+    return options
+
+
+def other_groups(cluster: str, group: str) -> list[str]:
+    """The cluster's consumer groups but this one (one ListGroups), for copying offsets from."""
+    return sorted(g.group_id for g in selectors.group_listings(cluster) if g.group_id != group)

@@ -137,7 +137,8 @@ def main() -> None:
                "median_ms": round(ordered(plain)[0], 1), "p95_ms": round(ordered(plain)[1], 1),
                "partitions_median_ms": round(ordered(detailed)[0], 1),
                "partitions_p95_ms": round(ordered(detailed)[1], 1),
-               "first_ms": round(first[0], 1), "queries": shapes[""][0], "series": shapes[""][1], "partitions_series": shapes["?partitions=1"][1]}
+               "first_ms": round(first[0], 1), "queries": shapes[""][0], "series": shapes[""][1],
+               "partitions_series": shapes["?partitions=1"][1]}
     lines = [
         f"## /metrics for Prometheus ({datetime.now(UTC):%Y-%m-%d})",
         "",
@@ -152,7 +153,8 @@ def main() -> None:
         "| what | time | queries | series | body |",
         "|---|---|---|---|---|",
         f"| `/metrics`, a process's first scrape (imports; counts the whole audit log) | {first[0]:.0f} ms | | | |",
-        f"| `/metrics`, warm | {summary(plain)} | {shapes[''][0]} | {shapes[''][1]:,} | {shapes[''][2] / 1024:.0f} KiB |",
+        f"| `/metrics`, warm | {summary(plain)} | {shapes[''][0]} | {shapes[''][1]:,} | "
+        f"{shapes[''][2] / 1024:.0f} KiB |",
         f"| `/metrics?partitions=1`, warm | {summary(detailed)} | {shapes['?partitions=1'][0]} | "
         f"{shapes['?partitions=1'][1]:,} | {shapes['?partitions=1'][2] / 1024:.0f} KiB |",
         "",

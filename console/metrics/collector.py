@@ -21,7 +21,8 @@ from offsets.models import RecorderStatus
 PREFIX = "kafka_console_"
 RECORDER_STATES = (RecorderStatus.RECORDING, RecorderStatus.SAMPLING, RecorderStatus.WAITING, RecorderStatus.STOPPED)
 # "" is the sampler's "collecting samples" (or "no committed offsets"): no verdict yet, below OK.
-STATUS_HELP = ", ".join(f"{value} {name or 'collecting'}" for name, value in sorted(SEVERITY.items(), key=lambda i: i[1]))
+STATUS_HELP = ", ".join(f"{value} {name or 'collecting'}"
+                        for name, value in sorted(SEVERITY.items(), key=lambda item: item[1]))
 
 
 def _gauge(name: str, help_text: str, labels: list[str]) -> GaugeMetricFamily:
@@ -102,8 +103,8 @@ class ConsoleCollector(Collector):
                                                    "as of its last look at their ends.", ["cluster"])
         age = _gauge("recorder_behind_seconds", "Seconds since the time up to which the recorder's rebalance "
                                                 "history is complete.", ["cluster"])
-        state = _gauge("recorder_state", f"The recorder's state: 1 for the current one of {', '.join(RECORDER_STATES)}.",
-                       ["cluster", "state"])
+        state = _gauge("recorder_state", "The recorder's state: 1 for the current one of "
+                                         f"{', '.join(RECORDER_STATES)}, 0 for the others.", ["cluster", "state"])
         for status in selectors.recorder_statuses():
             if status.behind_records is not None:
                 behind.add_metric([status.cluster], status.behind_records)

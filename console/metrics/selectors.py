@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from functools import reduce
@@ -35,34 +34,34 @@ def lag_sweeps() -> list[SweepState]:
     return [SweepState(*row) for row in rows]
 
 
-def newest_group_lag(sweeps: list[SweepState]) -> Iterator[tuple[str, str, str, int]]:
+def newest_group_lag(sweeps: list[SweepState]) -> list[tuple[str, str, str, int]]:
     """(cluster, group, topic, lag) of each cluster's newest sweep. The sampler writes LagSweep.last_ok_at in the
     transaction that stores the sweep's raw samples, with their time, so it names the newest rows without a MAX()
     over hours of samples; and a group gone from the cluster drops out instead of showing its last lag forever."""
     newest = [Q(cluster=s.cluster, step=0, time=s.last_ok_at) for s in sweeps if s.last_ok_at is not None]
     if not newest:
-        return iter(())
+        return []
     rows = LagSample.objects.filter(reduce(or_, newest)).order_by()
-    return rows.values_list("cluster", "group", "topic", "lag").iterator(2000)
+    return list(rows.values_list("cluster", "group", "topic", "lag"))
 
 
-def group_statuses() -> Iterator[tuple[str, str, str]]:
+def group_statuses() -> list[tuple[str, str, str]]:
     """(cluster, group, status) of every group the latest sweep of its cluster listed."""
-    return GroupLagStatus.objects.order_by().values_list("cluster", "group", "status").iterator(2000)
+    return list(GroupLagStatus.objects.order_by().values_list("cluster", "group", "status"))
 
 
-def group_windows() -> Iterator[tuple[str, str, dict]]:
+def group_windows() -> list[tuple[str, str, dict]]:
     """(cluster, group, window): the per-partition samples behind each status (only read when partitions are asked)."""
-    return GroupLagStatus.objects.order_by().values_list("cluster", "group", "window").iterator(500)
+    return list(GroupLagStatus.objects.order_by().values_list("cluster", "group", "window"))
 
 
-def group_rebalances() -> Iterator[tuple[str, str, int]]:
+def group_rebalances() -> list[tuple[str, str, int]]:
     """(cluster, group, generations recorded) for the groups the latest sweep listed. History is kept for groups
     long deleted; counting only current ones keeps the number of series that of the live groups."""
     listed = GroupLagStatus.objects.filter(cluster=OuterRef("cluster"), group=OuterRef("group"))
     rows = (GroupGeneration.objects.filter(Exists(listed)).order_by().values("cluster", "group")
             .annotate(n=Count("id")).values_list("cluster", "group", "n"))
-    return rows.iterator(2000)
+    return list(rows)
 
 
 def recorder_statuses() -> list[RecorderStatus]:

@@ -37,7 +37,8 @@ def test_lag_status_and_partitions_after_a_real_sweep(local_cluster, seeded, com
     # seeded: p0 holds offsets 0..19 (log end 20) committed at 8; p1 ends at 5, committed at 2; p2 no commit.
     expected = {"0": 20 - 8, "1": 5 - 2}
     for group in (seeded["group"], hostile):
-        assert plain.value("kafka_console_group_lag", cluster="local", group=group, topic=topic) == sum(expected.values())
+        lag = plain.value("kafka_console_group_lag", cluster="local", group=group, topic=topic)
+        assert lag == sum(expected.values())
         assert plain.value("kafka_console_group_status", cluster="local", group=group) == 0  # one sample: collecting
         partitions = detailed.series("kafka_console_group_partition_lag", cluster="local", group=group, topic=topic)
         assert {dict(k)["partition"]: v for k, v in partitions.items()} == expected

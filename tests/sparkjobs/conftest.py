@@ -77,3 +77,41 @@ def wait_running(job, timeout: float = 90.0):
         time.sleep(0.2)
         job.refresh_from_db()
     return job
+
+
+@pytest.fixture(scope="session")
+def spark_cluster(tmp_path_factory):
+    """A Spark standalone master and one worker (pyspark's spark-class), started on first use, once."""
+    from console.devstack.spark_cluster import SparkStandalone
+
+    cluster = SparkStandalone(home=tmp_path_factory.mktemp("spark-cluster"))
+    cluster.start()
+    try:
+        cluster.wait_ready()
+    except Exception:
+        cluster.stop()
+        raise
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture(scope="module")
+def cluster_queue(spark_cluster, django_db_setup, redis_node, kafka_node, tmp_path_factory):
+    """A Celery worker whose replays go to the standalone cluster (SPARK_MASTER in its environment, as in
+    production); yields the queue that reaches it."""
+    from tests.conftest import celery_env
+
+    queue = "spark-cluster"
+    env = {**celery_env(redis_node, kafka_node), "SPARK_MASTER": spark_cluster.url}
+    with private_worker(queue, env, tmp_path_factory.mktemp("cluster-worker") / "worker.log"):
+        yield queue
+
+
+@pytest.fixture
+def on_cluster(cluster_queue, monkeypatch):
+    """Replays submitted by this test run on the standalone cluster."""
+    from sparkjobs import services
+    from sparkjobs.tasks import run_replay
+
+    monkeypatch.setattr(services, "_enqueue", lambda job_id: run_replay.apply_async((job_id,), queue=cluster_queue))
+    return cluster_queue

@@ -1,0 +1,127 @@
+"""A Spark standalone cluster (one master, one worker) from pyspark's own `bin/spark-class`: nothing to download.
+Replays reach it with SPARK_MASTER=spark://127.0.0.1:PORT; the tests start one per session.
+
+    python -m console.devstack.spark_cluster --home .data/spark-cluster
+
+Master and worker listen on loopback only, with the web UIs on ports of their own (the master's JSON at
+/json/ tells when the worker has registered). The worker offers what the machine can spare: 2 cores, 1 GiB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyspark
+
+from console.devstack.kafka import free_port
+from console.devstack.paths import DATA_DIR
+
+SPARK_CLASS = Path(pyspark.__file__).parent / "bin" / "spark-class"
+MASTER_CLASS = "org.apache.spark.deploy.master.Master"
+WORKER_CLASS = "org.apache.spark.deploy.worker.Worker"
+
+
+@dataclass
+class SparkStandalone:
+    home: Path
+    port: int = field(default_factory=free_port)
+    ui_port: int = field(default_factory=free_port)
+    worker_port: int = field(default_factory=free_port)
+    worker_ui_port: int = field(default_factory=free_port)
+    cores: int = 2
+    memory: str = "1g"
+    processes: list[subprocess.Popen] = field(default_factory=list, repr=False)
+
+    @property
+    def url(self) -> str:
+        return f"spark://127.0.0.1:{self.port}"
+
+    def environment(self) -> dict[str, str]:
+        return {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_MASTER_HOST": "127.0.0.1",
+                "SPARK_WORKER_DIR": str(self.home / "work"), "SPARK_LOG_DIR": str(self.home),
+                "PYSPARK_PYTHON": os.environ.get("PYSPARK_PYTHON", sys.executable),
+                # Small daemons: they only schedule; the executors get the worker's memory.
+                "SPARK_DAEMON_MEMORY": "256m"}
+
+    def start(self) -> None:
+        self.home.mkdir(parents=True, exist_ok=True)
+        (self.home / "work").mkdir(exist_ok=True)
+        self._spawn("master", [MASTER_CLASS, "--host", "127.0.0.1", "--port", str(self.port),
+                               "--webui-port", str(self.ui_port)])
+        self._spawn("worker", [WORKER_CLASS, "--host", "127.0.0.1", "--port", str(self.worker_port),
+                               "--webui-port", str(self.worker_ui_port), "--cores", str(self.cores),
+                               "--memory", self.memory, "--work-dir", str(self.home / "work"), self.url])
+
+    def _spawn(self, name: str, args: list[str]) -> None:
+        with open(self.home / f"{name}.log", "a") as log:
+            self.processes.append(subprocess.Popen([str(SPARK_CLASS), *args], cwd=self.home, env=self.environment(),
+                                                   stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                                   start_new_session=True))
+
+    def alive_workers(self) -> int:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.ui_port}/json/", timeout=2) as response:
+                return int(json.load(response).get("aliveworkers", 0))
+        except (OSError, urllib.error.URLError, ValueError):
+            return 0
+
+    def wait_ready(self, timeout: float = 90.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for process in self.processes:
+                if process.poll() is not None:
+                    raise RuntimeError(f"a Spark standalone daemon exited with code {process.returncode}; see "
+                                       f"{self.home}/*.log")
+            if self.alive_workers() >= 1:
+                return
+            time.sleep(0.25)
+        raise TimeoutError(f"the Spark master {self.url} had no worker within {timeout:.0f} s; see {self.home}")
+
+    def stop(self) -> None:
+        for process in reversed(self.processes):  # the worker first: it stops its executors
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+                try:
+                    process.wait(15)
+                except subprocess.TimeoutExpired:
+                    os.killpg(process.pid, signal.SIGKILL)
+                    process.wait()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--home", type=Path, default=DATA_DIR / "spark-cluster")
+    parser.add_argument("--port", type=int, default=7077)
+    args = parser.parse_args(argv)
+    cluster = SparkStandalone(home=args.home.resolve(), port=args.port)
+    stopping = False
+
+    def stop(_signum, _frame) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    cluster.start()
+    try:
+        cluster.wait_ready()
+        print(f"Spark standalone master {cluster.url} with one worker; logs in {cluster.home}", flush=True)
+        while not stopping and all(p.poll() is None for p in cluster.processes):
+            time.sleep(0.5)
+    finally:
+        cluster.stop()
+    return 0 if stopping else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -270,6 +270,13 @@ KAFKA_TOOLS_LIBS = env("KAFKA_TOOLS_LIBS", default=str(BASE_DIR / ".cache" / "ka
 SPARK_MASTER = env("SPARK_MASTER", default="local[*]")
 SPARK_DRIVER_MEMORY = env("SPARK_DRIVER_MEMORY", default="1g")
 REPLAY_OUTPUT_DIR = env("REPLAY_OUTPUT_DIR", default=str(BASE_DIR / ".data" / "replays"))
+# File sinks may also write to s3a://BUCKET/PREFIX (the replay form's output location): a local folder on a
+# standalone cluster would scatter the files over the workers. Keys only from the environment variables named here.
+REPLAY_S3_ENDPOINT = env("REPLAY_S3_ENDPOINT", default="")  # empty: AWS S3; else an S3-compatible server's URL
+REPLAY_S3_REGION = env("REPLAY_S3_REGION", default="us-east-1")
+REPLAY_S3_PATH_STYLE = env.bool("REPLAY_S3_PATH_STYLE", default=bool(REPLAY_S3_ENDPOINT))
+REPLAY_S3_ACCESS_KEY_ENV = env("REPLAY_S3_ACCESS_KEY_ENV", default="REPLAY_S3_ACCESS_KEY")
+REPLAY_S3_SECRET_KEY_ENV = env("REPLAY_S3_SECRET_KEY_ENV", default="REPLAY_S3_SECRET_KEY")
 # How long a replay waits on an unanswering broker (each request, each poll) before it fails with a reason:
 # Spark's Kafka defaults (two minutes per poll, retried) would leave a replay of a dead cluster "running".
 REPLAY_KAFKA_TIMEOUT_S = env.float("REPLAY_KAFKA_TIMEOUT_S", default=30.0)

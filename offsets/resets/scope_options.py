@@ -32,6 +32,7 @@ class TopicOption:
     topic: str
     partitions: tuple[PartitionOption, ...]
     exists: bool  # False: the group still has commits on a deleted topic
+    internal: bool = False  # a streams application's own topic (repartition): "all topics" leaves it out
 
     @property
     def lag(self) -> int | None:
@@ -72,10 +73,14 @@ def reset_scope_options(cluster: str, group: str, kind: str) -> list[TopicOption
         known = sorted(ref.partition for ref in positions if ref.topic == topic)
         numbers = range(counts[topic]) if topic in counts else known
         rows = [PartitionOption(topic, n, *positions.get(PartitionRef(topic, n), (None, None))) for n in numbers]
-        options.append(TopicOption(topic, tuple(rows), exists=topic in counts))
+        options.append(TopicOption(topic, tuple(rows), exists=topic in counts,
+                                   internal=kind == STREAMS and topic not in more_topics))
     return options
+
+
+SOURCE_GROUPS_LISTED = 1000  # suggestions only: any group id can be typed, and a page must stay light
 
 
 def other_groups(cluster: str, group: str) -> list[str]:
     """The cluster's consumer groups but this one (one ListGroups), for copying offsets from."""
-    return sorted(g.group_id for g in selectors.group_listings(cluster) if g.group_id != group)
+    return sorted(g.group_id for g in selectors.group_listings(cluster) if g.group_id != group)[:SOURCE_GROUPS_LISTED]

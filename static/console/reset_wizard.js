@@ -53,6 +53,7 @@
 
     if (strategy) {
       showInputs();
+      form.querySelectorAll(".no-js-only").forEach(function (hint) { hint.hidden = true; });
     }
     form.querySelectorAll("input[data-topic]").forEach(function (box) {
       if (box.checked) {

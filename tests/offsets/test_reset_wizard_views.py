@@ -88,6 +88,26 @@ def test_without_javascript_the_page_comes_back_whole_and_executes_with_a_redire
     assert _committed(group) == {PartitionRef(topic, 0): 5, PartitionRef(topic, 1): 5, PartitionRef(topic, 2): 0}
 
 
+def test_an_uploaded_plan_is_previewed_exported_and_carried_to_execute(client_for, operator, seeded, local_cluster):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    group, topic = seeded["group"], seeded["topic"]
+    client = client_for(operator)
+    plan = f"{topic},0,5\r\n{topic},1,4\r\n".encode()
+    upload = SimpleUploadedFile("plan.csv", plan, content_type="text/csv")
+
+    body = client.post(f"/clusters/local/groups/{group}/reset/",
+                       {"scope": "chosen", "strategy": "from-file", "csv_file": upload}, headers=HTMX).content.decode()
+
+    assert f'<th scope="row">{topic}</th><td>2</td><td>3</td><td>2</td>' in body  # p0 8 -> 5, p1 2 -> 4
+    export = re.search(r'href="([^"]*/reset/export\.csv\?[^"]*)"', body).group(1)
+    assert client.get(html.unescape(export)).content.decode() == f"{topic},0,5\n{topic},1,4\n"
+    execute = _as_lists(_carried(body) + [("reason", "from a plan"), ("confirm", group)])
+    assert execute["value"] == [plan.decode()]
+    client.post(f"/clusters/local/groups/{group}/reset/execute/", execute, headers=HTMX)
+    assert _committed(group) == {PartitionRef(topic, 0): 5, PartitionRef(topic, 1): 4}
+
+
 def test_bad_input_is_a_clear_message_and_changes_nothing(client_for, operator, seeded, local_cluster):
     group, topic = seeded["group"], seeded["topic"]
     client = client_for(operator)

@@ -150,12 +150,13 @@ class ResetForm(forms.Form):
                 return self._carried_or(carried, form_input.MSG_NEEDS_DURATION)
             case "from-file":
                 upload = data.get("csv_file")
+                if upload and upload.size > CSV_UPLOAD_MAX:
+                    raise InputError(MSG_CSV_TOO_BIG)
                 if upload:
-                    if upload.size > CSV_UPLOAD_MAX:
-                        raise InputError(MSG_CSV_TOO_BIG)
                     return form_input.csv_from_upload(upload.read())
-                return data.get("csv") if (data.get("csv") or "").strip() else self._carried_or(
-                    carried, form_input.MSG_NEEDS_CSV)
+                if (data.get("csv") or "").strip():
+                    return data["csv"]
+                return self._carried_or(carried, form_input.MSG_NEEDS_CSV)
             case "from-group":
                 if (data.get("source_group") or "").strip():
                     return data["source_group"]

@@ -155,16 +155,16 @@ def group_reset(request: HtmxHttpRequest, cluster: str, group: str):
     """GET: the wizard. POST: the preview (a dry run), which carries what execute needs: swapped in under the form
     with htmx, or the whole page again (form as typed, preview or problems under it) without JavaScript."""
     kind = group_kind(cluster, group)
-    if request.method == "POST":
+    if request.method == "POST" and request.htmx:
         form = ResetForm(request.POST, request.FILES, kind=kind)
-        if request.htmx:
-            valid_data(form)
-            return render(request, "offsets/_preview.html", _preview_context(cluster, group, kind, form))
+        valid_data(form)
+        return render(request, "offsets/_preview.html", _preview_context(cluster, group, kind, form))
     options = reset_scope_options(cluster, group, kind)
     if request.method == "GET":
         # Links such as "reset to here" from the lag chart or a record arrive with the scope and strategy filled in.
         form = ResetForm(initial=_link_initial(request.GET, options), kind=kind)
         return render(request, "offsets/reset.html", _wizard_context(cluster, group, kind, form, options))
+    form = ResetForm(request.POST, request.FILES, kind=kind)
     context = _wizard_context(cluster, group, kind, form, options)
     status = 400
     if form.is_valid():

@@ -128,7 +128,8 @@ def _preview_context(cluster: str, group: str, kind: str, form: ResetForm) -> di
 
 def _wizard_context(cluster: str, group: str, kind: str, form: ResetForm, options) -> dict:
     return {"cluster": cluster, "group": group, "form": form, "options": options,
-            "chosen_topics": set(form["topic"].value() or ()), "chosen_partitions": set(form["partition"].value() or ()),
+            "chosen_topics": set(form["topic"].value() or ()),
+            "chosen_partitions": set(form["partition"].value() or ()),
             "strategies": strategies_for(kind), "time_zones": time_zones(),
             "source_groups": other_groups(cluster, group) if kind == CONSUMER else [],
             "share": kind == SHARE, "streams": kind == STREAMS}

@@ -5,7 +5,6 @@ from datetime import UTC, datetime
 import pytest
 
 from offsets.resets.form_input import (
-    MSG_ALL_AND_CHOSEN,
     MSG_BAD_LOCAL_TIME,
     MSG_BAD_PARTITION_CHOICE,
     MSG_CSV_NOT_TEXT,
@@ -105,10 +104,6 @@ def test_scope_input_that_names_no_partition_is_refused(topics, partitions, othe
     with pytest.raises(InputError) as refused:
         scope_from_choices(topics, partitions, other)
     assert refused.value.message == message
-
-
-def test_messages_for_the_form_are_distinct():
-    assert len({MSG_NOTHING_CHOSEN, MSG_ALL_AND_CHOSEN}) == 2
 
 
 def test_uploaded_csv_is_text_without_a_byte_order_mark():

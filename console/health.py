@@ -4,6 +4,10 @@
 - /health (also /health/ready): the console's own dependencies (database, Redis, a Celery worker) decide the
   status; every registered Kafka cluster's state is in the body but never turns the answer into 503, because
   one of twenty clusters being down must not take the console out of service.
+- The audit witness (console/audit/witness/) is reported from what the database stores (no Kafka call): "ok",
+  "lagging" (events wait longer than AUDIT_WITNESS_LAG_ALERT_S to be published), "broken" (the publisher refused
+  a row, or the last audit_verify found rows changed, missing or inserted) or "off". Like a cluster, it never
+  turns the answer into 503: restarting the console would not repair an audit log.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from django.db import connection
 from django.http import JsonResponse
 from django.views.decorators.http import require_GET
 
+from console.audit.witness.status import witness_status
 from console.clusters.models import Cluster
 from console.clusters.selectors import clusters_health
 
@@ -71,5 +76,6 @@ def health(request):
     ok = db["ok"] and redis_info["ok"] and celery["ok"]
     down = sorted(name for name, c in clusters.items() if not c["reachable"])
     body = {"status": "ok" if ok else "degraded", "database": db, "redis": redis_info, "celery": celery,
-            "kafka": clusters, "kafka_summary": {"clusters": len(clusters), "unreachable": down}}
+            "kafka": clusters, "kafka_summary": {"clusters": len(clusters), "unreachable": down},
+            "audit_witness": witness_status().as_json() if db["ok"] else None}
     return JsonResponse(body, status=200 if ok else 503)

@@ -33,9 +33,14 @@ def event_fields(event) -> dict:
     return values
 
 
-def event_hash(event) -> str:
+def fields_hash(fields: dict) -> str:
+    """The keyed hash of an event's HASHED_FIELDS, as event_fields gives them (or as the witness topic holds them)."""
     key = settings.AUDIT_HASH_KEY.encode()
-    return hmac.new(key, canonical(event_fields(event)), hashlib.sha256).hexdigest()
+    return hmac.new(key, canonical(fields), hashlib.sha256).hexdigest()
+
+
+def event_hash(event) -> str:
+    return fields_hash(event_fields(event))
 
 
 @dataclass(frozen=True)

@@ -75,3 +75,47 @@ class AuditEvent(models.Model):
 
     def delete(self, *args, **kwargs):
         raise AppendOnlyError(MSG_APPEND_ONLY)
+
+
+class WitnessState(models.Model):
+    """How far the witness topic reached when the publisher last read it. The topic is the truth (the publisher
+    reads its last record before every batch); this row lets the audit page and /health answer without Kafka."""
+
+    cluster = models.CharField(max_length=100)
+    topic = models.CharField(max_length=255)
+    published_seq = models.PositiveBigIntegerField(default=0)  # the seq of the topic's last committed record
+    published_at = models.DateTimeField(null=True)  # when this console last committed a batch to the topic
+    attempted_at = models.DateTimeField(null=True)  # the last publishing round, whatever came of it
+    error = models.TextField(blank=True)  # why the last round could not publish (Kafka down...); empty when it could
+    # The first row the publisher refused because it does not continue the published chain (forged, altered, or
+    # a row before it missing); publishing stops there until the database is repaired.
+    blocked_seq = models.PositiveBigIntegerField(null=True)
+    blocked_reason = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["cluster", "topic"], name="witness_state_unique")]
+
+
+class AuditCheck(models.Model):
+    """One run of audit_verify: the database chain, and the database against the witness topic."""
+
+    checked_at = models.DateTimeField(db_index=True)
+    ok = models.BooleanField()
+    events = models.PositiveBigIntegerField(default=0)
+    chain_problems = models.JSONField(default=list)  # messages of console.audit.chain.verify_chain
+    witness_cluster = models.CharField(max_length=100, blank=True)  # empty: no witness configured
+    witness_topic = models.CharField(max_length=255, blank=True)
+    witness_records = models.PositiveBigIntegerField(default=0)
+    witness_first_seq = models.PositiveBigIntegerField(null=True)
+    witness_last_seq = models.PositiveBigIntegerField(null=True)
+    unpublished = models.PositiveBigIntegerField(default=0)
+    # [{"kind": ..., "ranges": [[first, last], ...], "message": ...}] (console.audit.witness.compare.Finding)
+    findings = models.JSONField(default=list)
+    witness_error = models.TextField(blank=True)  # the topic could not be read
+
+    class Meta:
+        ordering = ["-checked_at", "-pk"]
+
+    @property
+    def problem_count(self) -> int:
+        return len(self.chain_problems) + len(self.findings) + (1 if self.witness_error else 0)

@@ -11,6 +11,8 @@ from console.accounts.roles import Role
 from console.audit.forms import AuditFilterForm
 from console.audit.models import AuditEvent
 from console.audit.selectors import audit_events
+from console.audit.witness.records import event_json
+from console.audit.witness.status import witness_status
 from console.http import HtmxHttpRequest
 
 CSV_COLUMNS = ("seq", "created_at", "actor_name", "source", "remote_addr", "cluster", "action", "target", "reason",
@@ -25,7 +27,9 @@ def audit_list(request: HtmxHttpRequest):
     query = request.GET.copy()
     query.pop("page", None)
     context = {"form": form, "page": page, "query": query.urlencode()}
-    return render(request, "audit/list.html#audit-table" if request.htmx else "audit/list.html", context)
+    if request.htmx:
+        return render(request, "audit/list.html#audit-table", context)
+    return render(request, "audit/list.html", {**context, "witness": witness_status()})
 
 
 @require_GET
@@ -72,4 +76,17 @@ def audit_export(request: HtmxHttpRequest):
 
     response = StreamingHttpResponse(rows(), content_type="text/csv")
     response["Content-Disposition"] = 'attachment; filename="audit.csv"'
+    return response
+
+
+@require_GET
+@role_required(Role.VIEWER)
+def audit_export_jsonl(request: HtmxHttpRequest):
+    """Streams every matching event as JSON lines, oldest first: each line the object the witness topic holds
+    (console.audit.witness.records), so an export can be checked against the topic or the key."""
+    form = AuditFilterForm(request.GET or None)
+    events = audit_events(form.filters()).order_by("seq")
+    lines = (event_json(event) + "\n" for event in events.iterator(chunk_size=1000))
+    response = StreamingHttpResponse(lines, content_type="application/jsonl; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="audit.jsonl"'
     return response

@@ -500,17 +500,22 @@ class StreamsGroupDescription:
 @dataclass(frozen=True)
 class CommittedTail:
     """Where a partition stands for a read_committed reader: its log start, its last stable offset (the end such
-    a reader sees) and the last committed record below it (None when there is none)."""
+    a reader sees; below `log_end` while a transaction is open), its log end, and the last committed record below
+    the stable end (None when there is none)."""
 
     log_start: int
     stable_end: int
+    log_end: int
     last: RecordInfo | None
 
 
 @dataclass(frozen=True)
 class AppendResult:
-    """What a conditional append did: `appended` False means the partition's last committed record was not the
-    one expected and nothing was written; `last` is the partition's last committed record afterwards."""
+    """What a conditional append did: `appended` False means nothing was written, because the partition's last
+    committed record was not the one expected, or because `held_at` is set: a transaction this writer did not start
+    (another writer's, or one the coordinator lost track of in a broker crash) holds the stable end at that
+    offset. `last` is the partition's last committed record afterwards."""
 
     appended: bool
     last: RecordInfo | None
+    held_at: int | None = None

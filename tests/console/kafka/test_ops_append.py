@@ -9,9 +9,9 @@ import pytest
 from confluent_kafka import KafkaException
 
 from console.kafka.admin import KafkaAdmin
+from console.kafka.errors import TopicNotFound
 from console.kafka.isolated import IsolatedKafkaAdmin
-from console.kafka.ops_offsets import LATEST, STABLE
-from console.kafka.types import ClusterConnection, PartitionRef
+from console.kafka.types import ClusterConnection
 from tests.conftest import begin_transaction
 
 pytestmark = pytest.mark.kafka
@@ -29,12 +29,11 @@ def _records(*keys: int) -> tuple[tuple[bytes, bytes], ...]:
 def _settled_tail(admin: KafkaAdmin, topic: str):
     """The tail once every transaction's marker is written: the coordinator writes them after EndTxn answers, so
     for a moment the stable end still stops before a batch just committed."""
-    ref = PartitionRef(topic, 0)
     deadline = time.monotonic() + 10
-    while admin.list_offsets([ref], STABLE)[ref].offset < admin.list_offsets([ref], LATEST)[ref].offset:
+    while (tail := admin.last_committed_record(topic)).stable_end < tail.log_end:
         assert time.monotonic() < deadline, "transaction markers not written within 10 s"
         time.sleep(0.1)
-    return admin.last_committed_record(topic)
+    return tail
 
 
 def test_append_only_after_the_expected_last_record(admin, topic_factory):
@@ -51,7 +50,7 @@ def test_append_only_after_the_expected_last_record(admin, topic_factory):
     tail = _settled_tail(admin, topic)
     assert (tail.last.key, tail.last.value) == (b"3", b"value 3")
     # Two transactions: two commit markers after the three records.
-    assert (tail.log_start, tail.stable_end) == (0, 5)
+    assert (tail.log_start, tail.stable_end, tail.log_end) == (0, 5, 5)
 
 
 def test_the_last_committed_record_is_found_behind_aborted_batches(admin, topic_factory, kafka_node):
@@ -92,3 +91,22 @@ def test_the_isolated_gateway_has_the_same_face(kafka_node, topic_factory):
     assert result.appended and result.last.key == b"7"
     assert admin.append_if_last(topic, transactional_id=f"w-{topic}", expected_last_key=None,
                                 records=_records(8)).last.key == b"7"
+
+
+def test_a_missing_topic_is_named_as_such(admin):
+    with pytest.raises(TopicNotFound):
+        admin.last_committed_record("no-such-topic-append")
+
+
+def test_a_transaction_this_writer_cannot_finish_holds_the_append(admin, topic_factory, kafka_node):
+    topic = topic_factory("append")
+    admin.append_if_last(topic, transactional_id=f"w-{topic}", expected_last_key=None, records=_records(1))
+    other = begin_transaction(kafka_node.bootstrap, topic, [b"other"], transactional_id=f"other-{topic}")
+
+    held = admin.append_if_last(topic, transactional_id=f"w-{topic}", expected_last_key=b"1", records=_records(2))
+    other.abort_transaction(10)
+    _settled_tail(admin, topic)
+    freed = admin.append_if_last(topic, transactional_id=f"w-{topic}", expected_last_key=b"1", records=_records(2))
+
+    assert (held.appended, held.held_at, held.last.key) == (False, 2, b"1")  # after record 1 and its marker
+    assert freed.appended and freed.held_at is None

@@ -1,0 +1,163 @@
+"""Publishing the audit log to its witness topic.
+
+The database write comes first and means what it always did (audit_record commits the row; a Kafka change waits
+for its intent row). Publishing follows, in rounds: each round asks the topic for its last committed record (the
+only record of how far publishing got, so a publisher killed between writing and noting it neither loses nor
+repeats a batch), takes the rows after it in seq order, checks that each continues the chain, and appends them in
+one transaction that commits only if the topic still ends with that record (console.kafka.ops_append). Kafka
+down: the round records why and the next one tries again; nothing waits on it but the publisher.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.utils import timezone
+
+from console.audit.actor import Actor
+from console.audit.chain import GENESIS_HASH, event_hash
+from console.audit.models import AuditEvent, WitnessState
+from console.audit.services import audited
+from console.audit.witness.config import WitnessConfig, witness_config
+from console.audit.witness.hanging import witness_hanging_abort
+from console.audit.witness.records import NotAWitnessRecord, event_record, record_link
+from console.clusters.selectors import cluster_admin
+from console.errors import ConsoleError
+from console.kafka.errors import KafkaGatewayError, TopicAlreadyExists, TopicNotFound
+from console.kafka.types import RecordInfo
+
+log = logging.getLogger(__name__)
+
+MAX_ROUNDS = 20  # batches per run; the next run carries on
+MSG_GAP = "event #{seq} is missing from the database: the next row is #{found}"
+MSG_LINK = "event #{seq} does not link to the hash of #{prev} as published"
+MSG_HASH = "event #{seq}: hash does not match its content (altered or forged)"
+MSG_FOREIGN_TAIL = "the witness topic's last record is not an audit event of this console ({detail})"
+
+
+@dataclass(frozen=True)
+class PublishResult:
+    published: int = 0  # rows this run appended
+    up_to: int = 0  # the topic's last seq afterwards
+    error: str = ""
+    blocked_seq: int | None = None
+
+
+@dataclass(frozen=True)
+class Blocked:
+    """The first row that does not continue the chain, and why."""
+
+    seq: int
+    reason: str
+
+
+def _break_in(event: AuditEvent, prev_seq: int, prev_hash: str) -> str:
+    if event.seq != prev_seq + 1:
+        return MSG_GAP.format(seq=prev_seq + 1, found=event.seq)
+    if event.prev_hash != prev_hash:
+        return MSG_LINK.format(seq=event.seq, prev=prev_seq)
+    if event.hash != event_hash(event):
+        return MSG_HASH.format(seq=event.seq)
+    return ""
+
+
+def next_batch(after_seq: int, after_hash: str, size: int) -> tuple[list[AuditEvent], Blocked | None]:
+    """The rows after `after_seq` that continue the chain from it, up to the first that does not."""
+    batch: list[AuditEvent] = []
+    prev_seq, prev_hash = after_seq, after_hash
+    for event in AuditEvent.objects.filter(seq__gt=after_seq).order_by("seq")[:size]:
+        reason = _break_in(event, prev_seq, prev_hash)
+        if reason:
+            return batch, Blocked(event.seq, reason)
+        batch.append(event)
+        prev_seq, prev_hash = event.seq, event.hash
+    return batch, None
+
+
+def _position(last: RecordInfo | None) -> tuple[int, str]:
+    """The seq and hash the topic ends with. Someone else writing to the topic stops publishing: appending after
+    a record of theirs would chain genuine events to it."""
+    if last is None:
+        return 0, GENESIS_HASH
+    try:
+        link = record_link(last)
+    except NotAWitnessRecord as exc:
+        raise ConsoleError(MSG_FOREIGN_TAIL.format(detail=exc)) from exc
+    if not link.hash_ok:
+        raise ConsoleError(MSG_FOREIGN_TAIL.format(detail=f"offset {last.offset}: its hash is not valid"))
+    return link.seq, link.hash
+
+
+def witness_topic_create(*, actor: Actor, config: WitnessConfig, gateway) -> None:
+    """Creates the witness topic: one partition (a total order), cleanup.policy=delete with the configured
+    retention (forever by default), replicated on up to three brokers. Another publisher creating it first is
+    fine."""
+    brokers = gateway.describe_cluster().broker_count
+    replication = min(3, brokers)
+    configs = {"cleanup.policy": "delete", "retention.ms": str(config.retention_ms), "retention.bytes": "-1"}
+    if replication >= 3:
+        configs["min.insync.replicas"] = "2"  # an acknowledged batch survives the loss of one broker
+    with audited(actor=actor, action="audit.witness.create", cluster=config.cluster, target=f"topic:{config.topic}",
+                 reason="the audit witness topic did not exist",
+                 params={"partitions": 1, "replication_factor": replication, "configs": configs}):
+        try:
+            gateway.create_topic(config.topic, partitions=1, replication_factor=replication, configs=configs)
+        except TopicAlreadyExists:
+            pass
+
+
+def _tail(gateway, config: WitnessConfig, actor: Actor) -> RecordInfo | None:
+    try:
+        return gateway.last_committed_record(config.topic).last
+    except TopicNotFound:
+        witness_topic_create(actor=actor, config=config, gateway=gateway)
+        # Empty, as far as this publisher knows (its partition may have no leader to ask yet); if another one
+        # created it and wrote first, the conditional append finds that out.
+        return None
+
+
+def witness_publish(*, actor: Actor) -> PublishResult:
+    """One publishing run: up to MAX_ROUNDS batches of AUDIT_WITNESS_BATCH events, each appended in one
+    transaction after the topic's last record. The rows themselves are not audited (they are the audit log);
+    creating the topic is. Stores the outcome in WitnessState."""
+    config = witness_config()
+    if config is None:
+        return PublishResult()
+    state, _ = WitnessState.objects.get_or_create(cluster=config.cluster, topic=config.topic)
+    state.attempted_at = timezone.now()
+    published, error, blocked = 0, "", None
+    try:
+        gateway = cluster_admin(config.cluster)
+        last = _tail(gateway, config, actor)
+        for _ in range(MAX_ROUNDS):
+            seq, prev_hash = _position(last)
+            state.published_seq = seq
+            batch, blocked = next_batch(seq, prev_hash, settings.AUDIT_WITNESS_BATCH)
+            if not batch:
+                break
+            result = gateway.append_if_last(config.topic, transactional_id=config.transactional_id,
+                                            expected_last_key=last.key if last is not None else None,
+                                            records=tuple(event_record(e) for e in batch))
+            last = result.last
+            if result.held_at is not None:
+                witness_hanging_abort(actor=actor, config=config, gateway=gateway, held_at=result.held_at)
+                continue
+            state.published_seq = _position(last)[0]
+            if not result.appended:
+                continue  # another publisher moved the topic on: carry on from where it ends now
+            published += len(batch)
+            state.published_at = timezone.now()
+            if blocked is not None:
+                break
+    except (KafkaGatewayError, ConsoleError) as exc:
+        error = exc.message
+        log.warning("Audit witness: publishing to %s on cluster '%s' failed: %s", config.topic, config.cluster, error)
+    state.error = error
+    state.blocked_seq, state.blocked_reason = (blocked.seq, blocked.reason) if blocked else (None, "")
+    if blocked is not None:
+        log.error("Audit witness: publishing stopped at event #%s: %s", blocked.seq, blocked.reason)
+    state.save()
+    return PublishResult(published=published, up_to=state.published_seq, error=error,
+                         blocked_seq=blocked.seq if blocked else None)

@@ -6,6 +6,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 KAFKA_JARS := .cache/kafka-4.3.1/.fetched
 SPARK_JARS := .cache/spark-kafka/.fetched
+SPARK_S3A_JARS := .cache/spark-s3a/.fetched
+SPARK_AVRO_JARS := .cache/spark-avro/.fetched
+S3PROXY_JAR := .cache/s3proxy/.fetched
 IDENTITY_JARS := .cache/mock-oauth2-server/.fetched
 REGISTRY_APP := .cache/schema-registry/.built
 MVN := mvn -q -B -s console/devstack/maven-settings.xml
@@ -49,6 +52,21 @@ $(SPARK_JARS): console/devstack/spark-kafka-pom.xml .data/.system-run
 	@rm -rf $(@D)/jars && $(MVN) -f $< dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(@D)/jars
 	@touch $@
 
+$(SPARK_S3A_JARS): console/devstack/spark-s3a-pom.xml .data/.system-run
+	@echo "Fetching hadoop-aws and the AWS SDK's S3 modules with Maven into $(@D)/jars"
+	@rm -rf $(@D)/jars && $(MVN) -f $< dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(@D)/jars
+	@touch $@
+
+$(SPARK_AVRO_JARS): console/devstack/spark-avro-pom.xml .data/.system-run
+	@echo "Fetching Spark's Avro data source with Maven into $(@D)/jars"
+	@rm -rf $(@D)/jars && $(MVN) -f $< dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(@D)/jars
+	@touch $@
+
+$(S3PROXY_JAR): console/devstack/s3proxy-pom.xml .data/.system-run
+	@echo "Fetching S3Proxy (an S3-compatible test server) with Maven into $(@D)/libs"
+	@rm -rf $(@D)/libs && $(MVN) -f $< dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(@D)/libs
+	@touch $@
+
 $(IDENTITY_JARS): console/devstack/identity-pom.xml .data/.system-run
 	@echo "Fetching the test identity provider (mock-oauth2-server) with Maven into $(@D)/libs"
 	@rm -rf $(@D)/libs && $(MVN) -f $< dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(@D)/libs
@@ -79,9 +97,10 @@ $(REGISTRY_APP): console/devstack/registry-pom.xml .data/.system-run
 	   if [ -f .data/console.sqlite3 ]; then echo "AUDIT_HASH_KEY=dev-only-insecure-key"; fi; } > $@
 	@echo "Wrote .env (development settings and a generated SECRET_KEY)"
 
-deps: .env $(VENV)/.deps-run $(KAFKA_JARS) $(SPARK_JARS) $(REGISTRY_APP) .data/.system-run
+deps: .env $(VENV)/.deps-run $(KAFKA_JARS) $(SPARK_JARS) $(SPARK_S3A_JARS) $(SPARK_AVRO_JARS) $(REGISTRY_APP) \
+	.data/.system-run
 
-test-deps: deps $(VENV)/.deps-test .data/.system-test $(IDENTITY_JARS)
+test-deps: deps $(VENV)/.deps-test .data/.system-test $(IDENTITY_JARS) $(S3PROXY_JAR)
 
 migrate: deps
 	$(PY) manage.py migrate --noinput

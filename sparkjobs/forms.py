@@ -21,6 +21,9 @@ class ReplayForm(forms.Form):
         help_text="read_uncommitted also replays records of aborted transactions, which no correct consumer ever "
                   "saw: use it only to investigate, never into a topic others read.")
     sink = forms.ChoiceField(choices=ReplayJob.Sink.choices, help_text=SINK_GUARANTEES)
+    output_uri = forms.CharField(required=False, label="Output location", max_length=400,
+                                 help_text="Files: empty for this server's replay folder, or s3a://BUCKET/PREFIX "
+                                           "(needed on a Spark cluster: each executor writes its own files)")
     sink_topic = forms.CharField(required=False, label="Sink topic")
     sink_cluster = forms.CharField(required=False, label="Sink cluster", help_text="empty: the same cluster")
     keep_partitions = forms.BooleanField(required=False, label="Keep partition numbers")

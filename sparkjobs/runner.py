@@ -17,7 +17,7 @@ from pathlib import Path
 import pyspark
 from django.conf import settings
 
-from console.devstack.paths import SPARK_KAFKA_JARS
+from console.devstack.paths import SPARK_AVRO_JARS, SPARK_KAFKA_JARS, SPARK_S3A_JARS
 
 APP = Path(__file__).resolve().parent / "jobs" / "replay.py"
 # The topic sink's transactional writer runs in Spark's executors, which get it as a file of its own.
@@ -30,7 +30,7 @@ _ERROR = re.compile(r"((?:[\w$]+\.)*[\w$]*(?:Exception|Error)): (.+)")
 _KAFKA_TIMEOUT = re.compile(r"(?:org\.apache\.kafka\.common\.errors\.TimeoutException: |"
                             r"java\.util\.concurrent\.TimeoutException: (?=Cannot fetch record))(.+)")
 MSG_KAFKA_TIMEOUT = "Kafka did not answer in time (the broker may be down, frozen or unreachable): {detail}"
-MSG_NO_JARS = "Spark's Kafka connector jars are missing in {path}: run `make deps` (it fetches them with Maven)."
+MSG_NO_JARS = "Spark's {what} jars are missing in {path}: run `make deps` (it fetches them with Maven)."
 
 
 def gateway_zip(folder: Path) -> Path:
@@ -44,17 +44,29 @@ def gateway_zip(folder: Path) -> Path:
     return target
 
 
-def spark_submit_command(spec_path: Path) -> list[str]:
-    jars = sorted(str(p) for p in Path(SPARK_KAFKA_JARS).glob("*.jar"))
+def _jars(folder: Path, what: str) -> list[str]:
+    jars = sorted(str(p) for p in Path(folder).glob("*.jar"))
     if not jars:
-        raise RuntimeError(MSG_NO_JARS.format(path=SPARK_KAFKA_JARS))
+        raise RuntimeError(MSG_NO_JARS.format(what=what, path=folder))
+    return jars
+
+
+def spark_submit_command(spec_path: Path) -> list[str]:
+    # Each jar costs start-up time (class path scanning, copying to executors): only those this replay uses.
+    spec = json.loads(spec_path.read_text())
+    jars = _jars(SPARK_KAFKA_JARS, "Kafka connector")
+    if str(spec["sink"].get("path", "")).startswith("s3a://"):
+        jars += _jars(SPARK_S3A_JARS, "s3a (hadoop-aws)")
+    if spec["sink"].get("typed"):
+        jars += _jars(SPARK_AVRO_JARS, "Avro")
     py_files = [str(SINK), str(gateway_zip(spec_path.parent))]
     spark_submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
     return [
         str(spark_submit), "--master", settings.SPARK_MASTER, "--name", f"console-replay-{spec_path.stem}",
         "--jars", ",".join(jars),  # local jars: no Ivy, no network at run time
         "--py-files", ",".join(py_files),
-        "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=4",
+        "--conf", "spark.ui.enabled=false", "--conf", "spark.ui.showConsoleProgress=false",
+        "--conf", "spark.sql.shuffle.partitions=4",
         "--conf", f"spark.driver.memory={settings.SPARK_DRIVER_MEMORY}",
         "--conf", f"spark.local.dir={Path(settings.REPLAY_OUTPUT_DIR) / 'spark-tmp'}",
         str(APP), str(spec_path),

@@ -17,7 +17,7 @@ from console.audit.services import audit_record
 from console.clusters.selectors import cluster_connection, cluster_get
 from console.errors import Conflict, ConsoleError
 from console.kafka.java_config import UntranslatableConfig, java_client_config
-from sparkjobs import runner
+from sparkjobs import runner, s3
 from sparkjobs.filters import filter_check
 from sparkjobs.models import ReplayJob
 from sparkjobs.selectors import resolve_range
@@ -27,19 +27,28 @@ MSG_SINK_TOPIC = "Name the topic to write to."
 MSG_SAME_TOPIC = "Writing a replay into the topic it reads from would replay forever; choose another topic."
 MSG_REASON = "A reason is required: it goes into the audit log."
 MSG_ISOLATION = "Isolation is read_committed or read_uncommitted, not '{isolation}'."
+MSG_OUTPUT_FOR_TOPIC = "An output location is for file sinks; a topic sink writes to its topic."
 
 
 def replay_submit(*, actor: Actor, cluster: str, topic: str, partitions: list[int] | None, start: str, end: str,
                   sink: str, sink_topic: str = "", sink_cluster: str = "", keep_partitions: bool = False,
-                  filter_expr: str = "", isolation: str = ReplayJob.Isolation.READ_COMMITTED,
+                  filter_expr: str = "", isolation: str = ReplayJob.Isolation.READ_COMMITTED, output_uri: str = "",
                   reason: str) -> ReplayJob:
-    """Resolves the bounds to offsets now, records the job and its audit intent, and queues it after commit."""
+    """Resolves the bounds to offsets now, records the job and its audit intent, and queues it after commit.
+    File sinks write to a new folder `replay-<id>` under REPLAY_OUTPUT_DIR, or under `output_uri`
+    (s3a://BUCKET/PREFIX) when given."""
     if not reason.strip():
         raise ConsoleError(MSG_REASON)
     if sink not in ReplayJob.Sink.values:
         raise ConsoleError(f"Unknown sink '{sink}'.")
     if isolation not in ReplayJob.Isolation.values:
         raise ConsoleError(MSG_ISOLATION.format(isolation=isolation))
+    location = None
+    if output_uri.strip():
+        if sink == ReplayJob.Sink.TOPIC:
+            raise ConsoleError(MSG_OUTPUT_FOR_TOPIC)
+        location = s3.parse_s3a(output_uri)
+        s3.credentials()  # keys missing here are missing for the worker too: say so now, not after Spark started
     if sink == ReplayJob.Sink.TOPIC:
         if not sink_topic:
             raise ConsoleError(MSG_SINK_TOPIC)
@@ -61,7 +70,9 @@ def replay_submit(*, actor: Actor, cluster: str, topic: str, partitions: list[in
             filter_expr=filter_expr, isolation=isolation, sink=sink, sink_topic=sink_topic, sink_cluster=sink_cluster or "",
             keep_partitions=keep_partitions, reason=reason, created_by=actor.user,
         )
-        if sink != ReplayJob.Sink.TOPIC:
+        if location is not None:
+            job.output_dir = location.child(f"replay-{job.pk}").uri
+        elif sink != ReplayJob.Sink.TOPIC:
             job.output_dir = str(Path(settings.REPLAY_OUTPUT_DIR) / f"replay-{job.pk}")
         intent = audit_record(actor=actor, action="replay.run", outcome=AuditEvent.Outcome.INTENT, cluster=cluster,
                               target=f"topic:{topic}", reason=reason, params=_spec_params(job))
@@ -105,6 +116,10 @@ def _application_spec(job: ReplayJob) -> dict:
                      "keep_partitions": job.keep_partitions})
     else:
         sink["path"] = job.output_dir
+        if s3.is_s3a(job.output_dir):
+            sink["hadoop"] = s3.spark_options()
+        # With a registry, Parquet gets typed columns from the range's Avro schemas (see jobs/replay.py).
+        sink["typed"] = job.sink == ReplayJob.Sink.PARQUET and bool(source.registry_url)
     spec = {"job_id": job.pk, "job_key": f"{job.pk}-{job.correlation_id.hex[:12]}", "topic": job.topic,
             "ranges": job.ranges, "filter": job.filter_expr, "isolation": job.isolation,
             "kafka_timeout_ms": int(settings.REPLAY_KAFKA_TIMEOUT_S * 1000),

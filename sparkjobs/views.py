@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from django.conf import settings
 from django.contrib import messages
-from django.http import FileResponse, Http404
+from django.http import FileResponse, Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
+from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseStopPolling
 
@@ -16,8 +16,9 @@ from console.accounts.decorators import role_required
 from console.accounts.roles import Role
 from console.audit.actor import Actor
 from console.clusters.selectors import cluster_get
+from console.errors import ConsoleError
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
-from sparkjobs import services
+from sparkjobs import outputs, services
 from sparkjobs.forms import ReplayForm
 from sparkjobs.models import ReplayJob
 
@@ -42,7 +43,8 @@ def replay_new(request: HtmxHttpRequest, cluster: str):
             actor=Actor.from_request(request), cluster=cluster, topic=data["topic"], partitions=data["partitions"],
             start=data["start"], end=data["end"], sink=data["sink"], sink_topic=data["sink_topic"],
             sink_cluster=data["sink_cluster"], keep_partitions=data["keep_partitions"],
-            filter_expr=data["filter_expr"], isolation=data["isolation"], reason=data["reason"])
+            filter_expr=data["filter_expr"], isolation=data["isolation"], output_uri=data["output_uri"],
+            reason=data["reason"])
         messages.success(request, f"Replay #{job.pk} queued: {job.planned_records} records planned.")
         return redirect_after_change(request, reverse("sparkjobs:detail", args=[cluster, job.pk]))
     form = ReplayForm(initial={"topic": request.GET.get("topic", ""), "start": request.GET.get("start", "earliest"),
@@ -56,17 +58,23 @@ def _log_tail(job: ReplayJob) -> str:
     return "".join(Path(job.log_path).read_text(errors="replace").splitlines(keepends=True)[-LOG_TAIL_LINES:])
 
 
-def _files(job: ReplayJob) -> list[Path]:
-    if not job.output_dir or not Path(job.output_dir).is_dir():
-        return []
-    return sorted(p for p in Path(job.output_dir).glob("part-*") if p.is_file())
+def _files(job: ReplayJob) -> tuple[list[outputs.OutputFile], str]:
+    """(files, why they could not be listed): an object store that does not answer leaves the page usable."""
+    if not job.finished:  # listing an object store every second while Spark writes would show half a job
+        return [], ""
+    try:
+        return outputs.output_files(job), ""
+    except ConsoleError as exc:
+        return [], exc.message
 
 
 @require_GET
 @role_required(Role.VIEWER)
 def replay_detail(request: HtmxHttpRequest, cluster: str, job_id: int):
     job = get_object_or_404(ReplayJob, pk=job_id, cluster=cluster)
-    context = {"cluster": cluster, "job": job, "log_tail": _log_tail(job), "files": _files(job)}
+    files, files_error = _files(job)
+    context = {"cluster": cluster, "job": job, "log_tail": _log_tail(job), "files": files,
+               "files_error": files_error}
     if request.htmx:
         response = render(request, "sparkjobs/detail.html#job-status", context)
         # The job ended: this is the last refresh, so the page stops polling.
@@ -87,11 +95,16 @@ def replay_cancel(request: HtmxHttpRequest, cluster: str, job_id: int):
 @role_required(Role.VIEWER)
 def replay_file(request: HtmxHttpRequest, cluster: str, job_id: int, name: str):
     job = get_object_or_404(ReplayJob, pk=job_id, cluster=cluster)
-    wanted = {p.name: p for p in _files(job)}.get(name)
-    root = Path(settings.REPLAY_OUTPUT_DIR).resolve()
-    if wanted is None or root not in wanted.resolve().parents:
+    try:
+        chunks = outputs.output_open(job, name)
+    except ConsoleError as exc:
+        raise Http404(exc.message) from exc
+    if chunks is None:
         raise Http404("No such file in this replay's output.")
-    return FileResponse(open(wanted, "rb"), as_attachment=True, filename=f"replay-{job.pk}-{name}")
+    response = StreamingHttpResponse(chunks, content_type="application/octet-stream")
+    # The name comes from the listing (Spark's part-… names), never from the request alone.
+    response["Content-Disposition"] = content_disposition_header(True, f"replay-{job.pk}-{name}")
+    return response
 
 
 @require_GET

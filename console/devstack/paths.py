@@ -7,3 +7,6 @@ DATA_DIR = PROJECT_DIR / ".data"
 KAFKA_VERSION = "4.3.1"
 KAFKA_LIBS = CACHE_DIR / f"kafka-{KAFKA_VERSION}" / "libs"
 SPARK_KAFKA_JARS = Path(os.environ.get("SPARK_KAFKA_JARS_DIR") or CACHE_DIR / "spark-kafka" / "jars")
+# Only on the classpath of replays that need them: s3a:// output, and typed Parquet from Avro.
+SPARK_S3A_JARS = Path(os.environ.get("SPARK_S3A_JARS_DIR") or CACHE_DIR / "spark-s3a" / "jars")
+SPARK_AVRO_JARS = Path(os.environ.get("SPARK_AVRO_JARS_DIR") or CACHE_DIR / "spark-avro" / "jars")

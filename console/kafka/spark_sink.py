@@ -21,6 +21,11 @@ from confluent_kafka.admin import AdminClient
 # its retry or by the driver's fencing when the job fails, not by waiting for this.
 TRANSACTION_TIMEOUT_MS = 300_000
 PREFIX = "console-replay"
+# Throughput: librdkafka's defaults (5 ms linger, 10,000 records a batch) make many small requests, each an
+# append to the open transaction; a replay is a bulk copy, so larger, compressed batches and fewer poll calls.
+PRODUCER_TUNING = {"linger.ms": 50, "batch.num.messages": 100_000, "batch.size": 4_000_000,
+                   "queue.buffering.max.messages": 1_000_000, "compression.type": "lz4"}
+POLL_EVERY = 2_000
 
 
 @dataclass(frozen=True)
@@ -43,15 +48,16 @@ def _client_config(target: SinkTarget, **extra) -> dict:
 
 
 def write_task(rows, target: SinkTarget, task: int, *, crash_after: int | None = None) -> int:
-    """Writes one task's rows (key, value, headers[, partition]) in one transaction; returns how many records
-    this attempt committed (0 when an earlier attempt had). `crash_after` kills the Python worker mid-write, with
-    the transaction open: the test's stand-in for an executor dying."""
+    """Writes one task's rows (key, value, headers, partition) in one transaction; returns how many records the
+    task committed, by this attempt or by an earlier one (whose count its commit recorded; then this attempt
+    writes nothing). `crash_after` kills the Python worker mid-write, with the transaction open: the test's
+    stand-in for an executor dying."""
     rows = iter(rows)
     first = next(rows, None)
     if first is None:
         return 0
     name = task_id(target, task)
-    producer = Producer(_client_config(target, **{"transactional.id": name, "linger.ms": 20,
+    producer = Producer(_client_config(target, **{**PRODUCER_TUNING, "transactional.id": name,
                                                   "transaction.timeout.ms": TRANSACTION_TIMEOUT_MS}))
     producer.init_transactions(target.timeout_s)
     marker = Consumer(_client_config(target, **{"group.id": name, "enable.auto.commit": False,
@@ -59,13 +65,15 @@ def write_task(rows, target: SinkTarget, task: int, *, crash_after: int | None =
     try:
         done = marker.committed([TopicPartition(target.topic, 0)], timeout=target.timeout_s)[0].offset
         if done >= 0:
-            return 0
+            return done
         producer.begin_transaction()
         written = 0
         try:
             for row in _chain(first, rows):
                 _produce(producer, target, row)
                 written += 1
+                if written % POLL_EVERY == 0:
+                    producer.poll(0)
                 if crash_after is not None and written == crash_after:
                     producer.flush(target.timeout_s)  # the records are in the log, inside the open transaction
                     os._exit(3)
@@ -89,17 +97,22 @@ def _chain(first, rest):
 
 
 def _produce(producer: Producer, target: SinkTarget, row) -> None:
-    key = bytes(row.key) if row.key is not None else None
-    value = bytes(row.value) if row.value is not None else None
-    headers = [(h.key, bytes(h.value) if h.value is not None else None) for h in row.headers or []] or None
-    partition = row.partition if target.keep_partitions else -1
+    # By position: a Row's attribute access searches its field names, per record.
+    key, value, headers, partition = row[0], row[1], row[2], row[3]
+    key = bytes(key) if key is not None else None  # Spark hands binary columns over as bytearray
+    value = bytes(value) if value is not None else None
+    if headers:
+        headers = [(h[0], bytes(h[1]) if h[1] is not None else None) for h in headers]
+    else:
+        headers = None
+    if not target.keep_partitions:
+        partition = -1
     while True:
         try:
             producer.produce(target.topic, key=key, value=value, headers=headers, partition=partition)
             break
         except BufferError:  # the local queue is full: wait for deliveries
             producer.poll(0.1)
-    producer.poll(0)
 
 
 def fence_tasks(target: SinkTarget, tasks: int) -> None:

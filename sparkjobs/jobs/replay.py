@@ -5,6 +5,11 @@ source and writes them to a topic or to Parquet / JSON-lines files.
 
 It imports no Django. It prints `CONSOLE-PROGRESS {"done": n}` while reading and, at the end,
 `CONSOLE-RESULT {"read": n, "written": m, "files": [...]}`; the Celery worker parses these lines.
+
+The range is read from Kafka once: the records are counted while they are written (Spark's observed metrics for
+the file writers, counters in the Python tasks for the topic sink and decoded JSON lines), never in passes of
+their own. Only a range with fewer records than offsets is read a second time, under read_uncommitted, to tell
+aborted records from transaction markers.
 """
 
 from __future__ import annotations
@@ -15,8 +20,7 @@ import threading
 import time
 from pathlib import Path
 
-from pyspark import StorageLevel
-from pyspark.sql import SparkSession
+from pyspark.sql import Observation, SparkSession
 from pyspark.sql import functions as F
 
 
@@ -43,6 +47,19 @@ def read_count(frame) -> int:
     return frame.load().select("offset").count()
 
 
+def counted(frame, name: str):
+    """(frame, observation): the frame counts its rows as an action writes it, inside Spark's own plan."""
+    observation = Observation(name)
+    return frame.observe(observation, F.count(F.lit(1)).alias("rows")), observation
+
+
+def task_count(spark: SparkSession, planned: int) -> int:
+    """Spark tasks to split the range into: a few per core so both cores stay busy and progress moves, with no
+    task under about 50,000 records (each task has its own Kafka fetches, and its own file)."""
+    cores = spark.sparkContext.defaultParallelism
+    return max(1, min(4 * cores, planned // 50_000 + 1, 64))
+
+
 def offsets_without_records(read: int, planned: int, isolation: str, count_uncommitted) -> tuple[int | None, int]:
     """(aborted records, transaction markers) among the range's offsets. Under read_committed a gap means one or
     both, told apart by counting what read_uncommitted sees, which is only done when there is a gap; under
@@ -55,8 +72,11 @@ def offsets_without_records(read: int, planned: int, isolation: str, count_uncom
     return everything - read, planned - everything
 
 
-def write_topic(chosen, sink: dict, spec: dict, timeout_ms: int) -> None:
-    """Exactly once for read_committed readers: each task writes in a transaction of its own (see spark_sink)."""
+def write_topic(records, keep, sink: dict, spec: dict, timeout_ms: int) -> tuple[int, int]:
+    """Exactly once for read_committed readers: each task writes in a transaction of its own (see spark_sink).
+    `keep` is the filter as a column (or None): every record reaches its task, which counts what it read and what
+    passed, so the range is read once; a record the filter drops crosses without its key, value and headers.
+    Returns (read, written)."""
     from pyspark import TaskContext
 
     from spark_sink import SinkTarget, fence_tasks, forget_tasks, write_task
@@ -69,16 +89,38 @@ def write_topic(chosen, sink: dict, spec: dict, timeout_ms: int) -> None:
     def write(rows):
         context = TaskContext.get()
         crash = crash_after if context.partitionId() == 0 and context.attemptNumber() == 0 else None
-        yield write_task(rows, target, context.partitionId(), crash_after=crash)
+        read = 0
 
-    frame = chosen.select("raw_key", "raw_value", "headers", "partition").toDF("key", "value", "headers", "partition")
-    tasks = frame.rdd.getNumPartitions()
+        def passing():
+            nonlocal read
+            for row in rows:
+                read += 1
+                if row[4]:
+                    yield row
+
+        chosen = passing()
+        written = write_task(chosen, target, context.partitionId(), crash_after=crash)
+        for _ in chosen:  # an earlier attempt had committed: the rest still counts as read
+            pass
+        yield read, written
+
+    if keep is None:
+        frame = records.select(F.col("raw_key").alias("key"), F.col("raw_value").alias("value"), "headers",
+                               "partition", F.lit(True).alias("keep"))
+    else:
+        frame = records.select(*(F.when(keep, F.col(c)).alias(a) for c, a in (("raw_key", "key"),
+                                                                           ("raw_value", "value"),
+                                                                           ("headers", "headers"))),
+                               "partition", F.coalesce(keep, F.lit(False)).alias("keep"))
+    rdd = frame.rdd
+    tasks = rdd.getNumPartitions()
     try:
-        frame.rdd.mapPartitions(write).collect()
+        counts = rdd.mapPartitions(write).collect()
     except Exception:
         fence_tasks(target, tasks)
         raise
     forget_tasks(target, tasks)
+    return sum(r for r, _ in counts), sum(w for _, w in counts)
 
 
 def registry_decoder(topic: str, registry: dict, timeout_s: float):
@@ -124,8 +166,21 @@ def with_decoded_columns(records, decode):
         .withColumn("value", as_text(False)(F.col("raw_value")))
 
 
-def write_decoded_jsonl(chosen, decode, out: str, files: int) -> None:
-    """JSON lines with decoded values as JSON (not strings) and the schema each was read with."""
+def write_decoded_jsonl(spark: SparkSession, records, keep, decode, out: str) -> tuple[int, int]:
+    """JSON lines with decoded values as JSON (not strings) and the schema each was read with; returns (read,
+    written), counted by the tasks (Spark applies a result task's accumulator updates once, even if retried)."""
+    read_total, written_total = spark.sparkContext.accumulator(0), spark.sparkContext.accumulator(0)
+
+    def lines(rows):
+        read = written = 0
+        for row in rows:
+            read += 1
+            if row["keep"]:
+                written += 1
+                yield line(row)
+        read_total.add(read)
+        written_total.add(written)
+
     def line(row) -> str:
         key, key_schema = decode(row["raw_key"], True)
         value, value_schema = decode(row["raw_value"], False)
@@ -139,8 +194,65 @@ def write_decoded_jsonl(chosen, decode, out: str, files: int) -> None:
             record["schema"] = schemas
         return json.dumps(record, ensure_ascii=False)
 
-    chosen.select("topic", "partition", "offset", "timestamp", "raw_key", "raw_value", "headers") \
-        .rdd.map(line).coalesce(files).saveAsTextFile(out)
+    keep = F.lit(True) if keep is None else F.coalesce(keep, F.lit(False))
+    records.select("topic", "partition", "offset", "timestamp", "raw_key", "raw_value", "headers",
+                   keep.alias("keep")).rdd.mapPartitions(lines).saveAsTextFile(out)
+    return read_total.value, written_total.value
+
+
+def wire_schema_id(column: str):
+    """The schema id of a value in the registry's wire format (magic byte 0, 4-byte big-endian id), else null."""
+    raw = F.col(column)
+    return F.when((F.length(raw) >= 5) & (F.substring(raw, 1, 1) == F.lit(bytes([0]))),
+                  F.conv(F.hex(F.substring(raw, 2, 4)), 16, 10).cast("int"))
+
+
+def typed_columns(spark: SparkSession, records, registry: dict) -> list:
+    """key and value as typed columns through Spark's from_avro, for the Avro schemas the range uses.
+
+    One replay, one Parquet schema per side: the reader schema is the Avro schema with the highest id among the
+    range's records (the newest, as registries number them); records written with an older id are decoded with
+    their own schema and resolved to it by Avro's schema resolution. What is not Avro in the registry's wire
+    format (plain bytes, Protobuf, JSON Schema) keeps its bytes in `key_bytes` / `value_bytes`, and so does a
+    record whose writer schema cannot be resolved to the reader schema; `key_schema_id` / `value_schema_id` say
+    which schema each record was written with. Finding the ids reads the range's headers once more."""
+    from confluent_kafka.schema_registry import SchemaRegistryClient
+    from pyspark.sql.avro.functions import from_avro
+
+    ids = records.select(wire_schema_id("raw_key").alias("k"), wire_schema_id("raw_value").alias("v")).distinct()
+    found = {"key": set(), "value": set()}
+    for row in ids.collect():
+        for side, schema_id in (("key", row["k"]), ("value", row["v"])):
+            if schema_id is not None:
+                found[side].add(schema_id)
+    client = SchemaRegistryClient({**registry.get("config", {}), "url": registry["url"]})
+    schemas = {i: client.get_schema(i) for i in found["key"] | found["value"]}
+    columns = []
+    for side in ("key", "value"):
+        raw, schema_id = F.col(f"raw_{side}"), wire_schema_id(f"raw_{side}")
+        avro = sorted(i for i in found[side] if (schemas[i].schema_type or "AVRO") == "AVRO")
+        if not avro:
+            columns += [raw.alias(side), schema_id.alias(f"{side}_schema_id")]
+            continue
+        reader = schemas[avro[-1]].schema_str
+        body = F.expr(f"substring(raw_{side}, 6)")
+        typed = None
+        for i in avro:
+            decoded = from_avro(body, schemas[i].schema_str, {"avroSchema": reader, "mode": "PERMISSIVE"})
+            typed = (F.when(schema_id == i, decoded) if typed is None else typed.when(schema_id == i, decoded))
+        columns += [typed.alias(side), schema_id.alias(f"{side}_schema_id"),
+                    F.when(typed.isNull(), raw).alias(f"{side}_bytes")]
+    return columns
+
+
+def list_files(spark: SparkSession, out: str) -> list[str]:
+    """The part files written, through Hadoop's file system (a local folder or an object store alike)."""
+    jvm = spark.sparkContext._jvm
+    path = jvm.org.apache.hadoop.fs.Path(out)
+    statuses = path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).listStatus(path)
+    names = sorted(str(status.getPath().toString()) for status in statuses
+                   if status.getPath().getName().startswith("part-"))
+    return [name.removeprefix("file:") if name.startswith("file:/") else name for name in names]
 
 
 def report_progress(spark: SparkSession, planned: int, stop: threading.Event) -> None:
@@ -165,6 +277,9 @@ def main(spec_path: str) -> None:
     spark = SparkSession.builder.appName(f"console-replay-{spec['job_id']}").getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
     started = time.perf_counter()  # Spark is up: what follows is the replay itself
+    emit("PROGRESS", {"done": 0})
+    for name, value in sink.get("hadoop", {}).items():  # s3a keys: in the job's configuration, not on a command line
+        spark.sparkContext._jsc.hadoopConfiguration().set(name, value)
     stop = threading.Event()
     threading.Thread(target=report_progress, args=(spark, planned, stop), daemon=True).start()
 
@@ -180,46 +295,47 @@ def main(spec_path: str) -> None:
                  .option("includeHeaders", "true"))
         return frame.option("minPartitions", str(partitions)) if partitions else frame
 
-    # Several Spark tasks per Kafka partition, so progress moves and both cores work.
-    split = max(len(ranges), min(64, planned // 20_000 + 1))
-    records = (
-        source_frame(isolation, split).load()
-        .withColumnRenamed("key", "raw_key").withColumnRenamed("value", "raw_value")
-        .withColumn("key", F.col("raw_key").cast("string"))
-        .withColumn("value", F.col("raw_value").cast("string"))
-    )
+    # Kafka partitions split into several Spark tasks each, so both cores work and progress moves.
+    split = max(len(ranges), task_count(spark, planned))
+    records = (source_frame(isolation, split).load()
+               .withColumnRenamed("key", "raw_key").withColumnRenamed("value", "raw_value"))
     registry = spec.get("registry")
     decode = registry_decoder(topic, registry, timeout_ms / 1000) if registry else None
-    if decode is not None:
-        records = with_decoded_columns(records, decode)
-    records = records.persist(StorageLevel.DISK_ONLY)  # read Kafka once: counted, filtered, written
-    read = records.count()
-    aborted, markers = offsets_without_records(read, planned, isolation,
-                                              lambda: read_count(source_frame("read_uncommitted", split)))
-    chosen = records.where(spec["filter"]) if spec.get("filter") else records
-    written = chosen.count()
+    needs_text = bool(spec.get("filter")) or (sink["kind"] == "jsonl" and decode is None)
+    if needs_text:  # key and value as text only where the filter or the JSON-lines sink reads them
+        if decode is not None:
+            records = with_decoded_columns(records, decode)
+        else:
+            records = records.withColumn("key", F.col("raw_key").cast("string")) \
+                .withColumn("value", F.col("raw_value").cast("string"))
+    keep = F.expr(spec["filter"]) if spec.get("filter") else None
     files: list[str] = []
     if sink["kind"] == "topic":
-        write_topic(chosen, sink, spec, timeout_ms)
+        read, written = write_topic(records, keep, sink, spec, timeout_ms)
+    elif sink["kind"] == "jsonl" and decode is not None:
+        read, written = write_decoded_jsonl(spark, records, keep, decode, sink["path"])
     else:
-        out = sink["path"]
+        columns = (typed_columns(spark, records, registry) if sink.get("typed") and registry
+                   else [F.col("raw_key").alias("key"), F.col("raw_value").alias("value")])
+        records, read_seen = counted(records, "read")
+        chosen, written_seen = counted(records.where(keep) if keep is not None else records, "written")
         if sink["kind"] == "parquet":
-            frame = chosen.selectExpr("topic", "partition", "offset", "timestamp", "raw_key AS key",
-                                      "raw_value AS value", "headers")
-            frame.coalesce(max(1, min(8, written // 500_000 + 1))).write.mode("errorifexists").parquet(out)
-        elif decode is not None:
-            write_decoded_jsonl(chosen, decode, out, max(1, min(8, written // 500_000 + 1)))
+            frame = chosen.select("topic", "partition", "offset", "timestamp", *columns, "headers")
+            frame.write.mode("errorifexists").parquet(sink["path"])
         else:
             frame = chosen.selectExpr("topic", "partition", "offset", "timestamp", "key", "value",
                                       "transform(headers, h -> named_struct('key', h.key, 'value', "
                                       "CAST(h.value AS STRING))) AS headers")
-            frame.coalesce(max(1, min(8, written // 500_000 + 1))).write.mode("errorifexists").json(out)
-        files = sorted(str(p) for p in Path(out).glob("part-*"))
+            frame.write.mode("errorifexists").json(sink["path"])
+        read, written = read_seen.get["rows"], written_seen.get["rows"]
+    if sink["kind"] != "topic":
+        files = list_files(spark, sink["path"])
+    aborted, markers = offsets_without_records(read, planned, isolation,
+                                              lambda: read_count(source_frame("read_uncommitted", split)))
     stop.set()
     emit("PROGRESS", {"done": planned})
     emit("RESULT", {"read": read, "written": written, "files": files, "aborted": aborted, "markers": markers,
                     "processing_s": round(time.perf_counter() - started, 3)})
-    records.unpersist()
     spark.stop()
 
 

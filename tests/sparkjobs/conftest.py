@@ -95,14 +95,54 @@ def spark_cluster(tmp_path_factory):
     cluster.stop()
 
 
+S3_BUCKET = "replays"
+
+
+@pytest.fixture(scope="session")
+def s3_server(tmp_path_factory):
+    """S3Proxy on a temporary folder (console.devstack.s3proxy), started on first use, with one bucket."""
+    from console.devstack.s3proxy import S3Server
+
+    server = S3Server(home=tmp_path_factory.mktemp("s3"))
+    server.create_bucket(S3_BUCKET)
+    server.start()
+    try:
+        server.wait_ready()
+    except Exception:
+        server.stop()
+        raise
+    yield server
+    server.stop()
+
+
+def s3_environment(server) -> dict[str, str]:
+    """The settings and secrets a process needs for s3a:// output, as production gives them: the keys in
+    variables whose names the settings hold (here not the default names, so the indirection is exercised)."""
+    return {"REPLAY_S3_ENDPOINT": server.endpoint, "REPLAY_S3_PATH_STYLE": "1",
+            "REPLAY_S3_ACCESS_KEY_ENV": "TEST_S3_ACCESS_KEY", "REPLAY_S3_SECRET_KEY_ENV": "TEST_S3_SECRET_KEY",
+            "TEST_S3_ACCESS_KEY": server.access_key, "TEST_S3_SECRET_KEY": server.secret_key}
+
+
+@pytest.fixture
+def s3_settings(s3_server, settings, monkeypatch):
+    """This process (submit, the job page) configured for the session's S3Proxy."""
+    env = s3_environment(s3_server)
+    settings.REPLAY_S3_ENDPOINT, settings.REPLAY_S3_PATH_STYLE = env["REPLAY_S3_ENDPOINT"], True
+    settings.REPLAY_S3_ACCESS_KEY_ENV = env["REPLAY_S3_ACCESS_KEY_ENV"]
+    settings.REPLAY_S3_SECRET_KEY_ENV = env["REPLAY_S3_SECRET_KEY_ENV"]
+    monkeypatch.setenv("TEST_S3_ACCESS_KEY", s3_server.access_key)
+    monkeypatch.setenv("TEST_S3_SECRET_KEY", s3_server.secret_key)
+    return s3_server
+
+
 @pytest.fixture(scope="module")
-def cluster_queue(spark_cluster, django_db_setup, redis_node, kafka_node, tmp_path_factory):
+def cluster_queue(spark_cluster, s3_server, django_db_setup, redis_node, kafka_node, tmp_path_factory):
     """A Celery worker whose replays go to the standalone cluster (SPARK_MASTER in its environment, as in
-    production); yields the queue that reaches it."""
+    production) and may write to the session's S3Proxy; yields the queue that reaches it."""
     from tests.conftest import celery_env
 
     queue = "spark-cluster"
-    env = {**celery_env(redis_node, kafka_node), "SPARK_MASTER": spark_cluster.url}
+    env = {**celery_env(redis_node, kafka_node), "SPARK_MASTER": spark_cluster.url, **s3_environment(s3_server)}
     with private_worker(queue, env, tmp_path_factory.mktemp("cluster-worker") / "worker.log"):
         yield queue
 

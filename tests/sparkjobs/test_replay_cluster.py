@@ -30,3 +30,59 @@ def test_a_replay_runs_on_the_standalone_cluster(on_cluster, spark_cluster, repl
     # The worker ran an application of its own for this replay: its executors, not the driver, did the work.
     apps = {path.name for path in (spark_cluster.home / "work").iterdir()} - before
     assert len(apps) == 1 and next(iter(apps)).startswith("app-")
+
+
+def test_a_replay_on_the_cluster_writes_to_object_storage_and_the_page_streams_it_back(
+        on_cluster, s3_settings, replay_env, topic_factory, produce, make_user, local_cluster, client_for,
+        spark_session):
+    from tests.sparkjobs.conftest import S3_BUCKET
+
+    topic = topic_factory("replay-s3", partitions=2)
+    produce(topic, [(p, f"k{p}-{i}".encode(), f"v{i}".encode(), [("h", b"x")]) for p in (0, 1) for i in range(25)])
+    actor = Actor(user=make_user("s3-replayer", "operator"), source="cli")
+
+    job = wait_finished(replay_submit(actor=actor, cluster="local", topic=topic, partitions=None, start="earliest",
+                                      end="latest", sink="parquet", output_uri=f"s3a://{S3_BUCKET}/team-a/",
+                                      reason="to object storage"))
+
+    assert job.state == "succeeded", job.error
+    assert job.output_dir == f"s3a://{S3_BUCKET}/team-a/replay-{job.pk}"
+    assert (job.records_read, job.records_written) == (50, 50)
+    # S3Proxy keeps each object as a file under its folder: what Spark wrote through the S3 API is there.
+    stored = s3_settings.home / "data" / S3_BUCKET / "team-a" / f"replay-{job.pk}"
+    rows = spark_session.read.parquet(str(stored)).collect()
+    assert sorted((r.partition, r.offset, bytes(r.value)) for r in rows) == \
+        [(p, i, f"v{i}".encode()) for p in (0, 1) for i in range(25)]
+    assert not (replay_env / f"replay-{job.pk}").exists()
+
+    client = client_for(actor.user)
+    page = client.get(f"/clusters/local/replays/{job.pk}/").content.decode()
+    names = sorted({part.split('"')[0] for part in page.split(f"/replays/{job.pk}/files/")[1:]})
+    assert names == sorted(p.name for p in stored.glob("part-*")) and names
+    download = client.get(f"/clusters/local/replays/{job.pk}/files/{names[0]}")
+    assert b"".join(download.streaming_content) == (stored / names[0]).read_bytes()
+    assert client.get(f"/clusters/local/replays/{job.pk}/files/_SUCCESS").status_code == 404
+
+
+def test_object_storage_without_keys_or_with_a_bad_uri_is_refused_at_submit(settings, monkeypatch, topic_factory,
+                                                                             produce, make_user, local_cluster):
+    from console.errors import ConsoleError
+    from sparkjobs.models import ReplayJob
+
+    topic = topic_factory("replay-s3-refused")
+    produce(topic, [(0, None, b"v", None)])
+    actor = Actor(user=make_user("s3-refused", "operator"), source="cli")
+    settings.REPLAY_S3_ACCESS_KEY_ENV, settings.REPLAY_S3_SECRET_KEY_ENV = "NO_SUCH_KEY_VAR", "NO_SUCH_SECRET_VAR"
+    monkeypatch.delenv("NO_SUCH_KEY_VAR", raising=False)
+
+    def submit(**kwargs):
+        return replay_submit(actor=actor, cluster="local", topic=topic, partitions=None, start="earliest",
+                             end="latest", reason="r", **kwargs)
+
+    with pytest.raises(ConsoleError, match="NO_SUCH_KEY_VAR"):
+        submit(sink="parquet", output_uri="s3a://replays/x")
+    with pytest.raises(ConsoleError, match="s3a://BUCKET"):
+        submit(sink="parquet", output_uri="/etc/cron.d")
+    with pytest.raises(ConsoleError, match="for file sinks"):
+        submit(sink="topic", sink_topic="elsewhere", output_uri="s3a://replays/x")
+    assert not ReplayJob.objects.exists()

@@ -38,6 +38,7 @@ class Command(ActorCommand):
                             help="earliest | offsets:P=O,... | timestamp:ISO | group:G | reset:AUDIT_EVENT_ID")
         parser.add_argument("--end", default="latest", help="latest | offsets:P=O,... | timestamp:ISO")
         parser.add_argument("--sink", required=True, help="files:jsonl | files:parquet | topic:NAME[@CLUSTER]")
+        parser.add_argument("--output", default="", help="files: s3a://BUCKET/PREFIX (default: REPLAY_OUTPUT_DIR)")
         parser.add_argument("--partitions", default="", help="P,P (default: all)")
         parser.add_argument("--keep-partitions", action="store_true", help="topic sink: same partition numbers")
         parser.add_argument("--isolation", choices=["read_committed", "read_uncommitted"], default="read_committed",
@@ -56,7 +57,8 @@ class Command(ActorCommand):
         try:
             job = replay_submit(actor=actor, cluster=options["cluster"], topic=options["topic"], partitions=partitions,
                                 start=options["start"], end=options["end"], keep_partitions=options["keep_partitions"],
-                                filter_expr=options["filter"], isolation=options["isolation"], reason=reason, **parse_sink(options["sink"]))
+                                filter_expr=options["filter"], isolation=options["isolation"], output_uri=options["output"],
+                                reason=reason, **parse_sink(options["sink"]))
         except (ConsoleError, KafkaGatewayError) as exc:
             raise CommandError(exc.message) from exc
         if options["isolation"] == "read_uncommitted":

@@ -50,10 +50,11 @@ def audit_check_run() -> AuditCheck:
     if config is not None:
         check.witness_cluster, check.witness_topic = config.cluster, config.topic
         unreadable: list[int] = []
-        rows = (event_link(e) for e in AuditEvent.objects.order_by("seq").iterator(chunk_size=PAGE))
+        events = AuditEvent.objects.order_by("seq").iterator(chunk_size=PAGE)
         try:
             gateway = cluster_admin(config.cluster)
-            comparison = compare(rows, witness_links(gateway, config.topic, unreadable), unreadable_offsets=unreadable)
+            comparison = compare(map(event_link, events), witness_links(gateway, config.topic, unreadable),
+                                 unreadable_offsets=unreadable)
         except (KafkaGatewayError, ConsoleError) as exc:
             check.witness_error = exc.message
         else:
@@ -61,6 +62,8 @@ def audit_check_run() -> AuditCheck:
             check.witness_records = comparison.witness_records
             check.witness_first_seq, check.witness_last_seq = comparison.witness_first_seq, comparison.witness_last_seq
             check.unpublished = comparison.unpublished
+        finally:
+            events.close()  # a comparison cut short leaves a database cursor open otherwise
     check.ok = not check.chain_problems and not check.findings and not check.witness_error
     check.save()
     return check

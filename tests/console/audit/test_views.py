@@ -1,5 +1,6 @@
 import csv
 import io
+import json
 
 import pytest
 
@@ -89,3 +90,12 @@ def test_csv_export_cells_cannot_run_as_spreadsheet_formulas(client_for, admin, 
 
     assert row["reason"] == "'" + payload and row["error"] == "'" + payload
     assert row["target"] == f"group:{payload}"  # starts with "group:", so it is text already
+
+
+def test_json_lines_export_honours_the_filters_and_carries_the_chain(client_for, viewer, events):
+    response = client_for(viewer).get("/audit/export.jsonl?cluster=local&action=offsets")
+
+    lines = [json.loads(line) for line in b"".join(response.streaming_content).decode().splitlines()]
+    assert response["Content-Disposition"] == 'attachment; filename="audit.jsonl"'
+    assert [(e["seq"], e["action"], e["target"]) for e in lines] == [(2, "group.offsets.reset", "group:billing")]
+    assert lines[0]["before"] == {"orders": {"0": 5}} and len(lines[0]["hash"]) == len(lines[0]["prev_hash"]) == 64

@@ -44,6 +44,11 @@ def test_viewers_cannot_change_rules_and_bad_input_says_why(local_cluster, viewe
         run("silence", "--until", "2030-01-01T00:00:00", "--actor", "otto", "--reason", "r")
     with pytest.raises(CommandError, match="must end in the future"):
         run("silence", "--until", "2020-01-01T00:00:00+00:00", "--actor", "otto", "--reason", "r")
+    with pytest.raises(CommandError, match="No webhook named 'pager': CONSOLE_ALERT_WEBHOOKS names oncall"):
+        run("add", "x", "--kind", "lag", "--threshold", "1", "--webhook", "pager", "--actor", "otto")
+    with pytest.raises(CommandError, match="No cluster named 'nope'"):
+        run("add", "x", "--kind", "lag", "--threshold", "1", "--email", "a@example.com", "--cluster", "nope",
+            "--actor", "otto")
     with pytest.raises(CommandError, match="No alert rule named 'ghost'"):
         run("remove", "ghost", "--actor", "otto", "--reason", "r")
     assert not AlertRule.objects.exists()

@@ -37,11 +37,11 @@ def test_operator_adds_silences_and_removes_a_rule_each_audited(client_for, oper
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"webhook": "nowhere"}, "No webhook named &#x27;nowhere&#x27;"),
+    ({"webhook": "nowhere"}, "nowhere is not one of the available choices"),
     ({"webhook": "", "emails": ""}, "Say where the alert goes"),
     ({"emails": "not-an-address"}, "is not an email address"),
     ({"statuses": []}, "A status rule needs one or more of"),
-    ({"cluster": "nope"}, "No cluster named"),
+    ({"cluster": "nope"}, "nope is not one of the available choices"),
     ({"name": "has space"}, "A rule name is"),
 ])
 def test_bad_rules_are_refused_with_a_reason_and_store_nothing(client_for, operator, local_cluster, webhook,

@@ -61,7 +61,8 @@ def _console_views():
                                                                      "access", "replication"))]
 
 
-PUBLIC_ROUTES = {"health", "health/ready", "health/live"}
+# /metrics takes no session: Prometheus authenticates with the bearer token (tests/console/metrics/test_views.py).
+PUBLIC_ROUTES = {"health", "health/ready", "health/live", "metrics"}
 
 
 def test_every_console_view_declares_its_role_except_health():

@@ -21,12 +21,22 @@ from console.devstack.redis import RedisNode
 from console.kafka.client import forget_clients
 
 
+# Broker tests whose point is what they store (lag samples and statuses, history, audit and its witness, alerts,
+# metrics, resets' audit trail, cluster rows): the PostgreSQL pass runs them too. Elsewhere a broker test's database
+# use is an audit row that the tests here already cover on PostgreSQL.
+POSTGRES_BROKER_TESTS = ("tests/offsets/lag/", "tests/offsets/history/", "tests/offsets/test_services.py",
+                         "tests/console/audit/", "tests/console/metrics/", "tests/console/clusters/", "tests/alerts/")
+
+
 def pytest_collection_modifyitems(items):
-    """Marks every test that touches the database, so CI can re-run just those on PostgreSQL (-m database)."""
+    """Marks every test that touches the database, so CI can re-run them on PostgreSQL (-m database), and the
+    broker tests among them that matter there (postgres)."""
     db_fixtures = {"db", "transactional_db", "django_db_setup", "django_user_model", "admin_user"}
     for item in items:
         if item.get_closest_marker("django_db") or db_fixtures & set(getattr(item, "fixturenames", ())):
             item.add_marker("database")
+            if item.nodeid.startswith(POSTGRES_BROKER_TESTS):
+                item.add_marker("postgres")
 
 
 @pytest.fixture(scope="session")

@@ -3,7 +3,9 @@
     .venv/bin/python bench/replay.py [--records 1000000] [--size 200] [--partitions 4]
 
 Produces the records, then replays them with the project's spark-submit runner (what the Celery worker runs),
-reporting records/s with and without Spark's start-up, and reads the same range with one plain consumer.
+reporting records/s with and without Spark's start-up, and reads the same range with one plain consumer. Start-up
+is the time from spark-submit to the application's first line (Spark up, nothing read yet); processing is what
+the application measures from there to its result (reading, writing, counting). The last line printed is JSON.
 """
 
 from __future__ import annotations
@@ -61,7 +63,8 @@ def plain_consumer(bootstrap: str, topic: str, ranges: dict[int, tuple[int, int]
     return elapsed
 
 
-def spark_replay(bootstrap: str, topic: str, ranges: dict, sink: dict, work: Path) -> tuple[float, dict]:
+def spark_replay(bootstrap: str, topic: str, ranges: dict, sink: dict, work: Path) -> tuple[float, float, dict]:
+    """(wall seconds, start-up seconds, the application's result)."""
     from sparkjobs import runner
 
     spec = {"job_id": sink["kind"], "job_key": f"bench-{time.time_ns()}", "topic": topic,
@@ -69,13 +72,52 @@ def spark_replay(bootstrap: str, topic: str, ranges: dict, sink: dict, work: Pat
             "source": {"bootstrap": bootstrap, "config": {}}, "sink": sink}
     spec_path = work / f"spec-{sink['kind']}.json"
     spec_path.write_text(json.dumps(spec))
+    ready: list[float] = []
     started = time.perf_counter()
+
+    def on_progress(done: int) -> None:  # the first line comes once the SparkSession is up
+        if not ready:
+            ready.append(time.perf_counter() - started)
+
     outcome = runner.run(runner.spark_submit_command(spec_path), work / f"{sink['kind']}.log",
-                         on_progress=lambda done: None, should_cancel=lambda: False)
+                         on_progress=on_progress, should_cancel=lambda: False)
     elapsed = time.perf_counter() - started
     if outcome["state"] != "succeeded":
         raise RuntimeError(outcome["error"])
-    return elapsed, outcome["result"]
+    if outcome["result"]["read"] != sum(e - s for s, e in ranges.values()):
+        raise RuntimeError(f"read {outcome['result']['read']} records, not the whole range")
+    return elapsed, ready[0], outcome["result"]
+
+
+PROFILE = """\
+Where the time went before issue 15 (the same 1,000,000 records; one run, timed inside the application):
+spark-submit to a SparkSession 11.7 s; building the Kafka frame (the driver's first offset requests, cold
+classes) 6.1 s; reading the range, persisting it to local disk and counting it 20.3 s; counting it again after
+the (empty) filter 1.1 s; writing Parquet from the persisted copy 7.1 s: 34.5 s of processing for a range a
+plain consumer reads in 2 s. Apart, in one JVM (spark-submit of a small script): a count of the range took
+15.0 s cold and 5.4 s once the JIT had compiled the read path; with the Java consumer's defaults (500 records
+a poll, 1 MiB a partition per fetch, a 64 KiB socket buffer) replaced by 20,000 records, 8 MiB and 1 MiB, the
+warm count took 2.5 s and the cold one 9.9 s; a warm Parquet write of the range 4.4 s. Start-up, timed in a
+script: 2.5 s until Python runs (two JVMs: spark-submit's launcher, then the driver), 0.9 s importing pyspark,
+4.8 s creating the session, 3.6 s planning and running a first tiny job (classes loaded and verified from
+pyspark's jars, and interpreted). The topic sink paid the same read, persist and counts, then sent each record
+through a Python Row with attribute access and `poll(0)` per record, in librdkafka's small default batches.
+
+What changed: the range is read once, never persisted; the file writers count it with Spark's observed
+metrics while writing (before and after the filter), the topic sink's Python tasks count what they read and
+wrote (the filter is a column, so a dropped record crosses without its key, value and headers); the consumer
+fetches in large batches; the range is split into a few tasks per core, none under 50,000 records; the
+topic sink's producers batch up to 100,000 records (lz4, 50 ms linger) and poll every 2,000 records; the
+driver maps a class-data-sharing archive of the classes a replay loads (dumped by the first replay on the
+machine), which took the session's creation in the script from 8.2 s to 5.9 s after launch.
+
+What remains, measured with the same 1,000,000 records: the replay JVM used about 34 s of CPU for a 21 s
+Parquet run (the broker 2 s): the read and write paths run interpreted until the JIT has compiled them, and
+compiling them takes CPU on the same two cores. With the JIT limited to C1 (`-XX:TieredStopAtLevel=1`) start-up
+fell to 5.1 s but processing rose from 14.4 s to 17.1 s (Parquet) and from 22.5 s to 30.3 s (topic), so C2
+stays; the parallel collector instead of G1 changed nothing measurable. Reaching the issue's rates would take a
+warm JVM, i.e. a resident driver (a Spark Connect server) instead of one spark-submit per replay, and for the
+topic sink Arrow batches (`mapInArrow`, which needs pyarrow, not installed here) instead of pickled rows."""
 
 
 def main() -> None:
@@ -95,11 +137,15 @@ def main() -> None:
         per = args.records // args.partitions
         ranges = {p: (0, per + (1 if p < args.records % args.partitions else 0)) for p in range(args.partitions)}
         plain_s = plain_consumer(bootstrap, "replay-source", ranges)
-        parquet_s, parquet = spark_replay(bootstrap, "replay-source", ranges,
-                                          {"kind": "parquet", "path": str(work / "out-parquet")}, work)
-        topic_s, to_topic = spark_replay(bootstrap, "replay-source", ranges,
-                                         {"kind": "topic", "topic": "replay-target", "bootstrap": bootstrap,
-                                          "config": {}, "keep_partitions": True}, work)
+        # The first replay on a machine dumps the driver's class archive (sparkjobs.runner.class_archive); every
+        # later one maps it. A small replay first, so the figures below are those of the later ones.
+        first_s, first_up, _ = spark_replay(bootstrap, "replay-source", {p: (0, 1000) for p in ranges},
+                                            {"kind": "parquet", "path": str(work / "out-first")}, work)
+        parquet_s, parquet_up, parquet = spark_replay(bootstrap, "replay-source", ranges,
+                                                      {"kind": "parquet", "path": str(work / "out-parquet")}, work)
+        topic_s, topic_up, to_topic = spark_replay(bootstrap, "replay-source", ranges,
+                                                   {"kind": "topic", "topic": "replay-target", "bootstrap": bootstrap,
+                                                    "config": {}, "keep_partitions": True}, work)
     n = args.records
 
     def rate(seconds: float) -> str:
@@ -112,24 +158,32 @@ def main() -> None:
         "",
         f"Machine: {machine()}. Single local KRaft broker; Spark `local[*]` through spark-submit (pyspark 4.3.0, "
         f"connector 4.2.0). {n:,} records of {args.size} bytes in {args.partitions} partitions "
-        f"(produced in {produce_s:.1f} s).",
+        f"(produced in {produce_s:.1f} s). Start-up: spark-submit until the application's first line (Spark up); "
+        "processing: from there to the result, Kafka read, write and counts included.",
         "",
-        "| what | with Spark start-up | without (Spark's own processing time) |",
-        "|---|---|---|",
-        f"| Spark replay → Parquet (read {parquet['read']:,}, written {parquet['written']:,}) | {rate(parquet_s)} | "
-        f"{rate(parquet['processing_s'])} |",
+        "| what | start-up | processing (Spark's own) | whole run |",
+        "|---|---|---|---|",
+        f"| Spark replay → Parquet (read {parquet['read']:,}, written {parquet['written']:,}) | {parquet_up:.1f} s | "
+        f"{rate(parquet['processing_s'])} | {rate(parquet_s)} |",
         f"| Spark replay → topic, exactly once (one transaction per Spark task; read {to_topic['read']:,}, "
-        f"written {to_topic['written']:,}) | {rate(topic_s)} | "
-        f"{rate(to_topic['processing_s'])} |",
-        f"| plain confluent-kafka consumer, same range (read only, one process) | {rate(plain_s)} | – |",
+        f"written {to_topic['written']:,}) | {topic_up:.1f} s | {rate(to_topic['processing_s'])} | {rate(topic_s)} |",
+        f"| plain confluent-kafka consumer, same range (read only, one process) | – | {rate(plain_s)} | – |",
         "",
-        "Spark reads the range once (read_committed, persisted to local disk), counts it, and writes it; start-up "
-        "is the spark-submit JVM and SparkSession, about 10 s on this machine. The topic sink writes each Spark "
-        "task's records with a transactional confluent-kafka producer in the Python worker "
-        "(console/kafka/spark_sink.py), so the records cross from the JVM to Python once.",
+        f"The first replay on a machine (here {args.partitions * 1000:,} records) also dumps the driver's class "
+        f"archive at exit: start-up {first_up:.1f} s, whole run {first_s:.1f} s; the figures above are of later ones, "
+        "which map it.",
+        "",
+        PROFILE,
     ]
     write_section("replay", "\n".join(lines))
     print("\n".join(lines))
+    print(json.dumps({"records": n, "size": args.size, "partitions": args.partitions,
+                      "plain_consumer_rps": round(n / plain_s),
+                      "parquet_rps": round(n / parquet["processing_s"]), "parquet_startup_s": round(parquet_up, 2),
+                      "parquet_wall_s": round(parquet_s, 2),
+                      "topic_rps": round(n / to_topic["processing_s"]), "topic_startup_s": round(topic_up, 2),
+                      "topic_wall_s": round(topic_s, 2), "first_replay_startup_s": round(first_up, 2),
+                      "first_replay_wall_s": round(first_s, 2)}))
 
 
 if __name__ == "__main__":

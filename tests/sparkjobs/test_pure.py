@@ -97,3 +97,22 @@ def test_offsets_without_records_are_told_apart(read, planned, isolation, uncomm
         return uncommitted
 
     assert offsets_without_records(read, planned, isolation, count_uncommitted) == expected
+
+
+def test_the_first_replay_dumps_a_class_archive_and_later_ones_map_it(settings, tmp_path):
+    from sparkjobs.runner import _settle_archive, class_archive, spark_submit_command
+
+    settings.REPLAY_OUTPUT_DIR = str(tmp_path)
+    spec = tmp_path / "spec.json"
+    spec.write_text('{"sink": {"kind": "parquet", "path": "/x"}}')
+    command = spark_submit_command(spec)
+    dump = next(c for c in command if "ArchiveClassesAtExit" in c).split("ArchiveClassesAtExit=")[1].split()[0]
+    assert dump.endswith(".tmp")
+
+    (tmp_path / "spark-cds" / dump.rsplit("/", 1)[1]).write_bytes(b"archive")  # what the JVM writes at exit
+    _settle_archive(command, keep=True)
+
+    archive, options = class_archive()
+    assert archive.read_bytes() == b"archive" and list(archive.parent.iterdir()) == [archive]
+    assert options[0] == f"-XX:SharedArchiveFile={archive}"
+    assert any(f"SharedArchiveFile={archive}" in c for c in spark_submit_command(spec))

@@ -94,8 +94,8 @@ def class_archive() -> tuple[Path, list[str]]:
     """(archive, JVM options) for the driver's class data sharing: the first replay dumps the classes it loaded
     at exit (-XX:ArchiveClassesAtExit, into a file of its own, moved into place by `run`), later ones map them
     instead of loading and verifying thousands of classes from pyspark's jars. Dumping makes that first run
-    slower (tens of seconds more here, and a file of about 190 MB); an archive that does not match the class path is ignored
-    by the JVM (-Xshare:auto), and the replay starts as without it."""
+    slower (tens of seconds here) and writes about 190 MB; an archive that does not match the class path is
+    ignored by the JVM (-Xshare:auto), and the replay starts as without it."""
     archive = Path(settings.REPLAY_OUTPUT_DIR) / "spark-cds" / f"driver-{_jvm_fingerprint()}.jsa"
     if archive.is_file():
         return archive, [f"-XX:SharedArchiveFile={archive}", "-Xlog:cds=off", "-Xlog:cds+dynamic=off"]

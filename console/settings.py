@@ -269,6 +269,10 @@ KAFKA_TOOLS_LIBS = env("KAFKA_TOOLS_LIBS", default=str(BASE_DIR / ".cache" / "ka
 # Replays: Spark master (local[*], spark://…, yarn, k8s://…), driver memory, and where file sinks write.
 SPARK_MASTER = env("SPARK_MASTER", default="local[*]")
 SPARK_DRIVER_MEMORY = env("SPARK_DRIVER_MEMORY", default="1g")
+# Replays run in one resident Spark driver per worker machine (sparkjobs/jobs/driver.py); it stops after this many
+# idle seconds, or when the worker process that started it has gone.
+REPLAY_DRIVER_IDLE_S = env.float("REPLAY_DRIVER_IDLE_S", default=1800.0)
+REPLAY_DRIVER_START_TIMEOUT_S = env.float("REPLAY_DRIVER_START_TIMEOUT_S", default=180.0)
 REPLAY_OUTPUT_DIR = env("REPLAY_OUTPUT_DIR", default=str(BASE_DIR / ".data" / "replays"))
 # File sinks may also write to s3a://BUCKET/PREFIX (the replay form's output location): a local folder on a
 # standalone cluster would scatter the files over the workers. Keys only from the environment variables named here.

@@ -1,20 +1,25 @@
-"""Launches the replay application with spark-submit and watches it: log, progress, result, cancel."""
+"""Runs replays in the resident Spark driver (jobs/driver.py), starting it with spark-submit when none runs for
+this worker's settings, and watches each: log, progress, result, cancel."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import queue
 import re
-import shlex
+import secrets
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyspark
@@ -23,11 +28,12 @@ from django.conf import settings
 from console.devstack.paths import SPARK_AVRO_JARS, SPARK_KAFKA_JARS, SPARK_S3A_JARS
 
 APP = Path(__file__).resolve().parent / "jobs" / "replay.py"
+DRIVER_APP = APP.with_name("driver.py")
 # The topic sink's transactional writer runs in Spark's executors, which get it as a file of its own.
 SINK = Path(__file__).resolve().parent.parent / "console" / "kafka" / "spark_sink.py"
 # Registry decoding in the executors: the gateway's registry module and what it imports, without Django.
 GATEWAY_MODULES = ("__init__.py", "errors.py", "types.py", "registry.py")
-_LINE = re.compile(r"^CONSOLE-(PROGRESS|RESULT) (\{.*\})\s*$")
+_LINE = re.compile(r"^CONSOLE-(PROGRESS|RESULT|END) (\{.*\})\s*$")
 _ERROR = re.compile(r"((?:[\w$]+\.)*[\w$]*(?:Exception|Error)): (.+)")
 # Kafka's client timing out, or Spark's executor giving up polling a partition that returns nothing.
 _KAFKA_TIMEOUT = re.compile(r"(?:org\.apache\.kafka\.common\.errors\.TimeoutException: |"
@@ -47,61 +53,148 @@ def gateway_zip(folder: Path) -> Path:
     return target
 
 
-def _jars(folder: Path, what: str) -> list[str]:
-    jars = sorted(str(p) for p in Path(folder).glob("*.jar"))
-    if not jars:
-        raise RuntimeError(MSG_NO_JARS.format(what=what, path=folder))
-    return jars
+def _jars(folder: Path) -> list[str]:
+    return sorted(str(p) for p in Path(folder).glob("*.jar"))
 
 
-def spark_submit_command(spec_path: Path) -> list[str]:
-    # Each jar costs start-up time (class path scanning, copying to executors): only those this replay uses.
-    spec = json.loads(spec_path.read_text())
-    jars = _jars(SPARK_KAFKA_JARS, "Kafka connector")
-    if str(spec["sink"].get("path", "")).startswith("s3a://"):
-        jars += _jars(SPARK_S3A_JARS, "s3a (hadoop-aws)")
-    if spec["sink"].get("typed"):
-        jars += _jars(SPARK_AVRO_JARS, "Avro")
-    py_files = [str(SINK), str(gateway_zip(spec_path.parent))]
+def driver_jars() -> list[str]:
+    """Every connector the console's replays may use: the driver serves them all. Kafka's is required."""
+    kafka = _jars(SPARK_KAFKA_JARS)
+    if not kafka:
+        raise RuntimeError(MSG_NO_JARS.format(what="Kafka connector", path=SPARK_KAFKA_JARS))
+    return kafka + _jars(SPARK_S3A_JARS) + _jars(SPARK_AVRO_JARS)
+
+
+def missing_jars(spec: dict, jars: list[str]) -> str:
+    """Why the driver cannot run `spec` (a connector it was started without), or ''."""
+    if str(spec["sink"].get("path", "")).startswith("s3a://") and not any(j.startswith(f"{SPARK_S3A_JARS}/") for j in jars):
+        return MSG_NO_JARS.format(what="s3a (hadoop-aws)", path=SPARK_S3A_JARS)
+    if spec["sink"].get("typed") and not any(j.startswith(f"{SPARK_AVRO_JARS}/") for j in jars):
+        return MSG_NO_JARS.format(what="Avro", path=SPARK_AVRO_JARS)
+    return ""
+
+
+def _code_files() -> list[Path]:
+    return [APP, DRIVER_APP, SINK, *(SINK.parent / name for name in GATEWAY_MODULES)]
+
+
+def driver_fingerprint(jars: list[str]) -> str:
+    """What a driver was started with: a replay needs a driver with the same master, memory, jars and code (a
+    deploy or `make deps` gets a new driver; the old one stops when idle)."""
+    home = os.environ.get("JAVA_HOME")
+    java = Path(home) / "bin" / "java" if home else Path(shutil.which("java") or "java")
+    digest = hashlib.sha256()
+    for part in (pyspark.__version__, str(java.resolve()), settings.SPARK_MASTER, settings.SPARK_DRIVER_MEMORY,
+                 *jars, *(path.read_bytes() for path in _code_files())):
+        digest.update(part if isinstance(part, bytes) else part.encode())
+        digest.update(b"\0")
+    return digest.hexdigest()[:16]
+
+
+def driver_command(folder: Path, state: Path, jars: list[str]) -> list[str]:
+    py_files = [str(APP), str(SINK), str(gateway_zip(folder))]
     spark_submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
-    _, java_options = class_archive()
-    return [
-        str(spark_submit), "--master", settings.SPARK_MASTER, "--name", f"console-replay-{spec_path.stem}",
+    command = [
+        str(spark_submit), "--master", settings.SPARK_MASTER, "--name", "console-replay-driver",
         "--jars", ",".join(jars),  # local jars: no Ivy, no network at run time
         "--py-files", ",".join(py_files),
         "--conf", "spark.ui.enabled=false", "--conf", "spark.ui.showConsoleProgress=false",
         "--conf", "spark.sql.shuffle.partitions=4",
+        # Replays at the same time share the cores instead of queueing behind the first one.
+        "--conf", "spark.scheduler.mode=FAIR",
         "--conf", f"spark.driver.memory={settings.SPARK_DRIVER_MEMORY}",
         "--conf", f"spark.local.dir={Path(settings.REPLAY_OUTPUT_DIR) / 'spark-tmp'}",
-        "--conf", "spark.driver.extraJavaOptions=" + " ".join(shlex.quote(o) for o in java_options),
-        str(APP), str(spec_path),
     ]
+    if not settings.SPARK_MASTER.startswith("local"):
+        # On a cluster, an idle resident driver gives its executors back (no external shuffle service needed).
+        command += ["--conf", "spark.dynamicAllocation.enabled=true",
+                    "--conf", "spark.dynamicAllocation.shuffleTracking.enabled=true",
+                    "--conf", "spark.dynamicAllocation.executorIdleTimeout=30s"]
+    return command + [str(DRIVER_APP), str(state), str(os.getpid()), str(settings.REPLAY_DRIVER_IDLE_S)]
 
 
-def _jvm_fingerprint() -> str:
-    """pyspark's version and the java spark-class will run (as it picks it), so an upgrade gets a new archive."""
-    home = os.environ.get("JAVA_HOME")
-    java = Path(home) / "bin" / "java" if home else Path(shutil.which("java") or "java")
+@dataclass(frozen=True)
+class Driver:
+    pid: int  # spark-submit's JVM, the leader of the driver's process group
+    port: int
+    token: str
+    jars: tuple[str, ...]
+    log_path: Path
+
+    def request(self, payload: dict, timeout: float = 5.0) -> socket.socket:
+        connection = socket.create_connection(("127.0.0.1", self.port), timeout=timeout)
+        connection.sendall(json.dumps({**payload, "token": self.token}).encode() + b"\n")
+        return connection
+
+    def ask(self, payload: dict, timeout: float = 5.0) -> dict | None:
+        """One request and its one-line answer; None if the driver does not answer."""
+        try:
+            with self.request(payload, timeout) as connection, connection.makefile("rb") as answer:
+                return json.loads(answer.readline() or b"null")
+        except (OSError, ValueError):
+            return None
+
+
+def driver_home() -> Path:
+    return Path(settings.REPLAY_OUTPUT_DIR) / "driver"
+
+
+def _read_driver(state: Path, jars: list[str], log_path: Path) -> Driver | None:
     try:
-        real = java.resolve()
-        marker = f"{real}:{real.stat().st_mtime_ns}"
-    except OSError:
-        marker = str(java)
-    return f"{pyspark.__version__}-{hashlib.sha256(marker.encode()).hexdigest()[:10]}"
+        found = json.loads(state.read_text())
+        driver = Driver(int(found["pid"]), int(found["port"]), str(found["token"]), tuple(jars), log_path)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return driver if driver.ask({"ping": True}) is not None else None
 
 
-def class_archive() -> tuple[Path, list[str]]:
-    """(archive, JVM options) for the driver's class data sharing: the first replay dumps the classes it loaded
-    at exit (-XX:ArchiveClassesAtExit, into a file of its own, moved into place by `run`), later ones map them
-    instead of loading and verifying thousands of classes from pyspark's jars. Dumping makes that first run
-    slower (tens of seconds here) and writes about 190 MB; an archive that does not match the class path is
-    ignored by the JVM (-Xshare:auto), and the replay starts as without it."""
-    archive = Path(settings.REPLAY_OUTPUT_DIR) / "spark-cds" / f"driver-{_jvm_fingerprint()}.jsa"
-    if archive.is_file():
-        return archive, [f"-XX:SharedArchiveFile={archive}", "-Xlog:cds=off", "-Xlog:cds+dynamic=off"]
-    archive.parent.mkdir(parents=True, exist_ok=True)
-    return archive, [f"-XX:ArchiveClassesAtExit={archive}.{os.getpid()}.{time.monotonic_ns()}.tmp",
-                     "-Xlog:cds=off", "-Xlog:cds+dynamic=off"]
+def ensure_driver() -> Driver:
+    """The running driver for this worker's settings, started if there is none (one per machine and settings:
+    worker processes agree through a lock file). Raises RuntimeError if it cannot start."""
+    jars = driver_jars()
+    fingerprint = driver_fingerprint(jars)
+    folder = driver_home()
+    folder.mkdir(parents=True, exist_ok=True)
+    state, log_path = folder / f"{fingerprint}.json", folder / f"{fingerprint}.log"
+    with open(folder / f"{fingerprint}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        driver = _read_driver(state, jars, log_path)
+        if driver is not None:
+            return driver
+        state.unlink(missing_ok=True)
+        token = secrets.token_urlsafe(24)
+        with open(log_path, "a") as log:
+            process = subprocess.Popen(driver_command(folder, state, jars), stdout=log, stderr=subprocess.STDOUT,
+                                       stdin=subprocess.DEVNULL, env={**spark_environment(),
+                                                                      "CONSOLE_DRIVER_TOKEN": token},
+                                       start_new_session=True)
+        deadline = time.monotonic() + settings.REPLAY_DRIVER_START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                tail = log_path.read_text(errors="replace").splitlines()[-400:]
+                raise RuntimeError(f"The Spark driver did not start. {failure_sentence(tail)} Its log: {log_path}")
+            driver = _read_driver(state, jars, log_path)
+            if driver is not None:
+                return driver
+            time.sleep(0.2)
+        _stop_group(process.pid)
+        raise RuntimeError(f"The Spark driver did not start within {settings.REPLAY_DRIVER_START_TIMEOUT_S:.0f} s; "
+                           f"its log: {log_path}")
+
+
+def running_drivers() -> list[Driver]:
+    """The drivers this machine's workers started that still answer (for the reaper and for shutting down)."""
+    found = []
+    for state in sorted(driver_home().glob("*.json")):
+        driver = _read_driver(state, [], state.with_suffix(".log"))
+        if driver is not None:
+            found.append(driver)
+    return found
+
+
+def stop_drivers() -> None:
+    for driver in running_drivers():
+        _stop_group(driver.pid)
 
 
 def spark_environment() -> dict[str, str]:
@@ -123,73 +216,92 @@ def failure_sentence(log_lines: list[str]) -> str:
     return "Spark failed; see the log."
 
 
-def run(command: list[str], log_path: Path, *, on_progress, should_cancel, on_start=None,
+MSG_DRIVER_GONE = "The Spark driver stopped during the replay. {reason} Its log: {log}"
+
+
+def run(spec_path: Path, log_path: Path, *, on_progress, should_cancel, on_start=None,
         poll_s: float = 1.0) -> dict:
-    """Runs `command`, copying its output to `log_path`. Returns {"state", "result", "error"}. `should_cancel`
-    is asked every `poll_s` (and doubles as the heartbeat); `on_start` gets the driver's process id."""
+    """Runs the replay `spec_path` describes in the resident driver (started if needed), copying what it reports
+    to `log_path`. Returns {"state", "result", "error"}. `should_cancel` is asked every `poll_s` (and doubles as
+    the heartbeat); `on_start` gets the driver's process id."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
-                               env=spark_environment(), start_new_session=True)
-    if on_start is not None:
-        on_start(process.pid)
-    lines: queue.Queue = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in process.stdout] and None, daemon=True).start()
-    result: dict | None = None
-    tail: list[str] = []
-    cancelled = False
     with open(log_path, "w") as log:
+        log.write("[console] finding or starting the resident Spark driver\n")
+        log.flush()
+        driver = ensure_driver()
+        missing = missing_jars(json.loads(spec_path.read_text()), list(driver.jars))
+        if missing:
+            return {"state": "failed", "result": None, "error": missing}
+        if on_start is not None:
+            on_start(driver.pid)
+        log.write(f"[console] running in the Spark driver {driver.pid} (its own log: {driver.log_path})\n")
+        log.flush()
+        connection = driver.request({"run": str(spec_path)}, timeout=None)
+        lines: queue.Queue = queue.Queue()
+
+        def read() -> None:
+            with connection.makefile("r", encoding="utf-8", errors="replace") as stream:
+                for line in stream:
+                    lines.put(line)
+            lines.put(None)
+
+        threading.Thread(target=read, daemon=True).start()
+        result: dict | None = None
+        ended: str | None = None
+        tail: list[str] = []
+        cancelled = False
         last_check = 0.0
-        while True:
-            try:
-                line = lines.get(timeout=0.2)
-            except queue.Empty:
-                line = None
-            if line is not None:
-                log.write(line)
-                log.flush()
-                tail = (tail + [line.rstrip()])[-400:]
-                match = _LINE.match(line)
-                if match and match.group(1) == "PROGRESS":
-                    on_progress(json.loads(match.group(2))["done"])
-                elif match:
-                    result = json.loads(match.group(2))
-                continue
-            if process.poll() is not None and lines.empty():
-                break
-            if time.monotonic() - last_check >= poll_s:
-                last_check = time.monotonic()
-                if not cancelled and should_cancel():
-                    cancelled = True
-                    log.write("\n[console] cancel requested: stopping the Spark driver\n")
-                    _stop(process)
-    _settle_archive(command, keep=process.returncode == 0 and not cancelled)
+        try:
+            while True:
+                try:
+                    line = lines.get(timeout=0.2)
+                except queue.Empty:
+                    line = ""
+                if line is None:
+                    break
+                if line:
+                    log.write(line)
+                    log.flush()
+                    tail = (tail + [line.rstrip()])[-400:]
+                    match = _LINE.match(line)
+                    if match and match.group(1) == "PROGRESS":
+                        on_progress(json.loads(match.group(2))["done"])
+                    elif match and match.group(1) == "RESULT":
+                        result = json.loads(match.group(2))
+                    elif match:
+                        ended = json.loads(match.group(2))["state"]
+                        break
+                    continue
+                if time.monotonic() - last_check >= poll_s:
+                    last_check = time.monotonic()
+                    if not cancelled and should_cancel():
+                        cancelled = True
+                        log.write("\n[console] cancel requested: cancelling the replay's Spark jobs\n")
+                        with contextlib.suppress(OSError):
+                            connection.sendall(b"cancel\n")
+        finally:
+            connection.close()
     if cancelled:
         return {"state": "cancelled", "result": result, "error": "Cancelled by request."}
-    if process.returncode == 0 and result is not None:
+    if ended == "succeeded" and result is not None:
         return {"state": "succeeded", "result": result, "error": ""}
+    if ended is None:
+        return {"state": "failed", "result": result,
+                "error": MSG_DRIVER_GONE.format(reason=failure_sentence(tail), log=driver.log_path)}
     return {"state": "failed", "result": result, "error": failure_sentence(tail)}
 
 
-def _settle_archive(command: list[str], *, keep: bool) -> None:
-    """Moves a class archive this run dumped into place (the first to finish wins), or drops it."""
-    prefix = "spark.driver.extraJavaOptions="
-    for value in (c.removeprefix(prefix) for c in command if c.startswith(prefix)):
-        for option in shlex.split(value):
-            if option.startswith("-XX:ArchiveClassesAtExit="):
-                dumped = Path(option.split("=", 1)[1])
-                if keep and dumped.is_file():
-                    os.replace(dumped, dumped.with_name(dumped.name.split(".jsa.", 1)[0] + ".jsa"))
-                dumped.unlink(missing_ok=True)
-
-
 def stop_orphan(pid: int, job_id: int) -> bool:
-    """Stops a driver whose worker died, if it runs here and is that job's (its command line names the job)."""
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-    except OSError:
-        return False
-    if f"console-replay-{job_id} " not in cmdline + " " and f"/{job_id}/spec.json" not in cmdline:
-        return False
+    """Cancels the replay `job_id` whose worker died, in the driver `pid` if that driver runs here; True once the
+    replay no longer runs there (the driver also cancels it by itself when the worker's connection drops)."""
+    for driver in running_drivers():
+        if driver.pid == pid:
+            return driver.ask({"cancel": job_id}) is not None
+    return not Path(f"/proc/{pid}").exists()
+
+
+def _stop_group(pid: int) -> None:
+    """SIGTERM to a driver's whole process group (spark-submit's JVM and the Python driver), SIGKILL after 15 s."""
     try:
         os.killpg(pid, signal.SIGTERM)
         deadline = time.monotonic() + 15
@@ -197,17 +309,5 @@ def stop_orphan(pid: int, job_id: int) -> bool:
             time.sleep(0.2)
         if Path(f"/proc/{pid}").exists():
             os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    return True
-
-
-def _stop(process: subprocess.Popen) -> None:
-    """SIGTERM to the whole session (spark-submit, the JVM and the Python driver), SIGKILL after 15 s."""
-    try:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(15)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass

@@ -164,7 +164,7 @@ def replay_run(*, job_id: int) -> ReplayJob:
         return ReplayJob.objects.filter(pk=job.pk, cancel_requested=True).exists()
 
     try:
-        outcome = runner.run(runner.spark_submit_command(spec_path), Path(job.log_path), on_progress=on_progress,
+        outcome = runner.run(spec_path, Path(job.log_path), on_progress=on_progress,
                              should_cancel=should_cancel, on_start=on_start)
     except (OSError, RuntimeError) as exc:
         outcome = {"state": "failed", "result": None, "error": str(exc)}
@@ -199,7 +199,7 @@ def _finish(job: ReplayJob, outcome: dict) -> ReplayJob:
 
 MSG_WORKER_GONE = ("The worker running this replay stopped reporting (no heartbeat for {silent:.0f} s): it was killed or "
                    "its machine went away. {driver}")
-MSG_DRIVER_STOPPED = "Its Spark driver was stopped."
+MSG_DRIVER_STOPPED = "Its Spark job was stopped."
 MSG_DRIVER_ELSEWHERE = "Its Spark driver ran on {host}; check there that it stopped."
 
 

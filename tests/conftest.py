@@ -6,6 +6,7 @@ import os
 import secrets
 import socket
 import subprocess
+import tempfile
 import threading
 import sys
 import time
@@ -366,12 +367,17 @@ def _fresh_kafka_clients():
     forget_clients()
 
 
+# The test workers' replay folder, where their resident Spark driver keeps its state: the session's own, so a
+# console running on the same machine (make run) never lends the tests its driver.
+WORKER_REPLAY_DIR = Path(tempfile.gettempdir()) / f"console-test-replays-{os.getpid()}"
+
+
 def celery_env(redis_node, kafka_node) -> dict[str, str]:
     """Environment for a Celery subprocess: the session Redis and broker, and the test database."""
     from django.db import connection
 
     env = {**os.environ, "DJANGO_DEBUG": "1", "REDIS_URL": redis_node.url,
-           "KAFKA_BOOTSTRAP_SERVERS": kafka_node.bootstrap}
+           "KAFKA_BOOTSTRAP_SERVERS": kafka_node.bootstrap, "REPLAY_OUTPUT_DIR": str(WORKER_REPLAY_DIR)}
     db = connection.settings_dict
     if db["ENGINE"].endswith("sqlite3"):
         env["DATABASE_URL"] = f"sqlite:///{db['NAME']}"

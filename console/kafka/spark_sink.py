@@ -12,9 +12,10 @@ earlier attempt already committed (it died after committing, before Spark heard 
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 
-from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
 # Long enough for one task's share of a large replay; a task killed with its transaction open is cleaned up by
@@ -63,7 +64,7 @@ def write_task(rows, target: SinkTarget, task: int, *, crash_after: int | None =
     marker = Consumer(_client_config(target, **{"group.id": name, "enable.auto.commit": False,
                                                 "isolation.level": "read_committed"}))
     try:
-        done = marker.committed([TopicPartition(target.topic, 0)], timeout=target.timeout_s)[0].offset
+        done = _committed(marker, target)
         if done >= 0:
             return done
         producer.begin_transaction()
@@ -89,6 +90,23 @@ def write_task(rows, target: SinkTarget, task: int, *, crash_after: int | None =
         return written
     finally:
         marker.close()
+
+
+_COORDINATOR_MOVING = {KafkaError.NOT_COORDINATOR, KafkaError.COORDINATOR_LOAD_IN_PROGRESS,
+                       KafkaError.COORDINATOR_NOT_AVAILABLE}
+
+
+def _committed(marker: Consumer, target: SinkTarget) -> int:
+    """The count an earlier attempt committed, or -1. A group coordinator that is still loading or moving answers
+    with a retriable error (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS): asked again until the timeout."""
+    deadline = time.monotonic() + target.timeout_s
+    while True:
+        try:
+            return marker.committed([TopicPartition(target.topic, 0)], timeout=target.timeout_s)[0].offset
+        except KafkaException as error:
+            if error.args[0].code() not in _COORDINATOR_MOVING or time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
 
 
 def _chain(first, rest):

@@ -1,10 +1,11 @@
-"""The replay application that `spark-submit` runs: reads exact offset ranges of one topic with Spark's Kafka
-source and writes them to a topic or to Parquet / JSON-lines files.
+"""The replay application: reads exact offset ranges of one topic with Spark's Kafka source and writes them to a
+topic or to Parquet / JSON-lines files.
 
-    spark-submit --jars <connector jars> sparkjobs/jobs/replay.py SPEC.json
+    spark-submit --jars <connector jars> --py-files console/kafka/spark_sink.py sparkjobs/jobs/replay.py SPEC.json
 
-It imports no Django. It prints `CONSOLE-PROGRESS {"done": n}` while reading and, at the end,
-`CONSOLE-RESULT {"read": n, "written": m, "files": [...]}`; the Celery worker parses these lines.
+It imports no Django. The console runs it inside its resident Spark driver (jobs/driver.py), which passes on
+`CONSOLE-PROGRESS {"done": n}` lines while reading and, at the end, `CONSOLE-RESULT {"read": n, "written": m,
+"files": [...]}` to the Celery worker; run by hand, it prints them.
 
 The range is read from Kafka once: the records are counted while they are written (Spark's observed metrics for
 the file writers, counters in the Python tasks for the topic sink and decoded JSON lines), never in passes of
@@ -14,6 +15,7 @@ aborted records from transaction markers.
 
 from __future__ import annotations
 
+import base64
 import json
 import sys
 import threading
@@ -24,7 +26,7 @@ from pyspark.sql import Observation, SparkSession
 from pyspark.sql import functions as F
 
 
-def emit(kind: str, payload: dict) -> None:
+def print_line(kind: str, payload: dict) -> None:
     print(f"CONSOLE-{kind} {json.dumps(payload)}", flush=True)
 
 
@@ -92,41 +94,54 @@ def write_topic(records, keep, sink: dict, spec: dict, timeout_ms: int) -> tuple
                         timeout_s=timeout_ms / 1000)
     crash_after = spec.get("fault", {}).get("crash_first_attempt_after")
 
-    def write(rows):
+    def write(batches):
+        import pyarrow as pa
+
         context = TaskContext.get()
         crash = crash_after if context.partitionId() == 0 and context.attemptNumber() == 0 else None
         read = 0
 
         def passing():
+            # Arrow batches cross from the JVM as columns; a column to Python objects at once is far cheaper
+            # than pickled rows, one object per field.
             nonlocal read
-            for row in rows:
-                read += 1
-                if row[4]:
-                    yield row
+            for batch in batches:
+                read += batch.num_rows
+                keys, values, headers, partitions, keeps = (batch.column(i).to_pylist() for i in range(5))
+                for key, value, header, partition, kept in zip(keys, values, headers, partitions, keeps):
+                    if kept:
+                        yield key, value, header_pairs(header) if header else None, partition
 
         chosen = passing()
         written = write_task(chosen, target, context.partitionId(), crash_after=crash)
         for _ in chosen:  # an earlier attempt had committed: the rest still counts as read
             pass
-        yield read, written
+        yield pa.RecordBatch.from_pydict({"read": [read], "written": [written]},
+                                         schema=pa.schema([("read", pa.int64()), ("written", pa.int64())]))
 
+    # Headers as one JSON text (values in base64), null when a record has none: Spark's Arrow writer is several
+    # times slower on an array of structs, even an empty one, than on a string column.
+    headers = F.when(F.size("headers") > 0, F.to_json("headers"))
     if keep is None:
-        frame = records.select(F.col("raw_key").alias("key"), F.col("raw_value").alias("value"), "headers",
-                               "partition", F.lit(True).alias("keep"))
+        frame = records.select(F.col("raw_key").alias("key"), F.col("raw_value").alias("value"),
+                               headers.alias("headers"), "partition", F.lit(True).alias("keep"))
     else:
-        frame = records.select(*(F.when(keep, F.col(c)).alias(a) for c, a in (("raw_key", "key"),
-                                                                           ("raw_value", "value"),
-                                                                           ("headers", "headers"))),
+        frame = records.select(*(F.when(keep, column).alias(name) for column, name in (
+                                   (F.col("raw_key"), "key"), (F.col("raw_value"), "value"), (headers, "headers"))),
                                "partition", F.coalesce(keep, F.lit(False)).alias("keep"))
-    rdd = frame.rdd
-    tasks = rdd.getNumPartitions()
+    tasks = frame.rdd.getNumPartitions()
     try:
-        counts = rdd.mapPartitions(write).collect()
+        counts = frame.mapInArrow(write, "read long, written long").collect()
     except Exception:
         fence_tasks(target, tasks)
         raise
     forget_tasks(target, tasks)
-    return sum(r for r, _ in counts), sum(w for _, w in counts)
+    return sum(r["read"] for r in counts), sum(r["written"] for r in counts)
+
+
+def header_pairs(text: str) -> list[tuple[str, bytes | None]]:
+    """A record's headers from the JSON Spark's to_json made of them (binary values in base64, nulls left out)."""
+    return [(h["key"], None if h.get("value") is None else base64.b64decode(h["value"])) for h in json.loads(text)]
 
 
 def registry_decoder(topic: str, registry: dict, timeout_s: float):
@@ -261,34 +276,53 @@ def list_files(spark: SparkSession, out: str) -> list[str]:
     return [name.removeprefix("file:") if name.startswith("file:/") else name for name in names]
 
 
-def report_progress(spark: SparkSession, planned: int, stop: threading.Event) -> None:
-    """Spark has no Python listener API; completed tasks of the running stages approximate records done."""
+def report_progress(spark: SparkSession, group: str, planned: int, emit, stop: threading.Event) -> None:
+    """Spark has no Python listener API; completed tasks of the replay's running stages approximate records done.
+    Only this replay's jobs count (its job group): the resident driver may run others at the same time."""
     tracker = spark.sparkContext.statusTracker()
     while not stop.wait(0.5):
         total = done = 0
-        for stage_id in tracker.getActiveStageIds():
-            info = tracker.getStageInfo(stage_id)
-            if info is not None:
-                total += info.numTasks
-                done += info.numCompletedTasks
+        for job_id in tracker.getJobIdsForGroup(group):
+            job = tracker.getJobInfo(job_id)
+            if job is None or job.status != "RUNNING":
+                continue
+            for stage_id in job.stageIds:
+                info = tracker.getStageInfo(stage_id)
+                if info is not None and info.numActiveTasks + info.numCompletedTasks > 0:
+                    total += info.numTasks
+                    done += info.numCompletedTasks
         if total:
             emit("PROGRESS", {"done": int(planned * done / total)})
 
 
-def main(spec_path: str) -> None:
-    spec = json.loads(Path(spec_path).read_text())
+def job_group(spec: dict) -> str:
+    return f"console-replay-{spec['job_id']}"
+
+
+def run(spark: SparkSession, spec: dict, emit) -> dict:
+    """Runs one replay in `spark` (the caller has set the thread's job group to job_group(spec)) and returns its
+    result; `emit(kind, payload)` reports progress."""
     source, sink, topic = spec["source"], spec["sink"], spec["topic"]
     ranges = {int(p): (s, e) for p, (s, e) in spec["ranges"].items() if e > s}
     planned = sum(e - s for s, e in ranges.values())
-    spark = SparkSession.builder.appName(f"console-replay-{spec['job_id']}").getOrCreate()
-    spark.sparkContext.setLogLevel("WARN")
-    started = time.perf_counter()  # Spark is up: what follows is the replay itself
+    started = time.perf_counter()
     emit("PROGRESS", {"done": 0})
-    for name, value in sink.get("hadoop", {}).items():  # s3a keys: in the job's configuration, not on a command line
+    # s3a keys: in the driver's configuration, not on a command line. They are the same for every replay of a
+    # driver (its worker's environment), which matters because Hadoop caches a file system per bucket.
+    for name, value in sink.get("hadoop", {}).items():
         spark.sparkContext._jsc.hadoopConfiguration().set(name, value)
     stop = threading.Event()
-    threading.Thread(target=report_progress, args=(spark, planned, stop), daemon=True).start()
+    threading.Thread(target=report_progress, args=(spark, job_group(spec), planned, emit, stop), daemon=True).start()
+    try:
+        result = _replay(spark, spec, source, sink, topic, ranges, planned)
+    finally:
+        stop.set()
+    emit("PROGRESS", {"done": planned})
+    return {**result, "processing_s": round(time.perf_counter() - started, 3)}
 
+
+def _replay(spark: SparkSession, spec: dict, source: dict, sink: dict, topic: str, ranges: dict,
+            planned: int) -> dict:
     timeout_ms = int(spec.get("kafka_timeout_ms", 30_000))
     isolation = spec.get("isolation", "read_committed")
 
@@ -323,8 +357,10 @@ def main(spec_path: str) -> None:
     else:
         columns = (typed_columns(spark, records, registry) if sink.get("typed") and registry
                    else [F.col("raw_key").alias("key"), F.col("raw_value").alias("value")])
-        records, read_seen = counted(records, "read")
-        chosen, written_seen = counted(records.where(keep) if keep is not None else records, "written")
+        # Observation names are the job's own: other replays may run in the same session.
+        records, read_seen = counted(records, f"read-{spec['job_id']}")
+        chosen, written_seen = counted(records.where(keep) if keep is not None else records,
+                                       f"written-{spec['job_id']}")
         if sink["kind"] == "parquet":
             frame = chosen.select("topic", "partition", "offset", "timestamp", *columns, "headers")
             frame.write.mode("errorifexists").parquet(sink["path"])
@@ -338,10 +374,17 @@ def main(spec_path: str) -> None:
         files = list_files(spark, sink["path"])
     aborted, markers = offsets_without_records(read, planned, isolation,
                                               lambda: read_count(source_frame("read_uncommitted", split)))
-    stop.set()
-    emit("PROGRESS", {"done": planned})
-    emit("RESULT", {"read": read, "written": written, "files": files, "aborted": aborted, "markers": markers,
-                    "processing_s": round(time.perf_counter() - started, 3)})
+    return {"read": read, "written": written, "files": files, "aborted": aborted, "markers": markers}
+
+
+def main(spec_path: str) -> None:
+    """One replay in a Spark application of its own (the resident driver, jobs/driver.py, is how the console
+    runs them): handy to run a spec by hand with spark-submit."""
+    spec = json.loads(Path(spec_path).read_text())
+    spark = SparkSession.builder.appName(job_group(spec)).getOrCreate()
+    spark.sparkContext.setLogLevel("WARN")
+    spark.sparkContext.setJobGroup(job_group(spec), "replay", interruptOnCancel=True)
+    print_line("RESULT", run(spark, spec, print_line))
     spark.stop()
 
 

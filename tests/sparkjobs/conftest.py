@@ -155,3 +155,26 @@ def on_cluster(cluster_queue, monkeypatch):
 
     monkeypatch.setattr(services, "_enqueue", lambda job_id: run_replay.apply_async((job_id,), queue=cluster_queue))
     return cluster_queue
+
+
+def driver_runs(pid: int, job_id: int) -> bool:
+    """Whether the test workers' resident Spark driver `pid` still runs the replay `job_id` (False once the driver
+    has cancelled it, or has stopped)."""
+    from django.test import override_settings
+
+    from sparkjobs import runner
+    from tests.conftest import WORKER_REPLAY_DIR
+
+    with override_settings(REPLAY_OUTPUT_DIR=str(WORKER_REPLAY_DIR)):
+        for driver in runner.running_drivers():
+            if driver.pid == pid:
+                answer = driver.ask({"ping": True})
+                return answer is not None and str(job_id) in answer["jobs"]
+    return False
+
+
+def wait_driver_done(pid: int, job_id: int, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while driver_runs(pid, job_id):
+        assert time.monotonic() < deadline, f"the Spark driver {pid} still runs replay #{job_id}"
+        time.sleep(0.3)

@@ -1,4 +1,6 @@
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from console.errors import ConsoleError
 from sparkjobs import bounds
@@ -99,20 +101,49 @@ def test_offsets_without_records_are_told_apart(read, planned, isolation, uncomm
     assert offsets_without_records(read, planned, isolation, count_uncommitted) == expected
 
 
-def test_the_first_replay_dumps_a_class_archive_and_later_ones_map_it(settings, tmp_path):
-    from sparkjobs.runner import _settle_archive, class_archive, spark_submit_command
+def test_a_driver_is_told_apart_by_master_memory_jars_and_code(settings, monkeypatch, tmp_path):
+    from sparkjobs import runner
 
-    settings.REPLAY_OUTPUT_DIR = str(tmp_path)
-    spec = tmp_path / "spec.json"
-    spec.write_text('{"sink": {"kind": "parquet", "path": "/x"}}')
-    command = spark_submit_command(spec)
-    dump = next(c for c in command if "ArchiveClassesAtExit" in c).split("ArchiveClassesAtExit=")[1].split()[0]
-    assert dump.endswith(".tmp")
+    jars = ["/j/kafka.jar"]
+    settings.SPARK_MASTER, settings.SPARK_DRIVER_MEMORY = "local[*]", "1g"
+    first = runner.driver_fingerprint(jars)
+    assert runner.driver_fingerprint(jars) == first
+    assert runner.driver_fingerprint(jars + ["/j/avro.jar"]) != first
+    settings.SPARK_MASTER = "spark://127.0.0.1:7077"
+    assert runner.driver_fingerprint(jars) != first
+    settings.SPARK_MASTER, settings.SPARK_DRIVER_MEMORY = "local[*]", "2g"
+    assert runner.driver_fingerprint(jars) != first
+    settings.SPARK_DRIVER_MEMORY = "1g"
+    changed = tmp_path / "replay.py"  # a deploy that changes the replay application
+    changed.write_text(runner.APP.read_text() + "\n# changed\n")
+    monkeypatch.setattr(runner, "APP", changed)
+    assert runner.driver_fingerprint(jars) != first
 
-    (tmp_path / "spark-cds" / dump.rsplit("/", 1)[1]).write_bytes(b"archive")  # what the JVM writes at exit
-    _settle_archive(command, keep=True)
 
-    archive, options = class_archive()
-    assert archive.read_bytes() == b"archive" and list(archive.parent.iterdir()) == [archive]
-    assert options[0] == f"-XX:SharedArchiveFile={archive}"
-    assert any(f"SharedArchiveFile={archive}" in c for c in spark_submit_command(spec))
+def test_a_replay_the_driver_lacks_the_jars_for_is_refused_with_the_fix(settings):
+    from sparkjobs import runner
+    from sparkjobs.runner import SPARK_AVRO_JARS, SPARK_S3A_JARS
+
+    kafka_only = ["/x/kafka.jar"]
+    s3a = {"sink": {"kind": "parquet", "path": "s3a://bucket/out"}}
+    typed = {"sink": {"kind": "parquet", "path": "/tmp/out", "typed": True}}
+    assert "s3a (hadoop-aws) jars are missing" in runner.missing_jars(s3a, kafka_only)
+    assert "Avro jars are missing" in runner.missing_jars(typed, kafka_only)
+    assert "make deps" in runner.missing_jars(typed, kafka_only)
+    assert runner.missing_jars(s3a, kafka_only + [f"{SPARK_S3A_JARS}/hadoop-aws.jar"]) == ""
+    assert runner.missing_jars(typed, kafka_only + [f"{SPARK_AVRO_JARS}/spark-avro.jar"]) == ""
+    assert runner.missing_jars({"sink": {"kind": "topic"}}, kafka_only) == ""
+
+
+@given(st.lists(st.tuples(st.text(min_size=1), st.one_of(st.none(), st.binary())), min_size=1, max_size=5))
+def test_headers_cross_to_the_topic_sink_unchanged(headers):
+    """What Spark's to_json writes for the headers column (binary as base64, a null value left out) comes back as
+    the same pairs."""
+    import base64
+    import json
+
+    from sparkjobs.jobs.replay import header_pairs
+
+    text = json.dumps([{"key": k} if v is None else {"key": k, "value": base64.b64encode(v).decode()}
+                       for k, v in headers])
+    assert header_pairs(text) == headers

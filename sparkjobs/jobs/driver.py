@@ -1,0 +1,178 @@
+"""The resident Spark driver: one long-lived Spark application that runs the console's replays, so each replay
+finds a started session and a JVM whose JIT has already compiled the read and write paths (a fresh spark-submit
+per replay spent seconds starting and ran its first millions of records interpreted).
+
+    spark-submit ... sparkjobs/jobs/driver.py STATE_FILE OWNER_PID IDLE_SECONDS
+
+It imports no Django. It listens on a TCP port of 127.0.0.1 that it writes, with its process ids and the token
+it got in its CONSOLE_DRIVER_TOKEN environment variable, into STATE_FILE (mode 0600, so only the worker's user
+can read it); every request must carry that token.
+Requests are one JSON line each:
+
+    {"token": ..., "run": "/path/spec.json"}   runs a replay; answers its CONSOLE-PROGRESS / CONSOLE-RESULT lines,
+                                              any error's text, then CONSOLE-END {"state": ...}. A line "cancel"
+                                              from the client, or the client going away, cancels the replay.
+    {"token": ..., "cancel": JOB_ID}          cancels that job's replay if it runs here; answers {"running": bool}
+    {"token": ..., "ping": true}              answers {"pid": ..., "jobs": [...]}
+
+It stops by itself once idle for IDLE_SECONDS or once OWNER_PID (the worker process that started it) has gone,
+after its running replays end, so no driver outlives the worker that uses it for long.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import json
+import os
+import socket
+import sys
+import threading
+import time
+import traceback
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+
+import replay
+
+
+class Driver:
+    def __init__(self, spark: SparkSession, token: str):
+        self.spark, self.token = spark, token
+        self.jobs: dict[str, str] = {}  # job id -> job group, of the replays running now
+        self.lock = threading.Lock()
+        self.last_active = time.monotonic()
+
+    def serve(self, connection: socket.socket) -> None:
+        with connection, connection.makefile("rwb") as stream:
+            try:
+                request = json.loads(stream.readline() or b"{}")
+            except ValueError:
+                return
+            if not hmac.compare_digest(str(request.get("token", "")).encode(), self.token.encode()):
+                return
+            if "ping" in request:
+                with self.lock:
+                    self._answer(stream, {"pid": os.getppid(), "jobs": sorted(self.jobs)})
+            elif "cancel" in request:
+                with self.lock:
+                    group = self.jobs.get(str(request["cancel"]))
+                if group is not None:
+                    self.spark.sparkContext.cancelJobGroup(group)
+                self._answer(stream, {"running": group is not None})
+            elif "run" in request:
+                self.run(stream, connection, request["run"])
+
+    @staticmethod
+    def _answer(stream, payload: dict) -> None:
+        stream.write(json.dumps(payload).encode() + b"\n")
+        stream.flush()
+
+    def run(self, stream, connection: socket.socket, spec_path: str) -> None:
+        spec = json.loads(Path(spec_path).read_text())
+        job, group = str(spec["job_id"]), replay.job_group(spec)
+        sending = threading.Lock()
+        cancelled = threading.Event()
+        gone = threading.Event()
+
+        def send(text: str) -> None:
+            with sending:
+                if gone.is_set():
+                    return
+                try:
+                    stream.write(text.encode("utf-8", "replace") + b"\n")
+                    stream.flush()
+                except OSError:
+                    gone.set()
+
+        def emit(kind: str, payload: dict) -> None:
+            send(f"CONSOLE-{kind} {json.dumps(payload)}")
+
+        def watch() -> None:
+            # Anything the client sends now is a cancel, and so is its going away (a killed worker).
+            try:
+                connection.recv(64)
+            except OSError:
+                pass
+            if not finished.is_set():
+                cancelled.set()
+                self.spark.sparkContext.cancelJobGroup(group)
+
+        finished = threading.Event()
+        with self.lock:
+            if job in self.jobs:
+                send(f"Replay {job} already runs in this driver.")
+                emit("END", {"state": "failed"})
+                return
+            self.jobs[job] = group
+        self.spark.sparkContext.setJobGroup(group, f"replay {job}", interruptOnCancel=True)
+        threading.Thread(target=watch, daemon=True).start()
+        try:
+            result = replay.run(self.spark, spec, emit)
+            emit("RESULT", result)
+            state = "succeeded"
+        except Exception:
+            for line in traceback.format_exc().splitlines():
+                send(line)
+            state = "cancelled" if cancelled.is_set() else "failed"
+        finally:
+            finished.set()
+            self.spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+            with self.lock:
+                self.jobs.pop(job, None)
+                self.last_active = time.monotonic()
+        emit("END", {"state": state})
+        with contextlib.suppress(OSError):  # wakes the watcher's recv; a close alone would not end the connection
+            connection.shutdown(socket.SHUT_RDWR)
+
+    def idle_for(self) -> float:
+        with self.lock:
+            return 0.0 if self.jobs else time.monotonic() - self.last_active
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    status = Path(f"/proc/{pid}/status")
+    return not status.exists() or "zombie" not in status.read_text().lower()
+
+
+def main(state_file: str, owner: int, idle_s: float) -> None:
+    spark = SparkSession.builder.appName("console-replay-driver").getOrCreate()
+    spark.sparkContext.setLogLevel("WARN")
+    token = os.environ.pop("CONSOLE_DRIVER_TOKEN")
+    driver = Driver(spark, token)
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(1.0)
+    state = Path(state_file)
+    temporary = state.with_name(state.name + f".{os.getpid()}")
+    temporary.write_text(json.dumps({"pid": os.getppid(), "python_pid": os.getpid(),
+                                     "port": listener.getsockname()[1], "token": token}))
+    temporary.chmod(0o600)
+    os.replace(temporary, state)
+    print(f"console replay driver listening on 127.0.0.1:{listener.getsockname()[1]}", flush=True)
+    try:
+        while driver.idle_for() < idle_s and (_alive(owner) or driver.idle_for() == 0.0):
+            try:
+                connection, _ = listener.accept()
+            except TimeoutError:
+                continue
+            threading.Thread(target=driver.serve, args=(connection,), daemon=True).start()
+    finally:
+        listener.close()
+        try:
+            if json.loads(state.read_text()).get("python_pid") == os.getpid():
+                state.unlink()
+        except (OSError, ValueError):
+            pass
+        print("console replay driver stopping (idle, or its worker has gone)", flush=True)
+        spark.stop()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], int(sys.argv[2]), float(sys.argv[3]))

@@ -114,7 +114,7 @@ test: test-deps
 	bash console/devstack/pytest.sh $(PY) -m pytest $(PYTEST_ARGS)
 
 # The tests that touch the database, against whatever DATABASE_URL names (CI: a local PostgreSQL). The slow
-# drills (broker restarts, process supervision), the Spark replays (minutes of spark-submit around a few
+# drills (broker restarts, process supervision), the Spark replays (minutes of Spark around a few
 # job-row updates), the browser walks (the same views the view tests cover) and the comparisons with Kafka's
 # tools (a JVM per command around the same audit rows) touch the database only in passing and ran in `make test`;
 # so do the other broker tests, but for those whose point is what they store (marked postgres in tests/conftest.py).

@@ -104,22 +104,27 @@ script: 2.5 s until Python runs (two JVMs: spark-submit's launcher, then the dri
 pyspark's jars, and interpreted). The topic sink paid the same read, persist and counts, then sent each record
 through a Python Row with attribute access and `poll(0)` per record, in librdkafka's small default batches.
 
-What changed: the range is read once, never persisted; the file writers count it with Spark's observed
-metrics while writing (before and after the filter), the topic sink's Python tasks count what they read and
-wrote (the filter is a column, so a dropped record crosses without its key, value and headers); the consumer
-fetches in large batches; the range is split into a few tasks per core, none under 50,000 records; the
-topic sink's producers batch up to 100,000 records (lz4, 50 ms linger) and poll every 2,000 records; the
-driver maps a class-data-sharing archive of the classes a replay loads (dumped by the first replay on the
-machine), which took the session's creation in the script from 8.2 s to 5.9 s after launch.
+What changed, in two steps. First, in the application: the range is read once, never persisted; the file
+writers count it with Spark's observed metrics while writing (before and after the filter), the topic sink's
+Python tasks count what they read and wrote (the filter is a column, so a dropped record crosses without its
+key, value and headers); the consumer fetches in large batches; the range is split into a few tasks per core,
+none under 50,000 records; the topic sink's producers batch up to 100,000 records (lz4, 50 ms linger) and poll
+every 2,000 records. That gave 72,780 records/s to Parquet and 35,779 to a topic with a start-up of 7 s: one
+spark-submit per replay still used about 34 s of CPU for a 21 s Parquet run, most of it interpreting and
+JIT-compiling the read and write paths on the same two cores.
 
-The issue's goals (250,000 records/s to Parquet, 150,000 to a topic, start-up under 6 s) are not met on this
-machine. What remains, measured with the same 1,000,000 records: the replay JVM used about 34 s of CPU for a 21 s
-Parquet run (the broker 2 s): the read and write paths run interpreted until the JIT has compiled them, and
-compiling them takes CPU on the same two cores. With the JIT limited to C1 (`-XX:TieredStopAtLevel=1`) start-up
-fell to 5.1 s but processing rose from 14.4 s to 17.1 s (Parquet) and from 22.5 s to 30.3 s (topic), so C2
-stays; the parallel collector instead of G1 changed nothing measurable. Reaching the issue's rates would take a
-warm JVM, i.e. a resident driver (a Spark Connect server) instead of one spark-submit per replay, and for the
-topic sink Arrow batches (`mapInArrow`, which needs pyarrow, not installed here) instead of pickled rows."""
+Second, where replays run: one resident Spark driver per worker machine (`sparkjobs/jobs/driver.py`) takes
+every replay, so each finds the session up and the paths compiled. In that warm JVM (same 1,000,000 records,
+one session, timed per action): a count of the range 2.0-2.6 s, a Parquet write of it 3.5-4.6 s, and the
+topic sink's Arrow transfer alone 10-13 s, against 2.9-4.2 s once the headers column was left out. Spark's
+Arrow writer is that slow on an array of structs even when every array is empty, so the topic sink now gets
+the headers as one JSON text per record (null when there are none): 3.2 s. The Python side, moved from
+pickled Rows (`rdd.mapPartitions`) to Arrow batches (`mapInArrow`, a column to Python objects at once),
+produces about 270,000 records/s per task alone (`write_task` timed outside Spark). Parquet compression
+(none, lz4_raw) and disabling dictionaries changed nothing beyond the run-to-run noise (±1 s).
+
+Still as measured: the first large replay in a new driver runs with cold paths (round 1 above); a driver
+starts in about 8 s, paid by the first replay after the worker starts or after `REPLAY_DRIVER_IDLE_S` idle."""
 
 
 def main() -> None:

@@ -236,7 +236,13 @@ def run(spec_path: Path, log_path: Path, *, on_progress, should_cancel, on_start
             on_start(driver.pid)
         log.write(f"[console] running in the Spark driver {driver.pid} (its own log: {driver.log_path})\n")
         log.flush()
-        connection = driver.request({"run": str(spec_path)}, timeout=None)
+        try:
+            connection = driver.request({"run": str(spec_path)}, timeout=None)
+        except OSError:  # it answered a moment ago and has stopped since (idle): a new one
+            driver = ensure_driver()
+            if on_start is not None:
+                on_start(driver.pid)
+            connection = driver.request({"run": str(spec_path)}, timeout=None)
         lines: queue.Queue = queue.Queue()
 
         def read() -> None:

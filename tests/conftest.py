@@ -296,8 +296,13 @@ def produce(kafka_node):
     def send(topic: str, records: list[tuple]) -> None:
         producer = Producer({"bootstrap.servers": kafka_node.bootstrap, "linger.ms": 5})
         for partition, key, value, headers in records:
-            producer.produce(topic, key=key, value=value, partition=partition, headers=headers or None)
-        assert producer.flush(15) == 0
+            while True:
+                try:
+                    producer.produce(topic, key=key, value=value, partition=partition, headers=headers or None)
+                    break
+                except BufferError:  # a large batch fills the local queue: wait for deliveries
+                    producer.poll(0.1)
+        assert producer.flush(30) == 0
 
     return send
 

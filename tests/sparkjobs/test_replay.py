@@ -1,4 +1,4 @@
-"""Replays end to end: real broker, real Celery worker, real spark-submit with Spark's Kafka source."""
+"""Replays end to end: real broker, real Celery worker, the resident Spark driver with Spark's Kafka source."""
 
 import json
 from pathlib import Path
@@ -47,22 +47,22 @@ def test_filter_to_parquet_keeps_bytes_and_headers(replay_env, operator_actor, s
     assert (job.records_read, job.records_written) == (20, 5)
 
 
-def test_cancel_stops_the_spark_driver(replay_env, operator_actor, source):
-    job = _submit(operator_actor, source)
-    for _ in range(120):
-        job.refresh_from_db()
-        if job.state == "running":
-            break
-        import time
+def test_cancel_stops_the_replays_spark_jobs(replay_env, operator_actor, topic_factory, produce):
+    from tests.sparkjobs.conftest import wait_driver_done, wait_running
 
-        time.sleep(0.25)
+    # Large enough that the warm resident driver is still writing when the cancel arrives.
+    topic = topic_factory("replay-cancel", partitions=2)
+    produce(topic, [(n % 2, None, b"c" * 100, None) for n in range(400_000)])
+    job = wait_running(_submit(operator_actor, topic))
     replay_cancel(actor=operator_actor, job_id=job.pk, reason="wrong range")
 
     job = wait_finished(job, timeout=60)
 
-    assert job.state == "cancelled"
+    assert job.state == "cancelled", job.error
+    wait_driver_done(job.driver_pid, job.pk, timeout=10)
     assert AuditEvent.objects.filter(action="replay.run", outcome="failure", correlation_id=job.correlation_id).exists()
     assert AuditEvent.objects.filter(action="replay.cancel").exists()
+    assert "cancelling the replay's Spark jobs" in Path(job.log_path).read_text()
 
 
 def test_a_failing_job_is_reported_with_the_spark_error(replay_env, operator_actor, source):

@@ -29,9 +29,13 @@ def operator_actor(make_user, local_cluster):
 
 @pytest.fixture
 def big_source(topic_factory, produce):
+    """Large enough that the warm resident driver is still at work when the worker is killed."""
     topic = topic_factory("replay-fault", partitions=2)
-    produce(topic, [(p, None, b"x" * 50, None) for p in (0, 1) for _ in range(200)])
+    produce(topic, [(n % 2, None, b"x" * 50, None) for n in range(BIG)])
     return topic
+
+
+BIG = 400_000
 
 
 def _submit(actor, topic, cluster="local"):
@@ -70,7 +74,7 @@ def test_a_replay_whose_worker_is_killed_is_failed_audited_and_its_driver_stoppe
     monkeypatch.undo()
     settings.REPLAY_OUTPUT_DIR = str(replay_env)
     retry = wait_finished(_submit(operator_actor, big_source))
-    assert retry.state == ReplayJob.State.SUCCEEDED and retry.records_written == 400, retry.error
+    assert retry.state == ReplayJob.State.SUCCEEDED and retry.records_written == BIG, retry.error
 
 
 def test_redis_down_at_submit_fails_the_job_at_once_and_a_retry_works(replay_env, redis_node, operator_actor,

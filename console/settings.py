@@ -272,6 +272,7 @@ SPARK_DRIVER_MEMORY = env("SPARK_DRIVER_MEMORY", default="1g")
 # Replays run in one resident Spark driver per worker machine (sparkjobs/jobs/driver.py); it stops after this many
 # idle seconds, or when the worker process that started it has gone.
 REPLAY_DRIVER_IDLE_S = env.float("REPLAY_DRIVER_IDLE_S", default=1800.0)
+REPLAY_DRIVER_PRESTART = env.bool("REPLAY_DRIVER_PRESTART", default=True)  # started as a worker comes up
 REPLAY_DRIVER_START_TIMEOUT_S = env.float("REPLAY_DRIVER_START_TIMEOUT_S", default=180.0)
 REPLAY_OUTPUT_DIR = env("REPLAY_OUTPUT_DIR", default=str(BASE_DIR / ".data" / "replays"))
 # File sinks may also write to s3a://BUCKET/PREFIX (the replay form's output location): a local folder on a

@@ -13,7 +13,7 @@ Requests are one JSON line each:
                                               any error's text, then CONSOLE-END {"state": ...}. A line "cancel"
                                               from the client, or the client going away, cancels the replay.
     {"token": ..., "cancel": JOB_ID}          cancels that job's replay if it runs here; answers {"running": bool}
-    {"token": ..., "ping": true}              answers {"pid": ..., "jobs": [...]}
+    {"token": ..., "ping": true}              answers {"pid": ..., "jobs": [...], "warming": bool}
 
 It stops by itself once idle for IDLE_SECONDS or once OWNER_PID (the worker process that started it) has gone,
 after its running replays end, so no driver outlives the worker that uses it for long.
@@ -25,6 +25,7 @@ import contextlib
 import hmac
 import json
 import os
+import shutil
 import socket
 import sys
 import threading
@@ -43,6 +44,7 @@ class Driver:
         self.jobs: dict[str, str] = {}  # job id -> job group, of the replays running now
         self.lock = threading.Lock()
         self.last_active = time.monotonic()
+        self.warming = threading.Event()
 
     def serve(self, connection: socket.socket) -> None:
         with connection, connection.makefile("rwb") as stream:
@@ -54,7 +56,8 @@ class Driver:
                 return
             if "ping" in request:
                 with self.lock:
-                    self._answer(stream, {"pid": os.getppid(), "jobs": sorted(self.jobs)})
+                    self._answer(stream, {"pid": os.getppid(), "jobs": sorted(self.jobs),
+                                          "warming": self.warming.is_set()})
             elif "cancel" in request:
                 with self.lock:
                     group = self.jobs.get(str(request["cancel"]))
@@ -131,6 +134,43 @@ class Driver:
             return 0.0 if self.jobs else time.monotonic() - self.last_active
 
 
+def warm_up(spark: SparkSession) -> None:
+    """Runs a replay's write paths (Parquet, and Arrow batches to Python) over generated rows shaped like Kafka's,
+    once, in the background: the JIT compiles them before a replay needs them. Kafka's read path stays cold."""
+    from pyspark.sql import functions as F
+
+    spark.sparkContext.setJobGroup("console-warm-up", "warm-up", interruptOnCancel=True)
+    headers = "cast(array() as array<struct<key:string,value:binary>>)"
+    rows = spark.range(0, 400_000, numPartitions=spark.sparkContext.defaultParallelism).select(
+        F.lit("warm-up").alias("topic"), (F.col("id") % 4).cast("int").alias("partition"), F.col("id").alias("offset"),
+        F.current_timestamp().alias("timestamp"), F.col("id").cast("string").cast("binary").alias("key"),
+        F.expr("cast(repeat('x', 200) as binary)").alias("value"), F.expr(headers).alias("headers"))
+    rows.write.format("noop").mode("overwrite").save()
+    target = Path(spark.conf.get("spark.local.dir", "/tmp").split(",")[0]) / f"warm-up-{os.getpid()}"
+    try:
+        replay.counted(rows, "warm-up")[0].write.mode("overwrite").parquet(str(target))
+    finally:
+        shutil.rmtree(target, ignore_errors=True)
+
+    def count(batches):
+        import pyarrow as pa
+
+        yield pa.RecordBatch.from_pydict({"n": [sum(batch.num_rows for batch in batches)]})
+
+    rows.select("key", "value", F.when(F.size("headers") > 0, F.to_json("headers")).alias("headers"), "partition",
+                F.lit(True).alias("keep")).mapInArrow(count, "n long").collect()
+
+
+def _warm_up_quietly(driver: Driver) -> None:
+    driver.warming.set()
+    try:
+        warm_up(driver.spark)
+    except Exception:  # a replay runs as well without it, only slower at first
+        traceback.print_exc()
+    finally:
+        driver.warming.clear()
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -156,6 +196,7 @@ def main(state_file: str, owner: int, idle_s: float) -> None:
     temporary.chmod(0o600)
     os.replace(temporary, state)
     print(f"console replay driver listening on 127.0.0.1:{listener.getsockname()[1]}", flush=True)
+    threading.Thread(target=_warm_up_quietly, args=(driver,), daemon=True, name="warm-up").start()
     try:
         while driver.idle_for() < idle_s and (_alive(owner) or driver.idle_for() == 0.0):
             try:

@@ -73,3 +73,17 @@ def test_an_idle_driver_stops_by_itself_and_leaves_no_state(settings, tmp_path):
         assert time.monotonic() < deadline, "the idle driver is still running"
         time.sleep(0.5)
     assert not state.exists() and runner.running_drivers() == []
+
+
+def test_a_worker_starts_its_driver_as_it_comes_up(celery_worker_process, settings):
+    from sparkjobs import runner
+    from tests.conftest import WORKER_REPLAY_DIR
+
+    settings.REPLAY_OUTPUT_DIR = str(WORKER_REPLAY_DIR)
+    deadline = time.monotonic() + 120
+    while not runner.running_drivers():
+        assert time.monotonic() < deadline, "the session's worker started no Spark driver"
+        time.sleep(0.5)
+    driver = runner.running_drivers()[0]
+    # Its owner, whose going stops it, is the worker.
+    assert Path(f"/proc/{driver.pid}/cmdline").read_bytes().split(b"\0")[-3] == str(celery_worker_process.pid).encode()

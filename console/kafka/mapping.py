@@ -56,6 +56,15 @@ for _name, _bucket in (("UNKNOWN_TOPIC_ID", _TOPIC_NOT_FOUND), ("GROUP_ID_NOT_FO
 _GROUP_NOT_FOUND = {getattr(KafkaError, "GROUP_ID_NOT_FOUND", -10_000)}
 
 
+_COORDINATOR_MOVING = {"COORDINATOR_LOAD_IN_PROGRESS", "NOT_COORDINATOR", "COORDINATOR_NOT_AVAILABLE"}
+
+
+def coordinator_moving(outcome) -> bool:
+    """Whether a group request's outcome is the coordinator loading or moving: the broker answered, and the same
+    request succeeds a moment later."""
+    return isinstance(outcome, errors.ClusterUnavailable) and outcome.code in _COORDINATOR_MOVING
+
+
 def kafka_error_to_exception(err: KafkaError, *, cluster: str = "", timeout: float = 0.0) -> errors.KafkaGatewayError:
     code = err.code()
     name = err.name() or str(code)

@@ -4,7 +4,7 @@ import pytest
 from confluent_kafka import KafkaError, KafkaException
 
 from console.kafka import errors
-from console.kafka.mapping import map_exception
+from console.kafka.mapping import kafka_error_to_exception, map_exception
 
 
 @pytest.mark.parametrize(
@@ -57,3 +57,15 @@ def test_partition_errors_list_each_failed_partition():
     assert exc.message.startswith("12 partition(s) failed: orders-0: not leader, orders-1: not leader")
     assert exc.message.endswith("and 2 more")
     assert len(exc.errors) == 12
+
+
+@pytest.mark.parametrize("code, moving", [
+    (KafkaError.COORDINATOR_LOAD_IN_PROGRESS, True), (KafkaError.NOT_COORDINATOR, True),
+    (KafkaError.COORDINATOR_NOT_AVAILABLE, True), (KafkaError._TRANSPORT, False), (KafkaError._TIMED_OUT, False),
+    (KafkaError.GROUP_AUTHORIZATION_FAILED, False),
+])
+def test_a_coordinator_loading_or_moving_is_told_from_a_cluster_that_does_not_answer(code, moving):
+    from console.kafka.mapping import coordinator_moving
+
+    assert coordinator_moving(kafka_error_to_exception(KafkaError(code), cluster="c", timeout=3)) is moving
+    assert coordinator_moving(None) is False

@@ -31,8 +31,8 @@ APP = Path(__file__).resolve().parent / "jobs" / "replay.py"
 DRIVER_APP = APP.with_name("driver.py")
 # The topic sink's transactional writer runs in Spark's executors, which get it as a file of its own.
 SINK = Path(__file__).resolve().parent.parent / "console" / "kafka" / "spark_sink.py"
-# Registry decoding in the executors: the gateway's registry module and what it imports, without Django.
-GATEWAY_MODULES = ("__init__.py", "errors.py", "types.py", "registry.py")
+# In the executors: the gateway's registry decoding and error codes, and what they import, without Django.
+GATEWAY_MODULES = ("__init__.py", "errors.py", "types.py", "registry.py", "mapping.py")
 _LINE = re.compile(r"^CONSOLE-(PROGRESS|RESULT|END) (\{.*\})\s*$")
 _ERROR = re.compile(r"((?:[\w$]+\.)*[\w$]*(?:Exception|Error)): (.+)")
 # Kafka's client timing out, or Spark's executor giving up polling a partition that returns nothing.
@@ -67,9 +67,12 @@ def driver_jars() -> list[str]:
 
 def missing_jars(spec: dict, jars: list[str]) -> str:
     """Why the driver cannot run `spec` (a connector it was started without), or ''."""
-    if str(spec["sink"].get("path", "")).startswith("s3a://") and not any(j.startswith(f"{SPARK_S3A_JARS}/") for j in jars):
+    def has(folder: Path) -> bool:
+        return any(j.startswith(f"{folder}/") for j in jars)
+
+    if str(spec["sink"].get("path", "")).startswith("s3a://") and not has(SPARK_S3A_JARS):
         return MSG_NO_JARS.format(what="s3a (hadoop-aws)", path=SPARK_S3A_JARS)
-    if spec["sink"].get("typed") and not any(j.startswith(f"{SPARK_AVRO_JARS}/") for j in jars):
+    if spec["sink"].get("typed") and not has(SPARK_AVRO_JARS):
         return MSG_NO_JARS.format(what="Avro", path=SPARK_AVRO_JARS)
     return ""
 
@@ -118,7 +121,6 @@ class Driver:
     pid: int  # spark-submit's JVM, the leader of the driver's process group
     port: int
     token: str
-    jars: tuple[str, ...]
     log_path: Path
 
     def request(self, payload: dict, timeout: float = 5.0) -> socket.socket:
@@ -139,26 +141,26 @@ def driver_home() -> Path:
     return Path(settings.REPLAY_OUTPUT_DIR) / "driver"
 
 
-def _read_driver(state: Path, jars: list[str], log_path: Path) -> Driver | None:
+def _read_driver(state: Path) -> Driver | None:
     try:
         found = json.loads(state.read_text())
-        driver = Driver(int(found["pid"]), int(found["port"]), str(found["token"]), tuple(jars), log_path)
+        driver = Driver(int(found["pid"]), int(found["port"]), str(found["token"]), state.with_suffix(".log"))
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return driver if driver.ask({"ping": True}) is not None else None
 
 
-def ensure_driver() -> Driver:
-    """The running driver for this worker's settings, started if there is none (one per machine and settings:
-    worker processes agree through a lock file). Raises RuntimeError if it cannot start."""
-    jars = driver_jars()
+def ensure_driver(jars: list[str] | None = None) -> Driver:
+    """The running driver for this worker's settings and `jars` (driver_jars()), started if there is none (one per
+    machine and settings: worker processes agree through a lock file). Raises RuntimeError if it cannot start."""
+    jars = driver_jars() if jars is None else jars
     fingerprint = driver_fingerprint(jars)
     folder = driver_home()
     folder.mkdir(parents=True, exist_ok=True)
     state, log_path = folder / f"{fingerprint}.json", folder / f"{fingerprint}.log"
     with open(folder / f"{fingerprint}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        driver = _read_driver(state, jars, log_path)
+        driver = _read_driver(state)
         if driver is not None:
             return driver
         state.unlink(missing_ok=True)
@@ -173,7 +175,7 @@ def ensure_driver() -> Driver:
             if process.poll() is not None:
                 tail = log_path.read_text(errors="replace").splitlines()[-400:]
                 raise RuntimeError(f"The Spark driver did not start. {failure_sentence(tail)} Its log: {log_path}")
-            driver = _read_driver(state, jars, log_path)
+            driver = _read_driver(state)
             if driver is not None:
                 return driver
             time.sleep(0.2)
@@ -186,7 +188,7 @@ def running_drivers() -> list[Driver]:
     """The drivers this machine's workers started that still answer (for the reaper and for shutting down)."""
     found = []
     for state in sorted(driver_home().glob("*.json")):
-        driver = _read_driver(state, [], state.with_suffix(".log"))
+        driver = _read_driver(state)
         if driver is not None:
             found.append(driver)
     return found
@@ -228,21 +230,13 @@ def run(spec_path: Path, log_path: Path, *, on_progress, should_cancel, on_start
     with open(log_path, "w") as log:
         log.write("[console] finding or starting the resident Spark driver\n")
         log.flush()
-        driver = ensure_driver()
-        missing = missing_jars(json.loads(spec_path.read_text()), list(driver.jars))
+        jars = driver_jars()
+        missing = missing_jars(json.loads(spec_path.read_text()), jars)
         if missing:
             return {"state": "failed", "result": None, "error": missing}
-        if on_start is not None:
-            on_start(driver.pid)
+        driver, connection = _hand_over(spec_path, jars, on_start)
         log.write(f"[console] running in the Spark driver {driver.pid} (its own log: {driver.log_path})\n")
         log.flush()
-        try:
-            connection = driver.request({"run": str(spec_path)}, timeout=None)
-        except OSError:  # it answered a moment ago and has stopped since (idle): a new one
-            driver = ensure_driver()
-            if on_start is not None:
-                on_start(driver.pid)
-            connection = driver.request({"run": str(spec_path)}, timeout=None)
         lines: queue.Queue = queue.Queue()
 
         def read() -> None:
@@ -295,6 +289,19 @@ def run(spec_path: Path, log_path: Path, *, on_progress, should_cancel, on_start
         return {"state": "failed", "result": result,
                 "error": MSG_DRIVER_GONE.format(reason=failure_sentence(tail), log=driver.log_path)}
     return {"state": "failed", "result": result, "error": failure_sentence(tail)}
+
+
+def _hand_over(spec_path: Path, jars: list[str], on_start) -> tuple[Driver, socket.socket]:
+    """(driver, connection) once the driver has the replay."""
+    driver = ensure_driver(jars)
+    try:
+        connection = driver.request({"run": str(spec_path)}, timeout=None)
+    except OSError:  # it answered a moment ago and has stopped since (idle): a new one, once
+        driver = ensure_driver(jars)
+        connection = driver.request({"run": str(spec_path)}, timeout=None)
+    if on_start is not None:
+        on_start(driver.pid)
+    return driver, connection
 
 
 def stop_orphan(pid: int, job_id: int) -> bool:

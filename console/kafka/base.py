@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
 from typing import TypeVar
 
 from confluent_kafka.admin import AdminClient
@@ -10,10 +12,11 @@ from confluent_kafka.admin import AdminClient
 from console.kafka import client
 from console.kafka.errors import ClusterUnavailable, KafkaGatewayError, PartitionError, PartitionErrors
 from console.kafka.futures import future_result, futures_outcomes, futures_results
-from console.kafka.mapping import explain_unavailable, map_exception
+from console.kafka.mapping import coordinator_moving, explain_unavailable, map_exception
 from console.kafka.types import GatewayFace
 
 T = TypeVar("T")
+K = TypeVar("K")
 
 
 class AdminBase(GatewayFace):
@@ -43,6 +46,22 @@ class AdminBase(GatewayFace):
 
     def _wait_each(self, futures):
         return futures_outcomes(futures, cluster=self.cluster, timeout=self.timeout)
+
+    def _wait_each_settled(self, send: Callable[[list[K]], Mapping[K, Future]], keys: list[K]) -> dict:
+        """Each key's outcome (its result or its error) of the requests `send(keys)` makes; keys whose group
+        coordinator was loading or moving are sent again, after a growing pause, until the call's timeout."""
+        deadline, pause = time.monotonic() + self.timeout, 0.1
+        outcomes: dict = {}
+        pending = list(keys)
+        while pending:
+            fetched = self._wait_each(send(pending))
+            outcomes.update(fetched)
+            pending = [key for key, outcome in fetched.items() if coordinator_moving(outcome)]
+            if not pending or time.monotonic() + pause >= deadline:
+                break
+            time.sleep(pause)
+            pause = min(pause * 2, 1.0)
+        return outcomes
 
     def _raise_partition_failures(self, outcomes: dict) -> None:
         """Raises for failed partitions of a batch; the cluster counts as unreachable only if every one timed out."""

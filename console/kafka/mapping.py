@@ -56,13 +56,16 @@ for _name, _bucket in (("UNKNOWN_TOPIC_ID", _TOPIC_NOT_FOUND), ("GROUP_ID_NOT_FO
 _GROUP_NOT_FOUND = {getattr(KafkaError, "GROUP_ID_NOT_FOUND", -10_000)}
 
 
-_COORDINATOR_MOVING = {"COORDINATOR_LOAD_IN_PROGRESS", "NOT_COORDINATOR", "COORDINATOR_NOT_AVAILABLE"}
+# A group coordinator loading its share of __consumer_offsets (a broker just restarted) or moving: the broker
+# answered, and the same request succeeds a moment later.
+COORDINATOR_MOVING_CODES = frozenset({KafkaError.COORDINATOR_LOAD_IN_PROGRESS, KafkaError.NOT_COORDINATOR,
+                                      KafkaError.COORDINATOR_NOT_AVAILABLE})
+_COORDINATOR_MOVING_NAMES = frozenset(KafkaError(code).name() for code in COORDINATOR_MOVING_CODES)
 
 
 def coordinator_moving(outcome) -> bool:
-    """Whether a group request's outcome is the coordinator loading or moving: the broker answered, and the same
-    request succeeds a moment later."""
-    return isinstance(outcome, errors.ClusterUnavailable) and outcome.code in _COORDINATOR_MOVING
+    """Whether a group request's outcome is its coordinator loading or moving (see COORDINATOR_MOVING_CODES)."""
+    return isinstance(outcome, errors.ClusterUnavailable) and outcome.code in _COORDINATOR_MOVING_NAMES
 
 
 def kafka_error_to_exception(err: KafkaError, *, cluster: str = "", timeout: float = 0.0) -> errors.KafkaGatewayError:

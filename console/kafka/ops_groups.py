@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import time
-
 from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
 from confluent_kafka.admin import AdminClient
 
 from console.kafka.base import AdminBase
 from console.kafka.errors import MSG_GROUP_NOT_FOUND, ClusterUnavailable, GroupNotFound, KafkaGatewayError
-from console.kafka.mapping import coordinator_moving, kafka_error_to_exception
+from console.kafka.mapping import kafka_error_to_exception
 from console.kafka.types import BrokerInfo, GroupDescription, GroupListing, MemberInfo, PartitionRef
 
 _STATE_NAMES = {0: "Unknown", 1: "PreparingRebalance", 2: "CompletingRebalance", 3: "Stable", 4: "Dead", 5: "Empty"}
@@ -71,24 +69,14 @@ class GroupOps(AdminBase):
         unless every group failed because the cluster did not answer."""
 
         def run(admin: AdminClient) -> dict[str, dict[PartitionRef, int]]:
-            # A coordinator still loading its share of __consumer_offsets (a broker just restarted) or moving
-            # answers at once with an error that passes: its groups are asked again within the timeout.
-            deadline, pause = time.monotonic() + self.timeout, 0.1
-            outcomes: dict = {}
-            pending = list(group_ids)
-            while pending:
+            def send(groups: list[str]) -> dict:
                 futures = {}
-                for group_id in pending:
+                for group_id in groups:
                     futures.update(admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group_id)],
                                                                      request_timeout=self.timeout))
-                fetched = self._wait_each(futures)
-                outcomes.update(fetched)
-                pending = [group_id for group_id, outcome in fetched.items() if coordinator_moving(outcome)]
-                if pending and time.monotonic() + pause < deadline:
-                    time.sleep(pause)
-                    pause = min(pause * 2, 1.0)
-                else:
-                    break
+                return futures
+
+            outcomes = self._wait_each_settled(send, group_ids)
             if skip_failed and outcomes and all(isinstance(o, ClusterUnavailable) for o in outcomes.values()):
                 raise next(iter(outcomes.values()))
             offsets: dict[str, dict[PartitionRef, int]] = {}

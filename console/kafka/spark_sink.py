@@ -15,8 +15,11 @@ import os
 import time
 from dataclasses import dataclass
 
-from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient
+
+# In the executors from the gateway's zip (sparkjobs.runner.GATEWAY_MODULES), like the registry decoding.
+from console.kafka.mapping import COORDINATOR_MOVING_CODES
 
 # Long enough for one task's share of a large replay; a task killed with its transaction open is cleaned up by
 # its retry or by the driver's fencing when the job fails, not by waiting for this.
@@ -92,19 +95,15 @@ def write_task(rows, target: SinkTarget, task: int, *, crash_after: int | None =
         marker.close()
 
 
-_COORDINATOR_MOVING = {KafkaError.NOT_COORDINATOR, KafkaError.COORDINATOR_LOAD_IN_PROGRESS,
-                       KafkaError.COORDINATOR_NOT_AVAILABLE}
-
-
 def _committed(marker: Consumer, target: SinkTarget) -> int:
-    """The count an earlier attempt committed, or -1. A group coordinator that is still loading or moving answers
-    with a retriable error (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS): asked again until the timeout."""
+    """The count an earlier attempt committed, or -1; asked again until the timeout while the group's coordinator
+    loads or moves."""
     deadline = time.monotonic() + target.timeout_s
     while True:
         try:
             return marker.committed([TopicPartition(target.topic, 0)], timeout=target.timeout_s)[0].offset
         except KafkaException as error:
-            if error.args[0].code() not in _COORDINATOR_MOVING or time.monotonic() > deadline:
+            if error.args[0].code() not in COORDINATOR_MOVING_CODES or time.monotonic() > deadline:
                 raise
             time.sleep(0.5)
 

@@ -76,8 +76,7 @@ class Driver:
         spec = json.loads(Path(spec_path).read_text())
         job, group = str(spec["job_id"]), replay.job_group(spec)
         sending = threading.Lock()
-        cancelled = threading.Event()
-        gone = threading.Event()
+        cancelled, gone, finished = threading.Event(), threading.Event(), threading.Event()
 
         def send(text: str) -> None:
             with sending:
@@ -102,7 +101,6 @@ class Driver:
                 cancelled.set()
                 self.spark.sparkContext.cancelJobGroup(group)
 
-        finished = threading.Event()
         with self.lock:
             if job in self.jobs:
                 send(f"Replay {job} already runs in this driver.")

@@ -96,7 +96,9 @@ def test_a_stopped_broker_shows_and_preferred_leaders_come_back(triple, client_f
     assert "Would elect the preferred leader of 0 partition(s)" in capsys.readouterr().out  # chosen partitions only
     call_command("replication", "--cluster", "triple", "elect", "--topic", f"{topic}:0", "--confirm",
                  "--actor", admin.username, "--reason", "after the restart")
-    assert [p.leader for _, p in sorted(_partitions(topic).items())] == [3, 1, 2]
+    # The election is done when the command returns; the broker answering metadata may learn of it a moment later.
+    _until(lambda: [p.leader for _, p in sorted(_partitions(topic).items())] == [3, 1, 2], "broker 3 to lead again",
+           timeout=15)
     event = AuditEvent.objects.get(action="leaders.elect", outcome="success")
     assert event.after == {f"{topic}-0": {"leader": 3, "error": None}}
     with pytest.raises(CommandError, match="already led by its preferred replica"):

@@ -32,7 +32,8 @@ DRIVER_APP = APP.with_name("driver.py")
 # The topic sink's transactional writer runs in Spark's executors, which get it as a file of its own.
 SINK = Path(__file__).resolve().parent.parent / "console" / "kafka" / "spark_sink.py"
 # In the executors: the gateway's registry decoding and error codes, and what they import, without Django.
-GATEWAY_MODULES = ("__init__.py", "errors.py", "types.py", "registry.py", "mapping.py")
+GATEWAY_MODULES = ("__init__.py", "errors.py", "types.py", "registry.py", "mapping.py",
+                   "protobuf_rows.py")
 _LINE = re.compile(r"^CONSOLE-(PROGRESS|RESULT|END) (\{.*\})\s*$")
 _ERROR = re.compile(r"((?:[\w$]+\.)*[\w$]*(?:Exception|Error)): (.+)")
 # Kafka's client timing out, or Spark's executor giving up polling a partition that returns nothing.

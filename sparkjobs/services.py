@@ -118,7 +118,7 @@ def _application_spec(job: ReplayJob) -> dict:
         sink["path"] = job.output_dir
         if s3.is_s3a(job.output_dir):
             sink["hadoop"] = s3.spark_options()
-        # With a registry, Parquet gets typed columns from the range's Avro schemas (see jobs/replay.py).
+        # With a registry, Parquet gets typed columns from the range's Avro and Protobuf schemas (jobs/replay.py).
         sink["typed"] = job.sink == ReplayJob.Sink.PARQUET and bool(source.registry_url)
     spec = {"job_id": job.pk, "job_key": f"{job.pk}-{job.correlation_id.hex[:12]}", "topic": job.topic,
             "ranges": job.ranges, "filter": job.filter_expr, "isolation": job.isolation,

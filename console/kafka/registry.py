@@ -200,14 +200,18 @@ class RegistryCodec:
             self._protobuf_references(found.schema, files)
             files[ref.name] = found.schema.schema_str
 
-    def _protobuf_message(self, schema_id: int, indexes: list[int]):
+    def protobuf_descriptor(self, schema_id: int, indexes: list[int] | tuple[int, ...]):
+        """The message descriptor a Protobuf record's message indexes name in its schema."""
         _, file = self._protobuf_pool(schema_id)
         descriptor = list(file.message_types_by_name.values())[indexes[0]]
         for index in indexes[1:]:
             # Confluent's serializers count the messages a .proto declares, not the entries protoc adds for maps.
             declared = [t for t in descriptor.nested_types if not t.GetOptions().map_entry]
             descriptor = declared[index]
-        return GetMessageClass(descriptor)
+        return descriptor
+
+    def _protobuf_message(self, schema_id: int, indexes: list[int]):
+        return GetMessageClass(self.protobuf_descriptor(schema_id, indexes))
 
     def _decode_protobuf(self, data: bytes, schema_id: int) -> dict:
         framing = SchemaId("PROTOBUF")

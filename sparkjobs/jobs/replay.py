@@ -228,17 +228,18 @@ def wire_schema_id(column: str):
                   F.conv(F.hex(F.substring(raw, 2, 4)), 16, 10).cast("int"))
 
 
-def typed_columns(spark: SparkSession, records, registry: dict) -> list:
-    """key and value as typed columns through Spark's from_avro, for the Avro schemas the range uses.
+def typed_columns(spark: SparkSession, records, registry: dict, timeout_s: float) -> list:
+    """key and value as typed columns for the Avro and Protobuf schemas the range uses.
 
-    One replay, one Parquet schema per side: the reader schema is the Avro schema with the highest id among the
-    range's records (the newest, as registries number them); records written with an older id are decoded with
-    their own schema and resolved to it by Avro's schema resolution. What is not Avro in the registry's wire
-    format (plain bytes, Protobuf, JSON Schema) keeps its bytes in `key_bytes` / `value_bytes`, and so does a
-    record whose writer schema cannot be resolved to the reader schema; `key_schema_id` / `value_schema_id` say
-    which schema each record was written with. Finding the ids reads the range's headers once more."""
+    One replay, one Parquet schema per side, so one reader schema: the Avro or Protobuf schema with the highest id
+    among the range's records (the newest, as registries number them) decides. Avro records are decoded with their
+    own writer schema and resolved to the reader's by Avro's rules (Spark's from_avro); Protobuf records of the
+    reader's message type are parsed with the reader's descriptor, which is how Protobuf resolves versions (by
+    field number). Whatever else the side holds (plain bytes, JSON Schema, the other format, another message type,
+    a record that does not parse) keeps its bytes in `key_bytes` / `value_bytes`; `key_schema_id` /
+    `value_schema_id` say which schema each record was written with. Finding the ids reads the range once more
+    (Protobuf: and once more for the message types)."""
     from confluent_kafka.schema_registry import SchemaRegistryClient
-    from pyspark.sql.avro.functions import from_avro
 
     ids = records.select(wire_schema_id("raw_key").alias("k"), wire_schema_id("raw_value").alias("v")).distinct()
     found = {"key": set(), "value": set()}
@@ -251,19 +252,85 @@ def typed_columns(spark: SparkSession, records, registry: dict) -> list:
     columns = []
     for side in ("key", "value"):
         raw, schema_id = F.col(f"raw_{side}"), wire_schema_id(f"raw_{side}")
-        avro = sorted(i for i in found[side] if (schemas[i].schema_type or "AVRO") == "AVRO")
-        if not avro:
-            columns += [raw.alias(side), schema_id.alias(f"{side}_schema_id")]
-            continue
-        reader = schemas[avro[-1]].schema_str
-        body = F.expr(f"substring(raw_{side}, 6)")
+        kinds = {i: schemas[i].schema_type or "AVRO" for i in found[side]}
+        typed_ids = [i for i in found[side] if kinds[i] in ("AVRO", "PROTOBUF")]
         typed = None
-        for i in avro:
-            decoded = from_avro(body, schemas[i].schema_str, {"avroSchema": reader, "mode": "PERMISSIVE"})
-            typed = (F.when(schema_id == i, decoded) if typed is None else typed.when(schema_id == i, decoded))
-        columns += [typed.alias(side), schema_id.alias(f"{side}_schema_id"),
-                    F.when(typed.isNull(), raw).alias(f"{side}_bytes")]
+        if typed_ids and kinds[max(typed_ids)] == "AVRO":
+            typed = avro_column(side, {i: schemas[i].schema_str for i in typed_ids if kinds[i] == "AVRO"})
+        elif typed_ids:
+            typed = protobuf_column(records, side, sorted(i for i in typed_ids if kinds[i] == "PROTOBUF"), registry,
+                                    timeout_s)
+        if typed is None:
+            columns += [raw.alias(side), schema_id.alias(f"{side}_schema_id")]
+        else:
+            columns += [typed.alias(side), schema_id.alias(f"{side}_schema_id"),
+                        F.when(typed.isNull(), raw).alias(f"{side}_bytes")]
     return columns
+
+
+def avro_column(side: str, writers: dict[int, str]):
+    """Each record decoded with its writer schema (by id) and resolved to the newest one's."""
+    from pyspark.sql.avro.functions import from_avro
+
+    schema_id, body = wire_schema_id(f"raw_{side}"), F.expr(f"substring(raw_{side}, 6)")
+    reader = writers[max(writers)]
+    typed = None
+    for i in sorted(writers):
+        decoded = from_avro(body, writers[i], {"avroSchema": reader, "mode": "PERMISSIVE"})
+        typed = F.when(schema_id == i, decoded) if typed is None else typed.when(schema_id == i, decoded)
+    return typed
+
+
+def protobuf_column(records, side: str, ids: list[int], registry: dict, timeout_s: float):
+    """Protobuf records of the reader's message type as a struct column (console.kafka.protobuf_rows, in the
+    executors), or None when none of the schemas can be read. Records of other message types keep their bytes; the
+    descriptors travel with the tasks, so executors never ask the registry."""
+    from console.kafka import protobuf_rows
+    from console.kafka.registry import registry_codec
+    from console.kafka.types import ClusterConnection
+
+    def header(raw):
+        found = protobuf_rows.wire_header(None if raw is None else bytes(raw))
+        return None if found is None else [found[0], *found[1]]
+
+    raw = F.col(f"raw_{side}")
+    used = (records.where(wire_schema_id(f"raw_{side}").isin(ids))
+            .select(F.udf(header, "array<int>")(raw).alias("h")).groupBy("h").count().collect())
+    codec = registry_codec(ClusterConnection("replay", "", registry_url=registry["url"],
+                                             registry_config=registry.get("config", {})), timeout=timeout_s)
+    names = {}
+    for row in used:
+        if row["h"]:
+            key = (row["h"][0], tuple(row["h"][1:]))
+            try:
+                names[key] = (codec.protobuf_descriptor(*key), row["count"])
+            except Exception:  # noqa: BLE001
+                continue  # a schema that does not compile, or indexes it does not have: those records keep bytes
+    if not names:
+        return None
+    # The topic's main type: the message type most of the range's records use (ties to the newest schema), read
+    # with its descriptor in the newest schema that has it.
+    totals: dict[str, list[int]] = {}
+    for (schema_id, _), (descriptor, count) in names.items():
+        total = totals.setdefault(descriptor.full_name, [0, 0])
+        total[0], total[1] = total[0] + count, max(total[1], schema_id)
+    name = max(totals, key=lambda n: (*totals[n], n))
+    reader = max(((key, descriptor) for key, (descriptor, _) in names.items() if descriptor.full_name == name),
+                 key=lambda entry: entry[0])[1]
+    accepted = frozenset(key for key, (descriptor, _) in names.items() if descriptor.full_name == name)
+    files = tuple(protobuf_rows.serialized_files(reader.file))
+
+    def decode(value):
+        found = protobuf_rows.wire_header(None if value is None else bytes(value))
+        if found is None or found[:2] not in accepted:
+            return None
+        try:
+            message = protobuf_rows.message_class(files, name).FromString(bytes(value)[found[2]:])
+            return protobuf_rows.to_row(message)
+        except Exception:  # noqa: BLE001 - bytes that do not parse (or a timestamp past year 9999) keep their bytes
+            return None
+
+    return F.udf(decode, protobuf_rows.column_type(reader))(raw)
 
 
 def list_files(spark: SparkSession, out: str) -> list[str]:
@@ -355,7 +422,7 @@ def _replay(spark: SparkSession, spec: dict, source: dict, sink: dict, topic: st
     elif sink["kind"] == "jsonl" and decode is not None:
         read, written = write_decoded_jsonl(spark, records, keep, decode, sink["path"])
     else:
-        columns = (typed_columns(spark, records, registry) if sink.get("typed") and registry
+        columns = (typed_columns(spark, records, registry, timeout_ms / 1000) if sink.get("typed") and registry
                    else [F.col("raw_key").alias("key"), F.col("raw_value").alias("value")])
         # Observation names are the job's own: other replays may run in the same session.
         records, read_seen = counted(records, f"read-{spec['job_id']}")

@@ -127,7 +127,7 @@ A worker starts its driver when it comes up (`REPLAY_DRIVER_PRESTART`), and the 
 shaped like Kafka's through the Parquet and Arrow paths once, in the background, before any replay needs them;
 without that warm-up the first large replay in a new driver ran at about 130,000-160,000 records/s to Parquet
 and 90,000-100,000 to a topic. Kafka's read path cannot be warmed without a cluster, so round 1 stays slower
-than the later ones. The driver itself starts in about 8 s, paid by no replay unless one arrives within
+than the later ones. The driver itself starts in 7-8 s, paid by no replay unless one arrives within
 seconds of the worker's start or after `REPLAY_DRIVER_IDLE_S` idle seconds (then by that one replay)."""
 
 

@@ -37,11 +37,8 @@ def _consume(kafka_node, topic: str, group: str, count: int, *, wait: bool = Tru
     return process
 
 
-@pytest.fixture
-def share_group(kafka_node, topic_factory, produce, local_cluster):
-    """A share group that consumed 12 of the 20 records of a 2-partition topic, then left (Empty)."""
-    topic = topic_factory("share", partitions=2)
-    produce(topic, [(i % 2, None, b"v%d" % i, None) for i in range(20)])
+def _settled_group(kafka_node, topic: str) -> str:
+    """A share group that consumed the topic's 20 records, then left (Empty)."""
     group = f"share-{uuid.uuid4().hex[:8]}"
     _consume(kafka_node, topic, group, 20)
     deadline = time.monotonic() + 30
@@ -49,7 +46,47 @@ def share_group(kafka_node, topic_factory, produce, local_cluster):
         if cluster_admin("local").describe_share_groups([group])[group].state == "Empty":
             break
         time.sleep(0.5)
-    return topic, group
+    return group
+
+
+def _twenty_records(kafka_node) -> str:
+    from confluent_kafka import Producer
+
+    from console.kafka.admin import KafkaAdmin
+    from console.kafka.types import ClusterConnection
+
+    topic = f"share-{uuid.uuid4().hex[:10]}"
+    KafkaAdmin(ClusterConnection("fixture", kafka_node.bootstrap), timeout=10).create_topic(
+        topic, partitions=2, replication_factor=1, configs={})
+    producer = Producer({"bootstrap.servers": kafka_node.bootstrap})
+    for i in range(20):
+        producer.produce(topic, value=b"v%d" % i, partition=i % 2)
+    assert producer.flush(30) == 0
+    return topic
+
+
+@pytest.fixture(scope="module")
+def _unchanged_share_group(kafka_node, django_db_setup, django_db_blocker):
+    # Each group costs Kafka's share consumer about 12 s, so the tests that only read one share it.
+    with django_db_blocker.unblock():
+        from console.clusters.models import Cluster
+        Cluster.objects.update_or_create(name="local", defaults={"bootstrap_servers": kafka_node.bootstrap,
+                                                                 "schema_registry_url": ""})
+        topic = _twenty_records(kafka_node)
+        return topic, _settled_group(kafka_node, topic)
+
+
+@pytest.fixture
+def unchanged_share_group(_unchanged_share_group, local_cluster):
+    """A share group (read by these tests, changed by none) that consumed a 2-partition topic, then left."""
+    return _unchanged_share_group
+
+
+@pytest.fixture
+def share_group(kafka_node, local_cluster):
+    """A share group of its own, for a test that changes it."""
+    topic = _twenty_records(kafka_node)
+    return topic, _settled_group(kafka_node, topic)
 
 
 def _tool(kafka_node, *args: str) -> list[list[str]]:
@@ -58,8 +95,8 @@ def _tool(kafka_node, *args: str) -> list[list[str]]:
     return [re.split(r"\s+", line.strip()) for line in result.stdout.splitlines() if line.strip()]
 
 
-def test_listed_with_their_type_and_described_as_the_tool_does(share_group, kafka_node):
-    topic, group = share_group
+def test_listed_with_their_type_and_described_as_the_tool_does(unchanged_share_group, kafka_node):
+    topic, group = unchanged_share_group
     listings, problem = groups_of_every_type("local")
     assert problem == "" and {g.group_id: g.group_type for g in listings}[group] == "share"
     detail = share_group_detail("local", group)
@@ -76,8 +113,8 @@ def test_listed_with_their_type_and_described_as_the_tool_does(share_group, kafk
 
 
 @pytest.mark.parametrize("flag, strategy", [("--to-earliest", ToEarliest()), ("--to-latest", ToLatest())])
-def test_dry_run_matches_kafka_share_groups(share_group, kafka_node, flag, strategy):
-    topic, group = share_group
+def test_dry_run_matches_kafka_share_groups(unchanged_share_group, kafka_node, flag, strategy):
+    topic, group = unchanged_share_group
     rows = _tool(kafka_node, "--reset-offsets", "--group", group, "--topic", topic, flag, "--dry-run")
     header, body = rows[0], rows[1:]
     kafka = {(r[1], int(r[2])): int(dict(zip(header, r))["NEW-OFFSET"]) for r in body}
@@ -101,8 +138,13 @@ def test_reset_refused_while_consuming_then_done_audited_and_reverted(share_grou
             share_offsets_reset(actor=actor, cluster="local", group=group, scope=ALL_TOPICS, strategy=ToEarliest(),
                                 reason="while consuming", confirm=group)
     finally:
-        running.kill()
-        running.wait()
+        # Stopped as an operator stops it: the consumer leaves at once instead of after a 45 s session timeout.
+        running.terminate()
+        try:
+            running.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            running.kill()
+            running.wait()
     assert AuditEvent.objects.filter(action="share-group.offsets.reset", outcome="refused").exists()
     deadline = time.monotonic() + 60
     while cluster_admin("local").describe_share_groups([group])[group].members:
@@ -119,13 +161,13 @@ def test_reset_refused_while_consuming_then_done_audited_and_reverted(share_grou
     assert {p.ref: p.start_offset for p in share_group_detail("local", group).partitions} == before
 
 
-def test_pages_and_shell_show_share_groups(share_group, client_for, viewer, operator, kafka_node):
+def test_pages_and_shell_show_share_groups(unchanged_share_group, client_for, viewer, operator, kafka_node):
     import io
     import json as jsonlib
 
     from django.core.management import call_command
 
-    topic, group = share_group
+    topic, group = unchanged_share_group
     listing = client_for(viewer).get("/clusters/local/groups/", {"type": "share"}).content.decode()
     assert f'data-group="{group}"' in listing and "<td>share</td>" in listing
     detail = client_for(viewer).get(f"/clusters/local/groups/{group}/")

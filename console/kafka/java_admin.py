@@ -5,14 +5,21 @@ through py4j, which pyspark already brings; it stays warm, with one Admin per cl
 once and never for Kafka's command-line tools. Its classpath is the fetched Kafka distribution (KAFKA_TOOLS_LIBS),
 whose clients are the same version as the brokers we test against. Every wait is bounded and every Java error
 becomes one of console.kafka.errors.
+
+The bridge is a trust boundary: whoever drives the JVM runs code as the console. Its port answers only callers
+that present the token the JVM printed to this process alone, and the JVM holds none of the console's environment.
+A JVM that dies is noticed by the calls in flight (told so, not given a generic failure) and replaced on the next.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
 import sys
 import threading
+from dataclasses import dataclass
 
 from django.conf import settings
 
@@ -22,30 +29,162 @@ from console.kafka.types import ClusterConnection, GatewayFace
 
 MSG_NO_LIBS = "Kafka's Java clients are not installed here (no {libs}); run `make deps` or set KAFKA_TOOLS_LIBS."
 MSG_TIMEOUT = "Cluster '{cluster}' did not answer within {timeout:g} s ({detail})."
+MSG_JVM_STOPPED = ("Kafka's Java client process (the JVM the console asks for {cluster}) stopped ({how}) during this "
+                   "request; a new one starts with the next request.")
+MSG_JVM_NOT_STARTED = "Kafka's Java client process (JVM) did not start: {detail}"
 
 _lock = threading.Lock()
-_gateway = None
+_bridge: _Bridge | None = None
 _admins: dict[tuple, object] = {}
 _answered: set[int] = set()  # ids of admins that have answered once: the JVM and the client are warm
 # A cold JVM loads and compiles the client's classes during its first request; that request alone may take this
 # much longer than the cluster's bound (the cluster's client process allows it: it waits three bounds).
 WARMUP_S = 6.0
+START_TIMEOUT_S = 30.0  # a JVM that has not said its port and token by then is not going to
+JVM_OPTIONS = ("-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Dlog4j2.level=ERROR")
+# The JVM needs none of the console's environment (its clients get their settings, secrets included, as
+# properties over the bridge), so it gets only what locates Java and sets its locale: a JVM holding SECRET_KEY or
+# DATABASE_URL would hand them to anyone who reaches it.
+JVM_ENVIRONMENT = ("PATH", "JAVA_HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "HOME")
+
+
+@dataclass
+class _Bridge:
+    """One JVM running py4j's GatewayServer on a loopback port that answers only callers holding its token."""
+
+    process: subprocess.Popen
+    gateway: object
+    port: int
+
+    def exit_description(self) -> str | None:
+        code = self.process.poll()
+        if code is None:
+            return None
+        if code < 0:
+            try:
+                return f"killed by {signal.Signals(-code).name}"
+            except ValueError:
+                return f"killed by signal {-code}"
+        return f"exit code {code}"
+
+
+def _launch() -> _Bridge:
+    """Starts the JVM with `--enable-auth`: py4j's server then makes a random token, prints it after the port on
+    the pipe only this process reads, and drops any connection whose first command does not carry it. Without it,
+    any local process could connect to the port and call System.getenv or Runtime.exec in the console's name.
+    `--die-on-broken-pipe` ends the JVM when this process ends, however it ends (its stdin closes)."""
+    from py4j.java_gateway import GatewayParameters, JavaGateway
+
+    libs = settings.KAFKA_TOOLS_LIBS
+    if not os.path.isdir(libs):
+        raise KafkaRequestFailed(MSG_NO_LIBS.format(libs=libs))
+    java = os.path.join(os.environ["JAVA_HOME"], "bin", "java") if os.environ.get("JAVA_HOME") else "java"
+    command = [java, "-classpath", os.pathsep.join((_py4j_jar(), f"{libs}/*")), *JVM_OPTIONS,
+               "py4j.GatewayServer", "--die-on-broken-pipe", "--enable-auth", "0"]
+    environment = {name: os.environ[name] for name in JVM_ENVIRONMENT if name in os.environ}
+    try:
+        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.DEVNULL, env=environment, close_fds=True)
+    except OSError as exc:
+        raise KafkaRequestFailed(MSG_JVM_NOT_STARTED.format(detail=exc)) from None
+    port_line, token_line = _first_lines(process, 2, START_TIMEOUT_S)
+    try:
+        port = int(port_line)
+    except ValueError:
+        process.kill()
+        process.wait()
+        raise KafkaRequestFailed(MSG_JVM_NOT_STARTED.format(detail=port_line or "it said nothing")) from None
+    token = token_line.rstrip("\r\n")
+    # The server writes nothing more, but a full pipe would block it: read it to the end in the background.
+    threading.Thread(target=lambda: process.stdout.read(), daemon=True, name="jvm-stdout").start()
+    gateway = JavaGateway(gateway_parameters=GatewayParameters(port=port, auth_token=token, auto_convert=True))
+    return _Bridge(process=process, gateway=gateway, port=port)
+
+
+def _first_lines(process: subprocess.Popen, count: int, timeout: float) -> list[str]:
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(process.stdout.readline().decode() for _ in range(count)),
+                              daemon=True)
+    reader.start()
+    reader.join(timeout)
+    if reader.is_alive() or len(lines) < count:
+        process.kill()
+        process.wait()
+        raise KafkaRequestFailed(MSG_JVM_NOT_STARTED.format(
+            detail=f"no port and token within {timeout:g} s" if reader.is_alive() else "it exited at once"))
+    return lines
+
+
+def _current() -> _Bridge:
+    """The live bridge, started on first use and again after its JVM died (with everything made in the dead one
+    forgotten: admins, the JSON mapper)."""
+    global _bridge
+    with _lock:
+        if _bridge is not None and _bridge.exit_description() is not None:
+            _forget_bridge(_bridge)
+        if _bridge is None:
+            _bridge = _launch()
+        return _bridge
+
+
+def _forget_bridge(bridge: _Bridge) -> None:
+    """Drops a dead JVM and what lived in it. Called with _lock held."""
+    global _bridge, _mapper
+    if _bridge is bridge:
+        _bridge, _mapper = None, None
+        _admins.clear()
+        _answered.clear()
+        try:
+            bridge.gateway.close()
+        except Exception:  # noqa: BLE001 - the socket of a dead JVM may fail to close in any way
+            pass
+
+
+def bridge_port() -> int | None:
+    """The loopback port of this process's JVM bridge, if one is running (for health checks and tests)."""
+    bridge = _bridge
+    return bridge.port if bridge is not None and bridge.exit_description() is None else None
+
+
+def bridge_pid() -> int | None:
+    bridge = _bridge
+    return bridge.process.pid if bridge is not None and bridge.exit_description() is None else None
 
 
 def jvm():
-    global _gateway
-    with _lock:
-        if _gateway is None:
-            from py4j.java_gateway import GatewayParameters, JavaGateway, launch_gateway
+    return _current().gateway.jvm
 
-            libs = settings.KAFKA_TOOLS_LIBS
-            if not os.path.isdir(libs):
-                raise KafkaRequestFailed(MSG_NO_LIBS.format(libs=libs))
-            port = launch_gateway(classpath=f"{libs}/*", die_on_exit=True, jarpath=_py4j_jar(),
-                                  javaopts=["-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                                            "-Dlog4j2.level=ERROR"])
-            _gateway = JavaGateway(gateway_parameters=GatewayParameters(port=port, auto_convert=True))
-        return _gateway.jvm
+
+def _gateway():
+    return _current().gateway
+
+
+def bridge_failure(exc: Exception, *, cluster: str, bridge: _Bridge | None) -> ClusterUnavailable:
+    """What a py4j error (not a Java exception) means: the JVM the call was using died (say so; the next call
+    starts a new one) or only the connection to it broke."""
+    how = None
+    if bridge is not None:
+        try:  # a JVM that was killed closes its socket a moment before the kernel lets us reap it
+            bridge.process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            pass
+        how = bridge.exit_description()
+    if how is not None:
+        with _lock:
+            _forget_bridge(bridge)
+        return ClusterUnavailable(MSG_JVM_STOPPED.format(cluster=f"cluster '{cluster}'" if cluster else "a cluster",
+                                                         how=how), code="_JVM_STOPPED", cluster=cluster)
+    return ClusterUnavailable(f"The Java client of cluster '{cluster}' stopped ({exc}).", cluster=cluster)
+
+
+def bridge_stop() -> None:
+    """Stops this process's JVM, if any (tests, and a process about to fork)."""
+    bridge = _bridge
+    if bridge is not None:
+        bridge.process.kill()
+        bridge.process.wait()
+        with _lock:
+            _forget_bridge(bridge)
 
 
 def _py4j_jar() -> str:
@@ -89,9 +228,12 @@ def wait(future, *, cluster: str, timeout: float, admin=None):
     from py4j.protocol import Py4JError, Py4JJavaError
 
     cold = admin is not None and id(admin) not in _answered
+    bridge = _bridge  # the JVM the future lives in; a dead one must not be replaced before it is reported
     try:
+        if bridge is None:
+            raise Py4JError("no JVM")
         value = future.get(int((timeout + (WARMUP_S if cold else 0)) * 1000),
-                           jvm().java.util.concurrent.TimeUnit.MILLISECONDS)
+                           bridge.gateway.jvm.java.util.concurrent.TimeUnit.MILLISECONDS)
         if cold:
             _answered.add(id(admin))
         return value
@@ -101,7 +243,7 @@ def wait(future, *, cluster: str, timeout: float, admin=None):
             _forget(admin)  # a dead client never answers again: the next call makes a new one
         raise error from None
     except Py4JError as exc:
-        raise ClusterUnavailable(f"The Java client of cluster '{cluster}' stopped ({exc}).", cluster=cluster) from None
+        raise bridge_failure(exc, cluster=cluster, bridge=bridge) from None
 
 
 def _forget(admin) -> None:
@@ -132,7 +274,7 @@ def long_set(values):
     """A java.util.Set<Long>. py4j hands every boxed number back to Python as an int and sends small ints as
     Integer, and an Integer in a Set<Long> kills the Admin client's thread when it builds the request."""
     gateway = jvm()
-    array = _gateway.new_array(gateway.long, len(values))
+    array = _gateway().new_array(gateway.long, len(values))
     for i, value in enumerate(values):
         array[i] = value
     return gateway.java.util.Arrays.stream(array).boxed().collect(gateway.java.util.stream.Collectors.toSet())
@@ -146,7 +288,7 @@ def long_valued_map(pairs: list[tuple[object, int]]):
     boxed = _long_list([value for _, value in pairs])
     target = gateway.java.util.HashMap()
     object_class = gateway.java.lang.Class.forName("java.lang.Object")
-    parameter_types = _gateway.new_array(gateway.java.lang.Class, 2)
+    parameter_types = _gateway().new_array(gateway.java.lang.Class, 2)
     parameter_types[0] = parameter_types[1] = object_class
     put = target.getClass().getMethod("put", parameter_types)
     for i, (key, _) in enumerate(pairs):
@@ -159,7 +301,7 @@ def long_valued_map(pairs: list[tuple[object, int]]):
 
 def _long_list(values):
     gateway = jvm()
-    array = _gateway.new_array(gateway.long, len(values))
+    array = _gateway().new_array(gateway.long, len(values))
     for i, value in enumerate(values):
         array[i] = value
     return gateway.java.util.Arrays.stream(array).boxed().collect(gateway.java.util.stream.Collectors.toList())
@@ -169,8 +311,17 @@ class JavaCalls(GatewayFace):
     """For operation groups that use the Java Admin: one bounded call with the cluster's client."""
 
     def _java(self, call):
-        admin = java_admin(self.connection, self.timeout)
-        return wait(call(admin, jvm()), cluster=self.cluster, timeout=self.timeout, admin=admin)
+        from py4j.protocol import Py4JError, Py4JJavaError
+
+        bridge = _current()
+        try:
+            admin = java_admin(self.connection, self.timeout)
+            future = call(admin, bridge.gateway.jvm)
+        except Py4JJavaError as exc:
+            raise java_error(exc.java_exception, cluster=self.cluster, timeout=self.timeout) from None
+        except Py4JError as exc:
+            raise bridge_failure(exc, cluster=self.cluster, bridge=bridge) from None
+        return wait(future, cluster=self.cluster, timeout=self.timeout, admin=admin)
 
 
 _mapper = None
@@ -189,7 +340,7 @@ def as_plain(value):
             mapper = jackson.databind.ObjectMapper()
             mapper.registerModule(jackson.datatype.jdk8.Jdk8Module())
             accessor = gateway.com.fasterxml.jackson.annotation.PropertyAccessor
-            visibility = _gateway.jvm.java.lang.Class.forName(
+            visibility = gateway.java.lang.Class.forName(
                 "com.fasterxml.jackson.annotation.JsonAutoDetect$Visibility").getEnumConstants()
             by_name = {str(v.name()): v for v in visibility}
             mapper.setVisibility(accessor.ALL, by_name["NONE"])
@@ -203,4 +354,6 @@ def as_plain(value):
     try:
         return json.loads(str(_mapper.writeValueAsString(value)))
     except Py4JError as exc:
+        if _bridge is None or _bridge.exit_description() is not None:
+            raise bridge_failure(exc, cluster="", bridge=_bridge) from None
         raise KafkaRequestFailed(f"Kafka's Java client answered something the console cannot read ({exc}).") from None

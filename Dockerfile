@@ -49,8 +49,8 @@ RUN groupadd --system app \
 
 WORKDIR /app
 COPY . .
-# Settings refuse to load without a key; this one exists only for this command.
-RUN SECRET_KEY=build-only python manage.py collectstatic --noinput
+# Settings refuse to load without keys; these exist only for this command.
+RUN SECRET_KEY=build-only AUDIT_HASH_KEY=build-only-audit python manage.py collectstatic --noinput
 
 # Source and static files stay root-owned: the app cannot rewrite its own code.
 USER app

@@ -55,6 +55,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "console.accounts.middleware.SsoRecheckMiddleware",  # after messages: a re-check that ends a session says why
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -124,17 +125,23 @@ OIDC_RP_SIGN_ALGO = env("OIDC_RP_SIGN_ALGO", default="RS256")
 OIDC_RP_SCOPES = env("OIDC_RP_SCOPES", default="openid email profile")
 OIDC_USE_PKCE = True
 OIDC_STORE_ID_TOKEN = True  # the id token is the hint the provider's logout wants
-OIDC_TIMEOUT = env.int("OIDC_TIMEOUT_S", default=10)
+# Every call to the provider (token, userinfo, keys) waits this long at most, so a provider that is down gives
+# a clear page within seconds instead of holding a worker.
+OIDC_TIMEOUT = env.int("OIDC_TIMEOUT_S", default=4)
 LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/"
 CONSOLE_SSO_NAME = env("CONSOLE_SSO_NAME", default="single sign-on")
 CONSOLE_SSO_ROLE_CLAIM = env("CONSOLE_SSO_ROLE_CLAIM", default="groups")
 CONSOLE_SSO_ROLE_MAP = env("CONSOLE_SSO_ROLE_MAP", default="")
 CONSOLE_SSO_USERNAME_CLAIM = env("CONSOLE_SSO_USERNAME_CLAIM", default="preferred_username")
+# An SSO session's claims are asked again (refresh token, then userinfo) at most this often, so a role taken away
+# at the provider ends in the console within this bound; a re-check that fails ends the session.
+CONSOLE_SSO_RECHECK_S = env.int("CONSOLE_SSO_RECHECK_S", default=300)
 # Local accounts are the break-glass path when the provider is down; a deployment can switch them off.
 CONSOLE_LOCAL_LOGIN = env.bool("CONSOLE_LOCAL_LOGIN", default=True)
 if SSO_ENABLED:
     missing = [name for name in ("OIDC_RP_CLIENT_SECRET", "OIDC_OP_AUTHORIZATION_ENDPOINT", "OIDC_OP_TOKEN_ENDPOINT",
-                                 "OIDC_OP_USER_ENDPOINT", "OIDC_OP_JWKS_ENDPOINT", "CONSOLE_SSO_ROLE_MAP")
+                                 "OIDC_OP_USER_ENDPOINT", "OIDC_OP_JWKS_ENDPOINT", "OIDC_OP_ISSUER",
+                                 "CONSOLE_SSO_ROLE_MAP")
                 if not globals()[name]]
     if missing:
         raise ImproperlyConfigured(f"OIDC_RP_CLIENT_ID is set, so single sign-on also needs {', '.join(missing)}.")
@@ -143,6 +150,9 @@ if not CONSOLE_LOCAL_LOGIN:
     if not SSO_ENABLED:
         raise ImproperlyConfigured("CONSOLE_LOCAL_LOGIN is off but single sign-on is not configured: nobody could log in.")
     AUTHENTICATION_BACKENDS.remove("django.contrib.auth.backends.ModelBackend")
+
+# Django's own admin (/admin/) edits rows past the console's role checks; on in development only by default.
+CONSOLE_DJANGO_ADMIN = env.bool("CONSOLE_DJANGO_ADMIN", default=DEBUG)
 
 LANGUAGE_CODE = "en-gb"
 TIME_ZONE = env("TIME_ZONE", default="UTC")
@@ -255,6 +265,13 @@ KAFKA_BOOTSTRAP_SERVERS = env("KAFKA_BOOTSTRAP_SERVERS", default="127.0.0.1:9092
 KAFKA_LOCAL_CLUSTER_NAME = env("KAFKA_LOCAL_CLUSTER_NAME", default="local")
 # The `local` cluster's schema registry (make run starts one on this port); empty leaves the registration alone.
 SCHEMA_REGISTRY_URL = env("SCHEMA_REGISTRY_URL", default="")
+# What a cluster registration may name (console/clusters/client_settings.py). Secrets come only from environment
+# variables meant for them (this prefix, or the names listed), so an admin cannot have the console send its own
+# keys to a broker of their choosing; certificate and key files only from these folders (os.pathsep or commas).
+CONSOLE_SECRET_ENV_PREFIX = env("CONSOLE_SECRET_ENV_PREFIX", default="CONSOLE_SECRET_")
+CONSOLE_SECRET_ENV_ALLOW = env.list("CONSOLE_SECRET_ENV_ALLOW", default=[])
+CONSOLE_CLUSTER_CERT_DIRS = [d.strip() for part in env("CONSOLE_CLUSTER_CERT_DIRS", default=str(
+    BASE_DIR / ".data" / "certs")).split(os.pathsep) for d in part.split(",") if d.strip()]
 # Every admin call is bounded so a page answers within 5 s even with the cluster down.
 KAFKA_REQUEST_TIMEOUT_S = env.float("KAFKA_REQUEST_TIMEOUT_S", default=3.0)
 # After a cluster failed to answer, fail fast for this long instead of waiting again on each call.
@@ -289,8 +306,14 @@ REPLAY_KAFKA_TIMEOUT_S = env.float("REPLAY_KAFKA_TIMEOUT_S", default=30.0)
 # Python worker after writing this many records, with its transaction open (Spark then retries the task).
 REPLAY_FAULT_CRASH_AFTER = env.int("REPLAY_FAULT_CRASH_AFTER", default=0)
 
-# Keyed hash for the audit chain: without the key, a forged row cannot carry a valid hash.
-AUDIT_HASH_KEY = env("AUDIT_HASH_KEY", default=SECRET_KEY)
+# Keyed hash for the audit chain: without the key, a forged row cannot carry a valid hash. In production it must be
+# its own secret: SECRET_KEY is read by every process and often by more people (sessions, signed links), and
+# whoever holds the hash key can forge rows and witness records alike. Development may share it.
+MSG_AUDIT_HASH_KEY = ("AUDIT_HASH_KEY must be set, and differ from SECRET_KEY, outside development (DJANGO_DEBUG "
+                      "off): it is the key of the audit chain and of the witness topic's records.")
+AUDIT_HASH_KEY = env("AUDIT_HASH_KEY", default=SECRET_KEY if DEBUG else "")
+if not DEBUG and (not AUDIT_HASH_KEY or AUDIT_HASH_KEY == SECRET_KEY):
+    raise ImproperlyConfigured(MSG_AUDIT_HASH_KEY)
 # The audit witness (console/audit/witness/): every audit event is published, in order, to one Kafka topic the
 # database cannot rewrite, and audit_verify compares the two. Cluster: a registered cluster's name; empty means
 # the `local` cluster, or the first registered one. Retention 0 keeps the topic's records forever.

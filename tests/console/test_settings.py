@@ -2,11 +2,14 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from console.devstack.paths import PROJECT_DIR
+from console.settings import MSG_AUDIT_HASH_KEY
 
 
 def _django_setup(env_overrides: dict) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DJANGO_DEBUG")}
+    env = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DJANGO_DEBUG", "AUDIT_HASH_KEY")}
     env.update(env_overrides)
     return subprocess.run([sys.executable, "-c", "import django; django.setup()"], cwd=PROJECT_DIR, env=env,
                           capture_output=True, text=True, timeout=60)
@@ -18,9 +21,28 @@ def test_secret_key_is_required_outside_development():
     assert result.returncode != 0 and "SECRET_KEY" in result.stderr
 
 
-def test_secret_key_from_the_environment_is_enough():
+def test_secret_key_and_a_separate_audit_hash_key_from_the_environment_are_enough():
     result = _django_setup({"DJANGO_SETTINGS_MODULE": "console.settings", "SECRET_KEY": "x" * 50,
-                            "DJANGO_ENV_FILE": ""})
+                            "AUDIT_HASH_KEY": "y" * 50, "DJANGO_ENV_FILE": ""})
+
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("audit_key", [None, "", "x" * 50], ids=["unset", "empty", "same-as-secret-key"])
+def test_production_without_an_audit_hash_key_of_its_own_fails_to_load(audit_key):
+    overrides = {"DJANGO_SETTINGS_MODULE": "console.settings", "SECRET_KEY": "x" * 50, "DJANGO_ENV_FILE": ""}
+    if audit_key is not None:
+        overrides["AUDIT_HASH_KEY"] = audit_key
+
+    result = _django_setup(overrides)
+
+    assert result.returncode != 0 and "ImproperlyConfigured" in result.stderr
+    assert MSG_AUDIT_HASH_KEY in result.stderr
+
+
+def test_development_may_share_the_secret_key_as_audit_hash_key():
+    result = _django_setup({"DJANGO_SETTINGS_MODULE": "console.settings", "DJANGO_DEBUG": "1",
+                            "SECRET_KEY": "x" * 50, "DJANGO_ENV_FILE": ""})
 
     assert result.returncode == 0, result.stderr
 

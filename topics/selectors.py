@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 
@@ -15,6 +14,7 @@ from console.kafka.errors import KafkaGatewayError
 from console.kafka.ops_configs import BROKER, TOPIC
 from console.kafka.ops_offsets import EARLIEST, LATEST, STABLE
 from console.kafka.types import PartitionRef, TopicMetadata
+from console.user_regex import RegexRefused, compile_user_regex
 from topics import table
 from topics.configdocs import EXPLANATIONS, broker_default, human_value
 from topics.decoding import Decoded, decode_bytes, present
@@ -28,7 +28,6 @@ SORT_KEYS = {
     "under_replicated": lambda r: (r.under_replicated + r.offline, r.name),
     "size": lambda r: (-1 if r.size_bytes is None else r.size_bytes, r.name),
 }
-MSG_BAD_REGEX = "Invalid regular expression: {error}"
 
 
 @dataclass(frozen=True)
@@ -97,9 +96,9 @@ def filter_topics(rows: list[TopicRow], *, query: str = "", regex: bool = False,
     """Pure: search by substring (case-insensitive) or regular expression, hide internal topics, sort."""
     if regex and query:
         try:
-            pattern = re.compile(query)
-        except re.error as exc:
-            raise ConsoleError(MSG_BAD_REGEX.format(error=exc)) from exc
+            pattern = compile_user_regex(query)
+        except RegexRefused as exc:
+            raise ConsoleError(str(exc)) from None
         matches = lambda name: pattern.search(name) is not None  # noqa: E731
     else:
         needle = query.lower()

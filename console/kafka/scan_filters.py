@@ -7,11 +7,12 @@ and no per-record allocation: that is what keeps a search near a plain consumer'
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
+from functools import cache
 
 from console.kafka.errors import InvalidRequest
 from console.kafka.types import DecodedPart, ScanFilter
+from console.user_regex import RegexRefused, compile_user_regex, linear_twin
 
 Parts = tuple[DecodedPart | None, DecodedPart | None]
 NOT_DECODED: Parts = (None, None)
@@ -25,21 +26,61 @@ def _text_tests(contains: str, regex: str) -> list[Callable[[bytes], bool]]:
         tests.append(lambda text: needle in text)
     if regex:
         try:
-            pattern = re.compile(regex.encode())
-        except re.error as exc:
-            raise InvalidRequest(f"The regular expression {regex!r} does not compile: {exc}.") from exc
+            pattern = compile_user_regex(regex.encode())
+        except RegexRefused as exc:
+            raise InvalidRequest(str(exc)) from None
         tests.append(lambda text: pattern.search(text) is not None)
     return tests
+
+
+@cache
+def _linear_jsonpath():
+    """A JSONPath environment whose regular expressions (`=~ /…/flags`, match(), search()) run in RE2: the
+    library's own run in Python's backtracking engine. Built on first use, so only searches that use JSONPath pay
+    for the import. A literal RE2 refuses fails the whole JSONPath with RE2's reason; a pattern that arrives as a
+    value (match(@.a, @.b)) and is refused matches nothing, as RFC 9535 says of invalid patterns."""
+    import jsonpath
+    from jsonpath.filter import RegexLiteral
+    from jsonpath.function_extensions import Match, Search
+
+    class LinearPatterns:
+        def check_cache(self, pattern: str):
+            try:
+                return compile_user_regex(pattern)
+            except RegexRefused:
+                return None
+
+    class LinearMatch(LinearPatterns, Match):
+        pass
+
+    class LinearSearch(LinearPatterns, Search):
+        pass
+
+    class LinearParser(jsonpath.Parser):
+        def parse_regex(self, stream):
+            python_pattern = super().parse_regex(stream).value  # parses the flags; its pattern is never run
+            return RegexLiteral(value=linear_twin(python_pattern))
+
+    class LinearEnvironment(jsonpath.JSONPathEnvironment):
+        parser_class = LinearParser
+
+        def setup_function_extensions(self) -> None:
+            super().setup_function_extensions()
+            self.function_extensions["match"] = LinearMatch()
+            self.function_extensions["search"] = LinearSearch()
+
+    return LinearEnvironment(), jsonpath.JSONPathError
 
 
 def _jsonpath_test(expression: str) -> Callable[[object], bool] | None:
     if not expression:
         return None
-    import jsonpath  # only searches that use it pay for the import
-
+    environment, JSONPathError = _linear_jsonpath()
     try:
-        compiled = jsonpath.compile(expression)
-    except jsonpath.JSONPathError as exc:
+        compiled = environment.compile(expression)
+    except RegexRefused as exc:
+        raise InvalidRequest(f"The JSONPath {expression!r} cannot be used: {exc}") from None
+    except JSONPathError as exc:
         first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise InvalidRequest(f"The JSONPath {expression!r} does not compile: {first_line}.") from exc
     # "$[?@.amount > 100]" means the record itself to a person; RFC 9535 applies it to the record's members.

@@ -20,6 +20,7 @@ class Role(IntEnum):
 
 
 MSG_ROLE_REQUIRED = "This needs the {required} role; {who} has {current}."
+ROLE_SET_ACTION = "account.role.set"  # the audit action of every change of who holds which role
 
 
 def user_role(user: AbstractBaseUser | AnonymousUser | None) -> Role | None:
@@ -47,3 +48,10 @@ def require_role(user, role: Role) -> None:
     raise PermissionRefused(
         MSG_ROLE_REQUIRED.format(required=role.group_name, who=who, current=current.group_name if current else "no role")
     )
+
+
+def role_state(user) -> dict:
+    """What decides a user's role, as the audit records it before and after a change."""
+    role = user_role(user)
+    return {"role": role.group_name if role else None, "superuser": user.is_superuser, "staff": user.is_staff,
+            "active": user.is_active}

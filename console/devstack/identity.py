@@ -30,6 +30,9 @@ class IdentityProvider:
     port: int
     issuer_id: str = "corp"
     libs: Path = IDENTITY_LIBS
+    # The provider's own token callbacks (its JSON config's "tokenCallbacks"): claims it answers with when it knows
+    # no login for a request, e.g. a refresh token issued before it restarted.
+    token_callbacks: list[dict] = field(default_factory=list)
     process: subprocess.Popen | None = field(default=None, repr=False)
 
     @property
@@ -53,6 +56,8 @@ class IdentityProvider:
         # Any JSON config turns the interactive login off unless it says otherwise; the login page is ours (the
         # provider's own links a web font, which this machine cannot reach).
         config = {"interactiveLogin": True, "httpServer": "NettyWrapper", "loginPagePath": str(LOGIN_PAGE)}
+        if self.token_callbacks:
+            config["tokenCallbacks"] = self.token_callbacks
         env = {**{k: v for k, v in os.environ.items() if k not in ("JSON_CONFIG_PATH", "PORT")},
                "SERVER_HOSTNAME": "127.0.0.1", "SERVER_PORT": str(self.port), "JSON_CONFIG": json.dumps(config),
                "LOG_LEVEL": "WARN"}

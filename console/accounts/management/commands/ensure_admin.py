@@ -28,7 +28,7 @@ class Command(ConsoleCommand):
         if generated:
             self.stdout.write(self.style.WARNING(
                 f"Created admin account '{username}' with password: {password}\n"
-                "It is shown only this once; change it at /admin/password_change/."
+                "It is shown only this once; change it at /accounts/password_change/."
             ))
         else:
             self.stdout.write(f"Created admin account '{username}' (password from DJANGO_SUPERUSER_PASSWORD).")

@@ -1,0 +1,37 @@
+"""Django's admin can still change who holds which role (group membership, superuser, staff, active): such a
+change is audited here as `account.role.set`, with the admin's request user as the actor. Done in the admin class
+rather than in m2m/save signals because only here are the request (who) and the whole change (the user row,
+then its groups) both at hand, so one change is one event with its before and after."""
+
+from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
+
+from console.accounts.roles import ROLE_SET_ACTION, role_state
+from console.audit.actor import Actor
+from console.audit.services import audit_record
+from console.audit.models import AuditEvent
+
+User = get_user_model()
+
+
+class AuditedUserAdmin(UserAdmin):
+    def save_model(self, request, obj, form, change):
+        stored = User.objects.filter(pk=obj.pk).first() if change else None
+        request._role_state_before = role_state(stored) if stored is not None else None
+        super().save_model(request, obj, form, change)
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)  # the groups are saved here
+        user = form.instance
+        before, after = getattr(request, "_role_state_before", None), role_state(User.objects.get(pk=user.pk))
+        if before == after or (before is None and after["role"] is None and not after["staff"]):
+            return
+        audit_record(actor=Actor.from_request(request), action=ROLE_SET_ACTION, outcome=AuditEvent.Outcome.SUCCESS,
+                     target=f"user:{user.get_username()}", params={"username": user.get_username(), "via": "django-admin"},
+                     before=before, after=after)
+
+
+if admin.site.is_registered(User):
+    admin.site.unregister(User)
+admin.site.register(User, AuditedUserAdmin)

@@ -108,10 +108,11 @@ def filter_topics(rows: list[TopicRow], *, query: str = "", regex: bool = False,
 
 
 def with_configs(cluster: str, rows: list[TopicRow]) -> list[TopicRow]:
-    """Adds cleanup.policy and retention to the rows shown, in one DescribeConfigs round for all of them."""
+    """Adds cleanup.policy and retention to the rows shown, in one DescribeConfigs round for all of them. A topic
+    that another client deleted since the table was taken is left off the page (the next table drops it too)."""
     if not rows:
         return rows
-    configs = cluster_admin(cluster).describe_configs(TOPIC, [r.name for r in rows])
+    configs = cluster_admin(cluster).describe_configs(TOPIC, [r.name for r in rows], skip_missing=True)
 
     def value(name: str, key: str) -> str | None:
         entry = configs.get(name, {}).get(key)
@@ -120,7 +121,7 @@ def with_configs(cluster: str, rows: list[TopicRow]) -> list[TopicRow]:
     return [
         TopicRow(**{**r.__dict__, "cleanup_policy": value(r.name, "cleanup.policy"),
                     "retention_ms": value(r.name, "retention.ms"), "retention_bytes": value(r.name, "retention.bytes")})
-        for r in rows
+        for r in rows if r.name in configs
     ]
 
 

@@ -39,8 +39,11 @@ def _entry(entry) -> ConfigEntryInfo:
 
 
 class ConfigOps(AdminBase):
-    def describe_configs(self, kind: str, names: list[str]) -> dict[str, dict[str, ConfigEntryInfo]]:
-        """DescribeConfigs (with synonyms) for many topics in one round, or for brokers one resource each."""
+    def describe_configs(self, kind: str, names: list[str], *, skip_missing: bool = False
+                         ) -> dict[str, dict[str, ConfigEntryInfo]]:
+        """DescribeConfigs (with synonyms) for many topics in one round, or for brokers one resource each. With
+        skip_missing, a topic deleted since its name was read is left out instead of failing the round: a list
+        built from a snapshot names topics that other clients may delete at any moment."""
 
         def run(admin: AdminClient) -> dict[str, dict[str, ConfigEntryInfo]]:
             if not names:
@@ -54,11 +57,13 @@ class ConfigOps(AdminBase):
             else:
                 futures = admin.describe_configs(resources, request_timeout=self.timeout)
             outcomes = self._wait_each({resource.name: f for resource, f in futures.items()})
-            for name, outcome in outcomes.items():
-                if isinstance(outcome, TopicNotFound):
+            for name, outcome in list(outcomes.items()):
+                if isinstance(outcome, TopicNotFound) and skip_missing:
+                    del outcomes[name]
+                elif isinstance(outcome, TopicNotFound):
                     raise TopicNotFound(MSG_TOPIC_NOT_FOUND.format(topic=name, cluster=self.cluster),
                                         code=outcome.code, cluster=self.cluster)
-                if isinstance(outcome, Exception):
+                elif isinstance(outcome, Exception):
                     raise outcome
             return {name: {key: _entry(e) for key, e in entries.items()} for name, entries in outcomes.items()}
 

@@ -26,6 +26,29 @@ def test_topic_list_shows_counts_and_search_narrows_it(client_for, viewer, topic
     assert name in body and "<td>3</td>" in body  # 3 messages
 
 
+def test_topics_deleted_behind_the_consoles_back_leave_the_list_answering(client_for, viewer, kafka_node,
+                                                                          topic_factory):
+    """The table is a snapshot; a topic another client deletes after it was taken must not turn the list into a
+    404 (it used to, until the snapshot was rebuilt) but simply be absent."""
+    from confluent_kafka.admin import AdminClient
+
+    from topics.selectors import topic_table_invalidate
+
+    prefix = "churn"
+    kept = topic_factory(prefix)
+    doomed = [topic_factory(prefix) for _ in range(3)]
+    topic_table_invalidate("local")
+    client = client_for(viewer)
+    assert all(name in client.get(f"/clusters/local/topics/?q={prefix}-").content.decode() for name in doomed)
+    outsider = AdminClient({"bootstrap.servers": kafka_node.bootstrap})
+    for future in outsider.delete_topics(doomed, operation_timeout=10).values():
+        future.result(timeout=15)
+    for sort in ("name", "messages", "partitions"):
+        response = client.get(f"/clusters/local/topics/?q={prefix}-&sort={sort}")
+        body = response.content.decode()
+        assert response.status_code == 200 and kept in body and not any(name in body for name in doomed)
+
+
 def test_internal_topics_are_hidden_unless_asked_for(client_for, viewer, kafka_node, topic_factory, produce):
     from confluent_kafka import Consumer, TopicPartition
 

@@ -107,6 +107,7 @@ migrate: deps
 	$(PY) manage.py ensure_admin
 
 run: migrate
+	@mkdir -p .data/redis  # not only in the stamp's recipe: `make clean-data` removes the folder and keeps the stamp
 	@echo "Starting: $(PROCS). Ctrl-C stops them all."
 	$(VENV)/bin/honcho start -f Procfile $(PROCS)
 

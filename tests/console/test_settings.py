@@ -67,3 +67,15 @@ def test_make_writes_the_env_file_once_and_keeps_it(tmp_path):
     assert "DJANGO_DEBUG=1" in written and len(written.split("SECRET_KEY=dev-")[1].split()[0]) == 64
     subprocess.run(["make", "-s", ".env"], cwd=tmp_path, capture_output=True, text=True, timeout=30)
     assert (tmp_path / ".env").read_text() == written
+
+
+def test_single_sign_on_needs_the_issuer():
+    sso = {"DJANGO_SETTINGS_MODULE": "console.settings", "SECRET_KEY": "x" * 50, "AUDIT_HASH_KEY": "y" * 50,
+           "DJANGO_ENV_FILE": "",
+           "OIDC_RP_CLIENT_ID": "console", "OIDC_RP_CLIENT_SECRET": "s", "CONSOLE_SSO_ROLE_MAP": "admins=admin",
+           **{f"OIDC_OP_{name}_ENDPOINT": f"https://idp.example/{name.lower()}" for name in
+              ("AUTHORIZATION", "TOKEN", "USER", "JWKS")}}
+
+    without = _django_setup(sso)
+    assert without.returncode != 0 and "single sign-on also needs OIDC_OP_ISSUER" in without.stderr
+    assert _django_setup({**sso, "OIDC_OP_ISSUER": "https://idp.example"}).returncode == 0

@@ -77,6 +77,32 @@ logger.apache.level = {level}
 """
 
 
+FILES_PER_PARTITION = 3  # a partition's active segment keeps its .log, .index and .timeindex open
+FILES_SPARE = 2000  # sockets, jars, the metadata log
+MSG_FEW_FILES = ("The broker may open {allowed} files (the hard limit; it cannot be raised without root) and "
+                 "{partitions} partition folders in {log_dir} need about {needed}: it may fail with 'Too many open "
+                 "files'. Spread them over more brokers or raise the hard limit (Kafka's operations guide asks for "
+                 "100,000 or more).")
+
+
+def raise_open_file_limit(log_dir: Path) -> str | None:
+    """Raises this process's soft open-file limit to its hard one (the broker started from it inherits it) and
+    returns a warning when even that is below what the partition folders already on disk need."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    try:
+        partitions = sum(1 for entry in os.scandir(log_dir) if entry.is_dir() and entry.name.rpartition("-")[2].isdigit())
+    except FileNotFoundError:
+        partitions = 0
+    needed = partitions * FILES_PER_PARTITION + FILES_SPARE
+    if hard != resource.RLIM_INFINITY and hard < needed:
+        return MSG_FEW_FILES.format(allowed=hard, partitions=partitions, log_dir=log_dir, needed=needed)
+    return None
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -194,6 +220,9 @@ class KafkaNode:
 
     def start(self, *, stdout=None) -> None:
         self.prepare()
+        warning = raise_open_file_limit(self.log_dir)
+        if warning:
+            print(warning, file=stdout or sys.stderr, flush=True)
         self.process = subprocess.Popen(self.server_command(), stdout=stdout, stderr=subprocess.STDOUT)
 
     def wait_ready(self, timeout: float = 90.0) -> None:
@@ -258,6 +287,9 @@ class KafkaCluster:
             node.prepare()
         for node in self.nodes:
             with open(node.home / "broker.log", "a") as log:
+                warning = raise_open_file_limit(node.log_dir)
+                if warning:
+                    print(warning, file=log, flush=True)
                 node.process = subprocess.Popen(node.server_command(), stdout=log, stderr=subprocess.STDOUT)
 
     def wait_ready(self, timeout: float = 120.0) -> None:
@@ -310,6 +342,9 @@ def main(argv: list[str] | None = None) -> None:
     node = KafkaNode(home=args.home.resolve(), port=args.port, controller_port=args.controller_port, heap=("-Xms256m", "-Xmx1g"))
     node.prepare()
     print(f"Kafka {KAFKA_LIBS.parent.name} on {node.bootstrap}, data in {node.log_dir}", flush=True)
+    warning = raise_open_file_limit(node.log_dir)
+    if warning:
+        print(warning, flush=True)
     command = node.server_command()
     os.execvp(command[0], command)
 

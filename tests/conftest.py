@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import socket
 import subprocess
 import tempfile
@@ -57,12 +58,27 @@ def kafka_node(tmp_path_factory) -> KafkaNode:
     node.stop()
 
 
-SECURED_PASSWORD_ENV = "TEST_SECURED_KAFKA_PASSWORD"
-LIMITED_PASSWORD_ENV = "TEST_LIMITED_KAFKA_PASSWORD"  # a SCRAM user with only the ACLs a test gives it
+# Named with the prefix the console reads cluster secrets from (CONSOLE_SECRET_ENV_PREFIX).
+SECURED_PASSWORD_ENV = "CONSOLE_SECRET_TEST_SECURED_KAFKA_PASSWORD"
+LIMITED_PASSWORD_ENV = "CONSOLE_SECRET_TEST_LIMITED_KAFKA_PASSWORD"  # a SCRAM user with only the ACLs a test gives it
 # Made for the session before anything starts, so every process the session starts (a Celery worker running a
 # replay on the secured cluster, a web server) finds them in its environment, whenever the broker itself starts.
 os.environ.setdefault(SECURED_PASSWORD_ENV, secrets.token_urlsafe(16))
 os.environ.setdefault(LIMITED_PASSWORD_ENV, secrets.token_urlsafe(16))
+# The session's certificates (secured_kafka) live here, and clusters may only name files in CONSOLE_CLUSTER_CERT_DIRS:
+# the folder joins the setting now, in this process and in the environment every process the session starts gets.
+TEST_CERT_DIR = Path(tempfile.gettempdir()) / f"console-test-certs-{os.getpid()}"
+
+
+def _allow_test_cert_dir() -> None:
+    known = [d for d in os.environ.get("CONSOLE_CLUSTER_CERT_DIRS", "").split(os.pathsep) if d]
+    if str(TEST_CERT_DIR) not in known:
+        os.environ["CONSOLE_CLUSTER_CERT_DIRS"] = os.pathsep.join([*known, str(TEST_CERT_DIR)])
+    if str(TEST_CERT_DIR) not in settings.CONSOLE_CLUSTER_CERT_DIRS:
+        settings.CONSOLE_CLUSTER_CERT_DIRS = [*settings.CONSOLE_CLUSTER_CERT_DIRS, str(TEST_CERT_DIR)]
+
+
+_allow_test_cert_dir()
 
 
 @pytest.fixture(scope="session")
@@ -76,7 +92,8 @@ def secured_kafka(tmp_path_factory) -> KafkaNode:
 
     home = tmp_path_factory.mktemp("kafka-secured")
     password, limited = os.environ[SECURED_PASSWORD_ENV], os.environ[LIMITED_PASSWORD_ENV]
-    security = BrokerSecurity(sasl_ssl_port=free_port(), mtls_port=free_port(), tls=make_tls_files(home / "tls"),
+    tls = make_tls_files(TEST_CERT_DIR / "secured")
+    security = BrokerSecurity(sasl_ssl_port=free_port(), mtls_port=free_port(), tls=tls,
                               scram_users={"console": password, "limited": limited},
                               super_users=("User:ANONYMOUS", "User:console", "User:CN=console-client"))
     node = KafkaNode(home=home, port=free_port(), controller_port=free_port(), heap=("-Xms128m", "-Xmx512m"),
@@ -90,6 +107,7 @@ def secured_kafka(tmp_path_factory) -> KafkaNode:
         raise RuntimeError(f"The secured Kafka did not start; see {home / 'broker.log'}") from None
     yield node
     node.stop()
+    shutil.rmtree(TEST_CERT_DIR, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

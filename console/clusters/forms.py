@@ -15,12 +15,14 @@ class ClusterForm(forms.Form):
                                                               "\nsasl.username=console"}))
     secret_env = forms.CharField(
         required=False, label="Secrets from the environment",
-        help_text="setting=ENVIRONMENT_VARIABLE, one a line; the value is read from each process's environment",
-        widget=forms.Textarea(attrs={"rows": 2, "placeholder": "sasl.password=PROD_KAFKA_PASSWORD"}))
+        help_text="setting=ENVIRONMENT_VARIABLE, one a line; only variables meant for cluster secrets (by default "
+                  "named CONSOLE_SECRET_…), read from each process's environment",
+        widget=forms.Textarea(attrs={"rows": 2, "placeholder": "sasl.password=CONSOLE_SECRET_PROD_KAFKA_PASSWORD"}))
     schema_registry_url = forms.CharField(
         max_length=1000, required=False, label="Schema registry",
         help_text="a Confluent-compatible registry's address; its settings go above with the prefix "
-                  "schema.registry. (e.g. schema.registry.basic.auth.user.info=REGISTRY_AUTH under secrets)",
+                  "schema.registry. (e.g. schema.registry.basic.auth.user.info=CONSOLE_SECRET_REGISTRY_AUTH under "
+                  "secrets)",
         widget=forms.TextInput(attrs={"placeholder": "https://registry.example:8081"}))
     description = forms.CharField(max_length=300, required=False)
     reason = forms.CharField(max_length=1000, widget=forms.TextInput(attrs={"placeholder": "why (goes into the audit log)"}))

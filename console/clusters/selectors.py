@@ -6,7 +6,9 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from console.clusters.models import REGISTRY_PREFIX, Cluster
+from console.clusters.client_settings import (REGISTRY_PREFIX, SettingRefused, check_registration, check_secret_value,
+                                              setting_text)
+from console.clusters.models import Cluster
 from console.errors import ConsoleError, NotFound
 from console.kafka.admin import KafkaAdmin
 from console.kafka.isolated import IsolatedKafkaAdmin
@@ -14,6 +16,7 @@ from console.kafka.errors import KafkaGatewayError, MSG_MISSING_SECRET
 from console.kafka.types import ClusterConnection, ClusterDescription
 
 MSG_UNKNOWN_CLUSTER = "There is no cluster named '{name}'."
+MSG_REFUSED_SETTING = "Cluster '{cluster}' is not connected: {reason} An admin must edit its registration."
 
 
 def cluster_get(name: str) -> Cluster:
@@ -24,12 +27,22 @@ def cluster_get(name: str) -> Cluster:
 
 
 def cluster_connection(cluster: Cluster) -> ClusterConnection:
-    """Builds the client settings, reading secrets from the environment at the last moment."""
-    config = {str(k): str(v) for k, v in cluster.client_config.items()}
+    """Builds the client settings, reading secrets from the environment at the last moment. The registration's
+    rules are checked again here: a row stored before they tightened, or a certificate link that moved since it
+    was saved, must not reach a client either."""
+    try:
+        check_registration(cluster.client_config, cluster.secret_env)
+    except SettingRefused as exc:
+        raise ConsoleError(MSG_REFUSED_SETTING.format(cluster=cluster.name, reason=exc.message)) from exc
+    config = {str(k): setting_text(v) for k, v in cluster.client_config.items()}
     for key, env_name in cluster.secret_env.items():
         value = os.environ.get(env_name)
         if value is None:
             raise ConsoleError(MSG_MISSING_SECRET.format(cluster=cluster.name, env=env_name, key=key))
+        try:
+            check_secret_value(key, env_name, value)
+        except SettingRefused as exc:
+            raise ConsoleError(MSG_REFUSED_SETTING.format(cluster=cluster.name, reason=exc.message)) from exc
         config[key] = value
     registry = {k.removeprefix(REGISTRY_PREFIX): config.pop(k) for k in list(config) if k.startswith(REGISTRY_PREFIX)}
     return ClusterConnection(name=cluster.name, bootstrap_servers=cluster.bootstrap_servers, config=config,

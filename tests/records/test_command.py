@@ -54,7 +54,7 @@ def test_clusters_list_shows_the_schema_registry(registry_cluster, schema_regist
     assert listed["local"]["schema_registry"] == schema_registry.url
     call_command("clusters", "add", "--name", "with-registry", "--bootstrap-servers", "127.0.0.1:1",
                  "--schema-registry", "https://registry.example:8081",
-                 "--secret-env", "schema.registry.basic.auth.user.info=EXAMPLE_REGISTRY_AUTH",
+                 "--secret-env", "schema.registry.basic.auth.user.info=CONSOLE_SECRET_EXAMPLE_REGISTRY_AUTH",
                  "--actor", admin.username, "--reason", "registry", stdout=StringIO())
     with pytest.raises(CommandError, match="secret"):
         call_command("clusters", "add", "--name", "leaky", "--bootstrap-servers", "127.0.0.1:1",

@@ -59,9 +59,9 @@ def test_replay_from_sasl_ssl_to_mtls(replay_env, secured_kafka, make_user, monk
         for p, first in ((0, 0), (1, 5)) for i in range(first, 10))
 
     # A password that is not the user's: the console says so at submit, and nothing is queued.
-    monkeypatch.setenv("WRONG_KAFKA_PASSWORD", "not-the-password")
+    monkeypatch.setenv("CONSOLE_SECRET_WRONG_KAFKA_PASSWORD", "not-the-password")
     wrong = secured_settings(secured_kafka)
-    wrong["secret_env"] = {"sasl.password": "WRONG_KAFKA_PASSWORD"}
+    wrong["secret_env"] = {"sasl.password": "CONSOLE_SECRET_WRONG_KAFKA_PASSWORD"}
     Cluster.objects.create(name="secured-wrong", **wrong)
     started = time.monotonic()
     with pytest.raises(NotAuthorized, match="refused the console's credentials"):

@@ -91,11 +91,11 @@ def test_mutating_command_refuses_unknown_actor_and_missing_reason(admin):
 
 def test_admin_registers_a_cluster_with_an_audit_trail(admin):
     call_command("clusters", "add", "--name", "prod", "--bootstrap-servers", "k1:9092,k2:9092",
-                 "--config", "security.protocol=SASL_SSL", "--secret-env", "sasl.password=PROD_KAFKA_PASSWORD",
+                 "--config", "security.protocol=SASL_SSL", "--secret-env", "sasl.password=CONSOLE_SECRET_PROD_KAFKA_PASSWORD",
                  "--actor", "ada", "--reason", "onboarding prod")
 
     cluster = Cluster.objects.get(name="prod")
-    assert cluster.secret_env == {"sasl.password": "PROD_KAFKA_PASSWORD"}
+    assert cluster.secret_env == {"sasl.password": "CONSOLE_SECRET_PROD_KAFKA_PASSWORD"}
     intent, success = AuditEvent.objects.order_by("seq")
     assert (intent.outcome, success.outcome, success.source, success.actor_name) == ("intent", "success", "cli", "ada")
     assert success.target == "cluster:prod" and success.reason == "onboarding prod"

@@ -23,19 +23,19 @@ def test_secret_values_are_refused_in_client_config(admin):
 def test_secrets_are_read_from_the_environment_when_connecting(monkeypatch):
     cluster = Cluster.objects.create(name="sasl", bootstrap_servers="k:9092",
                                      client_config={"sasl.username": "console"},
-                                     secret_env={"sasl.password": "SASL_CLUSTER_PASSWORD"})
-    monkeypatch.setenv("SASL_CLUSTER_PASSWORD", "s3cret")
+                                     secret_env={"sasl.password": "CONSOLE_SECRET_SASL_CLUSTER_PASSWORD"})
+    monkeypatch.setenv("CONSOLE_SECRET_SASL_CLUSTER_PASSWORD", "s3cret")
 
     assert cluster_connection(cluster).config == {"sasl.username": "console", "sasl.password": "s3cret"}
 
 
 def test_missing_secret_env_is_a_clear_error_on_the_page(client_for, viewer):
-    Cluster.objects.create(name="nosecret", bootstrap_servers="k:9092", secret_env={"sasl.password": "UNSET_VAR_X"})
+    Cluster.objects.create(name="nosecret", bootstrap_servers="k:9092", secret_env={"sasl.password": "CONSOLE_SECRET_UNSET_VAR_X"})
 
     response = client_for(viewer).get("/clusters/nosecret/")
 
     assert response.status_code == 400
-    assert "needs the environment variable UNSET_VAR_X for sasl.password" in response.content.decode()
+    assert "needs the environment variable CONSOLE_SECRET_UNSET_VAR_X for sasl.password" in response.content.decode()
 
 
 def test_clusters_page_shows_health_of_each_cluster(client_for, viewer):

@@ -20,12 +20,12 @@ def test_unreachable_clusters_are_sampled_side_by_side(local_cluster, silent_ser
     Cluster.objects.create(name="refused", bootstrap_servers=f"127.0.0.1:{free_port()}")
     Cluster.objects.create(name="silent", bootstrap_servers=silent_server)
     wrong_password = secured_settings(secured_kafka)
-    wrong_password["secret_env"] = {"sasl.password": "TEST_WRONG_KAFKA_PASSWORD"}
+    wrong_password["secret_env"] = {"sasl.password": "CONSOLE_SECRET_TEST_WRONG_KAFKA_PASSWORD"}
     Cluster.objects.create(name="bad-password", **wrong_password)
     Cluster.objects.create(name="secured", **secured_settings(secured_kafka))
     import os
 
-    os.environ["TEST_WRONG_KAFKA_PASSWORD"] = "not-the-password"
+    os.environ["CONSOLE_SECRET_TEST_WRONG_KAFKA_PASSWORD"] = "not-the-password"
 
     started = time.monotonic()
     outcome = lag_sample_all()

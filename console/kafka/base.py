@@ -17,6 +17,9 @@ from console.kafka.types import GatewayFace
 
 T = TypeVar("T")
 K = TypeVar("K")
+# Requests one call keeps in flight at most. librdkafka sends whatever it is handed at once: 50,000 OffsetFetch
+# requests (one per group; it allows no more in one) queued together killed the client process with SIGSEGV.
+MAX_IN_FLIGHT = 1000
 
 
 class AdminBase(GatewayFace):
@@ -48,8 +51,15 @@ class AdminBase(GatewayFace):
         return futures_outcomes(futures, cluster=self.cluster, timeout=self.timeout)
 
     def _wait_each_settled(self, send: Callable[[list[K]], Mapping[K, Future]], keys: list[K]) -> dict:
-        """Each key's outcome (its result or its error) of the requests `send(keys)` makes; keys whose group
-        coordinator was loading or moving are sent again, after a growing pause, until the call's timeout."""
+        """Each key's outcome (its result or its error) of the requests `send(keys)` makes, at most
+        MAX_IN_FLIGHT keys at a time; keys whose group coordinator was loading or moving are sent again, after a
+        growing pause, until the call's timeout."""
+        outcomes: dict = {}
+        for start in range(0, len(keys), MAX_IN_FLIGHT):
+            outcomes.update(self._settle(send, keys[start:start + MAX_IN_FLIGHT]))
+        return outcomes
+
+    def _settle(self, send: Callable[[list[K]], Mapping[K, Future]], keys: list[K]) -> dict:
         deadline, pause = time.monotonic() + self.timeout, 0.1
         outcomes: dict = {}
         pending = list(keys)

@@ -1,4 +1,4 @@
-"""Health for orchestrators and people; public, so it names no secrets or addresses.
+"""Health for orchestrators and people: anonymous callers learn up or down, people and scrapers why.
 
 - /health/live: the process serves requests (touches nothing).
 - /health (also /health/ready): the console's own dependencies (database, Redis, a Celery worker) decide the
@@ -8,6 +8,9 @@
   "lagging" (events wait longer than AUDIT_WITNESS_LAG_ALERT_S to be published), "broken" (the publisher refused
   a row, or the last audit_verify found rows changed, missing or inserted) or "off". Like a cluster, it never
   turns the answer into 503: restarting the console would not repair an audit log.
+- Anonymous callers (load balancers, orchestrators) get up/down per component and the witness's state word only.
+  Error texts name broker hosts and ports, and counts and versions help whoever maps the network, so the details
+  go only to logged-in users and to callers presenting the metrics token (`Authorization: Bearer ...`).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from django.views.decorators.http import require_GET
 from console.audit.witness.status import witness_status
 from console.clusters.models import Cluster
 from console.clusters.selectors import clusters_health
+from console.metrics.views import bearer_matches
 
 
 def database_state() -> dict:
@@ -75,7 +79,19 @@ def health(request):
     celery = celery_state(redis_info["ok"])
     ok = db["ok"] and redis_info["ok"] and celery["ok"]
     down = sorted(name for name, c in clusters.items() if not c["reachable"])
+    witness = witness_status().as_json() if db["ok"] else None
+    if not _may_see_details(request):
+        db, redis_info, celery = ({"ok": part["ok"]} for part in (db, redis_info, celery))
+        clusters = {name: {"reachable": c["reachable"]} for name, c in clusters.items()}
+        witness = {"state": witness["state"]} if witness else None
     body = {"status": "ok" if ok else "degraded", "database": db, "redis": redis_info, "celery": celery,
             "kafka": clusters, "kafka_summary": {"clusters": len(clusters), "unreachable": down},
-            "audit_witness": witness_status().as_json() if db["ok"] else None}
+            "audit_witness": witness}
     return JsonResponse(body, status=200 if ok else 503)
+
+
+def _may_see_details(request) -> bool:
+    if request.user.is_authenticated:
+        return True
+    token = settings.METRICS_TOKEN
+    return bool(token) and bearer_matches(request.headers.get("Authorization", ""), token)

@@ -1,4 +1,4 @@
-"""/health against the real services: all up, then Redis stopped."""
+"""/health against the real services: all up, then Redis stopped; details only for people and the scraper."""
 
 import time
 
@@ -8,9 +8,12 @@ from console.devstack.kafka import free_port
 
 pytestmark = pytest.mark.django_db
 
+TOKEN = "health-test-token"
 
-def test_health_is_200_when_everything_is_up(client, celery_worker_process):
-    response = client.get("/health")
+
+def test_health_is_200_when_everything_is_up(client, celery_worker_process, settings):
+    settings.METRICS_TOKEN = TOKEN
+    response = client.get("/health", headers={"Authorization": f"Bearer {TOKEN}"})
 
     body = response.json()
     assert response.status_code == 200, body
@@ -24,6 +27,51 @@ def test_health_needs_no_login_and_reveals_no_addresses(client, kafka_node, redi
     body = client.get("/health").content.decode()
 
     assert str(kafka_node.port) not in body and str(redis_node.port) not in body
+
+
+def test_anonymous_callers_get_up_or_down_only(client, celery_worker_process, settings):
+    from console.clusters.models import Cluster
+
+    closed = free_port()
+    Cluster.objects.create(name="closed", bootstrap_servers=f"127.0.0.1:{closed}")
+    settings.METRICS_TOKEN = TOKEN
+    _wait_for_worker()
+
+    anonymous = client.get("/health")
+    wrong_token = client.get("/health", headers={"Authorization": "Bearer not-the-token"})
+
+    for response in (anonymous, wrong_token):
+        body = response.json()
+        assert body["database"] == body["redis"] == body["celery"] == {"ok": True}
+        assert body["kafka"] == {"closed": {"reachable": False}, "local": {"reachable": True}}
+        assert set(body["audit_witness"]) == {"state"}
+        assert str(closed) not in response.content.decode()
+
+
+@pytest.mark.parametrize("caller", ["token", "login"])
+def test_people_and_the_scraper_see_why_a_cluster_is_down(caller, client, client_for, viewer, redis_node, settings):
+    from console.clusters.models import Cluster
+
+    closed = free_port()
+    Cluster.objects.create(name="closed", bootstrap_servers=f"127.0.0.1:{closed}")
+    settings.METRICS_TOKEN = TOKEN
+    if caller == "token":
+        response = client.get("/health", headers={"Authorization": f"Bearer {TOKEN}"})
+    else:
+        response = client_for(viewer).get("/health")
+
+    body = response.json()
+    assert body["kafka"]["closed"]["reachable"] is False and body["kafka"]["closed"]["error"]
+    assert body["database"]["vendor"] and "workers" in body["celery"]
+    assert "state" in body["audit_witness"] and "pending" in body["audit_witness"]
+
+
+def test_without_a_metrics_token_a_bearer_header_shows_nothing_more(client, redis_node, settings):
+    settings.METRICS_TOKEN = ""
+
+    body = client.get("/health", headers={"Authorization": "Bearer "}).json()
+
+    assert body["kafka"]["local"] == {"reachable": True} and body["database"] == {"ok": True}
 
 
 def test_health_is_503_within_seconds_when_redis_is_stopped(client, celery_worker_process, redis_node):

@@ -24,7 +24,9 @@ class SsoRecheckMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        checked_at = request.session.get(SESSION_CHECKED_AT) if hasattr(request, "session") else None
+        # Without a session cookie there is nothing to re-check, and reading the session would add Vary: Cookie.
+        has_session = hasattr(request, "session") and settings.SESSION_COOKIE_NAME in request.COOKIES
+        checked_at = request.session.get(SESSION_CHECKED_AT) if has_session else None
         if (checked_at is not None and settings.SSO_ENABLED and not request.path.startswith(_EXEMPT_PREFIXES)
                 and time.time() >= checked_at + settings.CONSOLE_SSO_RECHECK_S and request.user.is_authenticated):
             ended = ConsoleOIDCBackend().recheck(request)

@@ -18,7 +18,7 @@ from console.clusters.selectors import cluster_connection, cluster_get
 from console.errors import Conflict, ConsoleError
 from console.kafka.java_config import UntranslatableConfig, java_client_config
 from sparkjobs import runner, s3
-from sparkjobs.filters import filter_check
+from sparkjobs.filters import filter_check, filter_spark_sql
 from sparkjobs.models import ReplayJob
 from sparkjobs.selectors import resolve_range
 
@@ -121,7 +121,8 @@ def _application_spec(job: ReplayJob) -> dict:
         # With a registry, Parquet gets typed columns from the range's Avro and Protobuf schemas (jobs/replay.py).
         sink["typed"] = job.sink == ReplayJob.Sink.PARQUET and bool(source.registry_url)
     spec = {"job_id": job.pk, "job_key": f"{job.pk}-{job.correlation_id.hex[:12]}", "topic": job.topic,
-            "ranges": job.ranges, "filter": job.filter_expr, "isolation": job.isolation,
+            # Spark gets the SQL regenerated from the checked tree, checked again under today's allowlist.
+            "ranges": job.ranges, "filter": filter_spark_sql(job.filter_expr), "isolation": job.isolation,
             "kafka_timeout_ms": int(settings.REPLAY_KAFKA_TIMEOUT_S * 1000),
             # Spark's Kafka source is Kafka's Java client; the topic sink writes with librdkafka (see spark_sink).
             "source": {"bootstrap": source.bootstrap_servers, "config": java_client_config(source.config)},

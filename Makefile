@@ -91,13 +91,19 @@ $(REGISTRY_APP): console/devstack/registry-pom.xml .data/.system-run
 # so `.venv/bin/python manage.py ...` works in a new terminal. Production sets real secrets in its environment.
 # A database made before this file existed keeps the audit key its chain was written with.
 .env:
-	@key=$$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n'); \
+	@umask 077; key=$$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n'); \
 	 { echo "# Written by make for local development; not used in production."; \
 	   echo "DJANGO_DEBUG=1"; echo "SECRET_KEY=dev-$$key"; \
 	   if [ -f .data/console.sqlite3 ]; then echo "AUDIT_HASH_KEY=dev-only-insecure-key"; fi; } > $@
 	@echo "Wrote .env (development settings and a generated SECRET_KEY)"
 
-deps: .env $(VENV)/.deps-run $(KAFKA_JARS) $(SPARK_JARS) $(SPARK_S3A_JARS) $(SPARK_AVRO_JARS) $(REGISTRY_APP) \
+# The local Redis asks for a password (console/devstack/redis.py); an .env from before that gets one added.
+.data/.redis-password: .env
+	@chmod 600 .env; grep -q '^REDIS_PASSWORD=' .env || \
+	  echo "REDIS_PASSWORD=$$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')" >> .env
+	@mkdir -p .data && touch $@
+
+deps: .env .data/.redis-password $(VENV)/.deps-run $(KAFKA_JARS) $(SPARK_JARS) $(SPARK_S3A_JARS) $(SPARK_AVRO_JARS) $(REGISTRY_APP) \
 	.data/.system-run
 
 test-deps: deps $(VENV)/.deps-test .data/.system-test $(IDENTITY_JARS) $(S3PROXY_JAR)

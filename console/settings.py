@@ -3,6 +3,7 @@
 import os
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import quote
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
@@ -217,7 +218,9 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", defa
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 
-REDIS_URL = env("REDIS_URL", default="redis://127.0.0.1:6379/0")
+# The local Redis of `make run` asks for the password `make` wrote to .env (console/devstack/redis.py).
+REDIS_URL = env("REDIS_URL", default=(f"redis://:{quote(env('REDIS_PASSWORD'), safe='')}@127.0.0.1:6379/0"
+                                      if env("REDIS_PASSWORD", default="") else "redis://127.0.0.1:6379/0"))
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default=REDIS_URL)
 CELERY_RESULT_BACKEND = env("CELERY_RESULT_BACKEND", default=REDIS_URL)
 CELERY_TASK_ACKS_LATE = True

@@ -73,7 +73,8 @@ def _one_of(*choices: str, case_sensitive: bool = False) -> Check:
     def check(key: str, value: str) -> None:
         known = choices if case_sensitive else tuple(c.lower() for c in choices)
         if (value if case_sensitive else value.lower()) not in known:
-            raise SettingRefused("client_config", MSG_BAD_VALUE.format(key=key, expected="one of " + ", ".join(choices)))
+            expected = "one of " + ", ".join(choices)
+            raise SettingRefused("client_config", MSG_BAD_VALUE.format(key=key, expected=expected))
 
     return check
 
@@ -153,7 +154,6 @@ CODE_LOADING_KEYS = frozenset({
     "sasl.kerberos.kinit.cmd", "plugin.library.paths", "ssl.providers", "ssl.engine.location", "ssl.engine.id",
     "ssl_engine_callback_data", "interceptors", "opaque", REGISTRY_PREFIX + "bearer.auth.custom.provider.function",
 })
-FILE_KEYS = frozenset(key for key, check in CLIENT_SETTINGS.items() if check is _file)
 
 # The console's own secrets and the addresses of its stores. Sent to a broker, they would be logged or kept by
 # whoever runs it, so no allow setting or prefix lets a cluster have them.

@@ -31,6 +31,8 @@ APP = Path(__file__).resolve().parent / "jobs" / "replay.py"
 DRIVER_APP = APP.with_name("driver.py")
 # The topic sink's transactional writer runs in Spark's executors, which get it as a file of its own.
 SINK = Path(__file__).resolve().parent.parent / "console" / "kafka" / "spark_sink.py"
+# The driver writes its token file with the console's one way of writing secrets.
+SECRET_FILES = SINK.parent.parent / "secret_files.py"
 # In the executors: the gateway's registry decoding and error codes, and what they import, without Django.
 GATEWAY_MODULES = ("__init__.py", "errors.py", "types.py", "registry.py", "mapping.py",
                    "protobuf_rows.py")
@@ -49,6 +51,7 @@ def gateway_zip(folder: Path) -> Path:
     kafka = SINK.parent
     with zipfile.ZipFile(target, "w") as archive:
         archive.writestr("console/__init__.py", "")
+        archive.write(SECRET_FILES, "console/secret_files.py")
         for name in GATEWAY_MODULES:
             archive.write(kafka / name, f"console/kafka/{name}")
     return target
@@ -79,7 +82,7 @@ def missing_jars(spec: dict, jars: list[str]) -> str:
 
 
 def _code_files() -> list[Path]:
-    return [APP, DRIVER_APP, SINK, *(SINK.parent / name for name in GATEWAY_MODULES)]
+    return [APP, DRIVER_APP, SINK, SECRET_FILES, *(SINK.parent / name for name in GATEWAY_MODULES)]
 
 
 def driver_fingerprint(jars: list[str]) -> str:

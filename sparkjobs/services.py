@@ -17,6 +17,7 @@ from console.audit.services import audit_record
 from console.clusters.selectors import cluster_connection, cluster_get
 from console.errors import Conflict, ConsoleError
 from console.kafka.java_config import UntranslatableConfig, java_client_config
+from console.secret_files import write_secret_file
 from sparkjobs import runner, s3
 from sparkjobs.filters import filter_check, filter_spark_sql
 from sparkjobs.models import ReplayJob
@@ -148,8 +149,7 @@ def replay_run(*, job_id: int) -> ReplayJob:
         spec = _application_spec(job)
     except (ConsoleError, UntranslatableConfig) as exc:  # a secret gone from the environment, a setting Java lacks
         return _finish(job, {"state": "failed", "result": None, "error": str(getattr(exc, "message", exc))})
-    spec_path.write_text(json.dumps(spec))  # holds secrets: readable by the worker only
-    spec_path.chmod(0o600)
+    write_secret_file(spec_path, json.dumps(spec))  # S3 keys, a JAAS password: readable by the worker only
     job.state, job.started_at, job.log_path = ReplayJob.State.RUNNING, timezone.now(), str(work / "spark.log")
     job.heartbeat_at, job.worker_host = job.started_at, socket.gethostname()
     job.save(update_fields=["state", "started_at", "log_path", "heartbeat_at", "worker_host"])

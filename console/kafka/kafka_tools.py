@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import tempfile
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -16,6 +15,7 @@ from django.conf import settings
 from console.kafka.errors import ClusterUnavailable, GroupNotFound, KafkaRequestFailed, MSG_GROUP_NOT_FOUND
 from console.kafka.java_config import java_client_config, properties_text
 from console.kafka.types import ClusterConnection, PartitionRef
+from console.secret_files import temporary_secret_file
 
 GROUP_COMMAND = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
 
@@ -42,12 +42,11 @@ def delete_group_offsets(connection: ClusterConnection, group: str, topic: str, 
                          timeout: float) -> list[DeleteOffsetsRow]:
     """OffsetDelete through the tool; the broker refuses partitions of topics an active group subscribes to."""
     spec = topic + (":" + ",".join(map(str, partitions)) if partitions else "")
-    with tempfile.NamedTemporaryFile("w", suffix=".properties", delete=True) as client_config:
-        os.chmod(client_config.name, 0o600)  # may carry SASL secrets
-        client_config.write(properties_text(java_client_config(connection.config)))
-        client_config.flush()
+    # The client settings may carry SASL secrets.
+    with temporary_secret_file(properties_text(java_client_config(connection.config)),
+                               suffix=".properties") as client_config:
         result = _java(GROUP_COMMAND, [
-            "--bootstrap-server", connection.bootstrap_servers, "--command-config", client_config.name,
+            "--bootstrap-server", connection.bootstrap_servers, "--command-config", str(client_config),
             "--delete-offsets", "--group", group, "--topic", spec, "--timeout", str(int(timeout * 1000)),
         ], timeout=timeout + 30)
     rows = _rows(result.stdout)

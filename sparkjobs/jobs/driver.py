@@ -36,6 +36,7 @@ from pathlib import Path
 from pyspark.sql import SparkSession
 
 import replay
+from console.secret_files import write_secret_file
 
 
 class Driver:
@@ -188,11 +189,8 @@ def main(state_file: str, owner: int, idle_s: float) -> None:
     listener = socket.create_server(("127.0.0.1", 0))
     listener.settimeout(1.0)
     state = Path(state_file)
-    temporary = state.with_name(state.name + f".{os.getpid()}")
-    temporary.write_text(json.dumps({"pid": os.getppid(), "python_pid": os.getpid(),
-                                     "port": listener.getsockname()[1], "token": token}))
-    temporary.chmod(0o600)
-    os.replace(temporary, state)
+    write_secret_file(state, json.dumps({"pid": os.getppid(), "python_pid": os.getpid(),
+                                         "port": listener.getsockname()[1], "token": token}))
     print(f"console replay driver listening on 127.0.0.1:{listener.getsockname()[1]}", flush=True)
     threading.Thread(target=_warm_up_quietly, args=(driver,), daemon=True, name="warm-up").start()
     try:

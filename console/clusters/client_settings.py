@@ -158,7 +158,8 @@ CODE_LOADING_KEYS = frozenset({
 # The console's own secrets and the addresses of its stores. Sent to a broker, they would be logged or kept by
 # whoever runs it, so no allow setting or prefix lets a cluster have them.
 CONSOLE_OWN_ENV = frozenset({
-    "SECRET_KEY", "AUDIT_HASH_KEY", "DATABASE_URL", "REDIS_URL", "OIDC_RP_CLIENT_SECRET", "CONSOLE_METRICS_TOKEN",
+    "SECRET_KEY", "AUDIT_HASH_KEY", "DATABASE_URL", "REDIS_URL", "REDIS_PASSWORD", "OIDC_RP_CLIENT_SECRET",
+    "CONSOLE_METRICS_TOKEN",
     "EMAIL_URL", "CONSOLE_ALERT_WEBHOOKS", "DJANGO_SUPERUSER_PASSWORD", "POSTGRES_PASSWORD",
     "REPLAY_S3_ACCESS_KEY", "REPLAY_S3_SECRET_KEY", "CONSOLE_SECRET_ENV_PREFIX", "CONSOLE_SECRET_ENV_ALLOW",
 })

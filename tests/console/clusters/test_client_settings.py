@@ -48,7 +48,8 @@ def test_settings_that_load_code_are_refused_as_such(key):
     assert refused.message == MSG_UNSAFE_CONFIG.format(key=key)
 
 
-@pytest.mark.parametrize("env_name", ["SECRET_KEY", "AUDIT_HASH_KEY", "DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL",
+@pytest.mark.parametrize("env_name", ["SECRET_KEY", "AUDIT_HASH_KEY", "DATABASE_URL", "REDIS_URL", "REDIS_PASSWORD",
+                                      "CELERY_BROKER_URL",
                                       "OIDC_RP_CLIENT_SECRET", "CONSOLE_METRICS_TOKEN", "REPLAY_S3_SECRET_KEY"])
 def test_the_consoles_own_variables_are_refused_even_when_allowed_or_prefixed(env_name, settings):
     settings.CONSOLE_SECRET_ENV_ALLOW = [env_name]

@@ -15,6 +15,10 @@ Requests are one JSON line each:
     {"token": ..., "cancel": JOB_ID}          cancels that job's replay if it runs here; answers {"running": bool}
     {"token": ..., "ping": true}              answers {"pid": ..., "jobs": [...], "warming": bool}
 
+Before its token is checked, a connection gets REQUEST_DEADLINE_S to send one line of at most REQUEST_MAX_BYTES,
+and at most MAX_PENDING connections wait for their line at once; any other is closed, so a client that sends
+nothing, or an endless line, neither holds a thread for long nor grows the driver's memory.
+
 It stops by itself once idle for IDLE_SECONDS or once OWNER_PID (the worker process that started it) has gone,
 after its running replays end, so no driver outlives the worker that uses it for long.
 """
@@ -39,41 +43,83 @@ import replay
 from console.secret_files import write_secret_file
 
 
+REQUEST_MAX_BYTES = 64 * 1024  # a request is a token and a path: far below this
+REQUEST_DEADLINE_S = 5.0  # the worker sends its line at once
+MAX_PENDING = 64
+
+
+def read_request(connection: socket.socket) -> tuple[bytes, bytes] | None:
+    """(first line, bytes after it), or None once the line outgrows REQUEST_MAX_BYTES, the deadline passes or the
+    client goes. Reads at most REQUEST_MAX_BYTES + 1 bytes in all."""
+    deadline = time.monotonic() + REQUEST_DEADLINE_S
+    received = bytearray()
+    while (end := received.find(b"\n")) < 0:
+        remaining = deadline - time.monotonic()
+        if len(received) > REQUEST_MAX_BYTES or remaining <= 0:
+            return None
+        connection.settimeout(remaining)
+        try:
+            chunk = connection.recv(REQUEST_MAX_BYTES + 1 - len(received))
+        except OSError:  # the deadline (TimeoutError) or the client gone
+            return None
+        if not chunk:
+            return None
+        received += chunk
+    if end > REQUEST_MAX_BYTES:
+        return None
+    connection.settimeout(None)
+    return bytes(received[:end]), bytes(received[end + 1:])
+
+
 class Driver:
     def __init__(self, spark: SparkSession, token: str):
         self.spark, self.token = spark, token
+        self.pending = threading.BoundedSemaphore(MAX_PENDING)  # connections whose request line is not read yet
         self.jobs: dict[str, str] = {}  # job id -> job group, of the replays running now
         self.lock = threading.Lock()
         self.last_active = time.monotonic()
         self.warming = threading.Event()
 
     def serve(self, connection: socket.socket) -> None:
-        with connection, connection.makefile("rwb") as stream:
+        """One connection; the accept loop has taken a `pending` slot for it."""
+        with connection:
             try:
-                request = json.loads(stream.readline() or b"{}")
+                found = read_request(connection)
+            finally:
+                self.pending.release()
+            if found is None:
+                return
+            line, rest = found
+            try:
+                request = json.loads(line)
             except ValueError:
                 return
-            if not hmac.compare_digest(str(request.get("token", "")).encode(), self.token.encode()):
+            if not isinstance(request, dict) or not hmac.compare_digest(
+                    str(request.get("token", "")).encode(), self.token.encode()):
                 return
-            if "ping" in request:
-                with self.lock:
-                    self._answer(stream, {"pid": os.getppid(), "jobs": sorted(self.jobs),
-                                          "warming": self.warming.is_set()})
-            elif "cancel" in request:
-                with self.lock:
-                    group = self.jobs.get(str(request["cancel"]))
-                if group is not None:
-                    self.spark.sparkContext.cancelJobGroup(group)
-                self._answer(stream, {"running": group is not None})
-            elif "run" in request:
-                self.run(stream, connection, request["run"])
+            with connection.makefile("wb") as stream:
+                self._serve(request, stream, connection, rest)
+
+    def _serve(self, request: dict, stream, connection: socket.socket, rest: bytes) -> None:
+        if "ping" in request:
+            with self.lock:
+                self._answer(stream, {"pid": os.getppid(), "jobs": sorted(self.jobs),
+                                      "warming": self.warming.is_set()})
+        elif "cancel" in request:
+            with self.lock:
+                group = self.jobs.get(str(request["cancel"]))
+            if group is not None:
+                self.spark.sparkContext.cancelJobGroup(group)
+            self._answer(stream, {"running": group is not None})
+        elif "run" in request:
+            self.run(stream, connection, str(request["run"]), cancelled_early=bool(rest))
 
     @staticmethod
     def _answer(stream, payload: dict) -> None:
         stream.write(json.dumps(payload).encode() + b"\n")
         stream.flush()
 
-    def run(self, stream, connection: socket.socket, spec_path: str) -> None:
+    def run(self, stream, connection: socket.socket, spec_path: str, cancelled_early: bool = False) -> None:
         spec = json.loads(Path(spec_path).read_text())
         job, group = str(spec["job_id"]), replay.job_group(spec)
         sending = threading.Lock()
@@ -94,10 +140,11 @@ class Driver:
 
         def watch() -> None:
             # Anything the client sends now is a cancel, and so is its going away (a killed worker).
-            try:
-                connection.recv(64)
-            except OSError:
-                pass
+            if not cancelled_early:  # bytes after the request line are a cancel already sent
+                try:
+                    connection.recv(64)
+                except OSError:
+                    pass
             if not finished.is_set():
                 cancelled.set()
                 self.spark.sparkContext.cancelJobGroup(group)
@@ -198,6 +245,9 @@ def main(state_file: str, owner: int, idle_s: float) -> None:
             try:
                 connection, _ = listener.accept()
             except TimeoutError:
+                continue
+            if not driver.pending.acquire(blocking=False):  # too many still silent: this one waits for nobody
+                connection.close()
                 continue
             threading.Thread(target=driver.serve, args=(connection,), daemon=True).start()
     finally:

@@ -87,3 +87,115 @@ def test_a_worker_starts_its_driver_as_it_comes_up(celery_worker_process, settin
     driver = runner.running_drivers()[0]
     # Its owner, whose going stops it, is the worker.
     assert Path(f"/proc/{driver.pid}/cmdline").read_bytes().split(b"\0")[-3] == str(celery_worker_process.pid).encode()
+
+
+# The driver's bounds before the token (jobs/driver.py: REQUEST_DEADLINE_S = 5, REQUEST_MAX_BYTES = 64 KiB); the
+# driver module imports its siblings as Spark ships them, so they are repeated here rather than imported.
+REQUEST_DEADLINE_S = 5.0
+
+
+@pytest.fixture(scope="module")
+def socket_driver(tmp_path_factory):
+    """A resident driver of this module's own (so its memory is not shared with replays), warmed up; stopped after."""
+    from django.test import override_settings
+
+    from sparkjobs import runner
+
+    folder = tmp_path_factory.mktemp("driver-socket")
+    with override_settings(REPLAY_OUTPUT_DIR=str(folder), REPLAY_DRIVER_IDLE_S=900):
+        driver = runner.ensure_driver()
+    try:
+        state = next((folder / "driver").glob("*.json"))
+        deadline = time.monotonic() + 180
+        while (driver.ask({"ping": True}) or {}).get("warming", True):  # warm-up allocates: wait it out first
+            assert time.monotonic() < deadline, "the driver is still warming up"
+            time.sleep(1)
+        yield driver, state
+    finally:
+        runner._stop_group(driver.pid)
+
+
+def _rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError(f"no VmRSS for {pid}")
+
+
+def _closed_after(connection: socket.socket, limit: float) -> float:
+    """Seconds until the driver closes `connection` (reads nothing from it); fails after `limit`."""
+    started = time.monotonic()
+    connection.settimeout(limit)
+    try:
+        assert connection.recv(1) == b""
+    except ConnectionResetError:
+        pass
+    return time.monotonic() - started
+
+
+def test_the_drivers_token_file_is_0600(socket_driver):
+    _, state = socket_driver
+    assert oct(state.stat().st_mode & 0o777) == "0o600"
+    assert list(state.parent.glob(f".{state.name}.*")) == []  # no temporary left beside it
+
+
+def test_a_silent_connection_is_dropped_after_the_deadline(socket_driver):
+    driver, _ = socket_driver
+    with socket.create_connection(("127.0.0.1", driver.port), timeout=5) as silent:
+        waited = _closed_after(silent, REQUEST_DEADLINE_S + 5)
+    assert REQUEST_DEADLINE_S - 1 < waited < REQUEST_DEADLINE_S + 3
+
+
+def test_endless_lines_are_cut_at_once_without_the_driver_growing(socket_driver):
+    driver, state = socket_driver
+    python = json.loads(state.read_text())["python_pid"]
+    before = _rss_kib(python)
+    errors = []
+
+    def flood() -> None:
+        with socket.create_connection(("127.0.0.1", driver.port), timeout=10) as connection:
+            try:
+                connection.sendall(b"x" * (10 << 20))  # 10 MiB, no newline
+            except OSError as exc:  # the driver closed it part way: what should happen
+                errors.append(exc)
+                return
+            errors.append(_closed_after(connection, REQUEST_DEADLINE_S + 5))
+
+    import threading
+
+    floods = [threading.Thread(target=flood) for _ in range(4)]
+    started = time.monotonic()
+    for thread in floods:
+        thread.start()
+    for thread in floods:
+        thread.join(30)
+    elapsed = time.monotonic() - started
+
+    # Each was refused long before its 10 MiB went through, and well inside the silent-client deadline.
+    assert len(errors) == 4 and all(isinstance(e, OSError) for e in errors), errors
+    assert elapsed < REQUEST_DEADLINE_S
+    grown = _rss_kib(python) - before
+    assert grown < 8 * 1024, f"the driver's Python process grew by {grown} KiB for 40 MiB sent"
+    assert driver.ask({"ping": True}) is not None
+
+
+def test_a_wrong_token_is_closed_with_nothing_sent(socket_driver):
+    driver, _ = socket_driver
+    for request in (b'{"ping": true, "token": "guess"}\n', b'["not", "an", "object"]\n', b"not json\n"):
+        with socket.create_connection(("127.0.0.1", driver.port), timeout=5) as stranger:
+            stranger.sendall(request)
+            assert _closed_after(stranger, 3) < 2
+
+
+def test_a_client_with_the_token_is_served_while_silent_and_flooding_ones_hang_on(socket_driver):
+    driver, _ = socket_driver
+    silent = [socket.create_connection(("127.0.0.1", driver.port), timeout=10) for _ in range(8)]
+    flooding = socket.create_connection(("127.0.0.1", driver.port), timeout=10)
+    try:
+        flooding.sendall(b"y" * 60_000)  # under the bound, no newline: the driver is still reading it
+        started = time.monotonic()
+        answer = driver.ask({"ping": True}, timeout=3)
+        assert answer is not None and answer["jobs"] == [] and time.monotonic() - started < 2
+    finally:
+        for connection in [*silent, flooding]:
+            connection.close()

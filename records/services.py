@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from console.audit.actor import Actor
 from console.audit.services import audited
+from console.audit.witness.guard import witness_topic_guard
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
 from console.kafka.types import ProducedRecord, SchemaInfo
@@ -58,9 +59,12 @@ def record_produce(*, actor: Actor, cluster: str, topic: str, key: Payload, valu
                    headers: list[tuple[str, str]] | None = None, partition: int | None = None,
                    reason: str = "") -> ProducedRecord:
     """Sends one record. The key and value are encoded before the audit intent, so a record that does not fit its
-    schema is refused with the registry's reason and nothing is written or audited as attempted."""
+    schema is refused with the registry's reason and nothing is written or audited as attempted. The audit
+    witness topic is refused (an audited refusal)."""
     if partition is not None and partition < 0:
         raise ConsoleError(MSG_NEGATIVE_PARTITION)
+    witness_topic_guard(actor=actor, action="record.produce", cluster=cluster, topic=topic, what="produce to",
+                        reason=reason, params={"partition": partition})
     admin = cluster_admin(cluster)
     _check_partition(admin, topic, partition)
     key_bytes, key_schema = _encode(admin, topic, key, is_key=True)
@@ -80,8 +84,11 @@ def record_copy(*, actor: Actor, cluster: str, topic: str, partition: int, offse
                 target_cluster: str = "", target_partition: int | None = None, reason: str = "") -> ProducedRecord:
     """Copies one record, byte for byte (key, value, headers; schema ids stay valid on a cluster sharing the
     registry), to another topic; the partition follows the key unless one is given."""
-    source = record_at(cluster, topic, partition, offset)
     target_cluster = target_cluster or cluster
+    witness_topic_guard(actor=actor, action="record.copy", cluster=target_cluster, topic=target_topic,
+                        what="copy records to", reason=reason,
+                        params={"source": {"cluster": cluster, "topic": topic, "partition": partition, "offset": offset}})
+    source = record_at(cluster, topic, partition, offset)
     target = cluster_admin(target_cluster)
     _check_partition(target, target_topic, target_partition)
     params = {"source": {"cluster": cluster, "topic": topic, "partition": partition, "offset": offset},

@@ -7,6 +7,7 @@ import time
 
 from console.audit.actor import Actor
 from console.audit.services import audited
+from console.audit.witness.guard import witness_topic_guard
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
 from console.kafka.ops_configs import BROKER, TOPIC
@@ -68,7 +69,10 @@ def _read_back(admin, kind: str, name: str, set_values: dict[str, str], delete: 
 
 def topic_configs_alter(*, actor: Actor, cluster: str, topic: str, set_values: dict[str, str], delete: list[str],
                         reason: str = "") -> dict:
-    """IncrementalAlterConfigs on a topic: sets or removes overrides; the audit keeps values before and after."""
+    """IncrementalAlterConfigs on a topic: sets or removes overrides; the audit keeps values before and after.
+    Refused for the audit witness topic (retention.ms would let it drop what it holds)."""
+    witness_topic_guard(actor=actor, action="topic.config.alter", cluster=cluster, topic=topic, what="reconfigure",
+                        reason=reason, params={"set": set_values, "delete": delete})
     result = _configs_alter(actor=actor, cluster=cluster, kind=TOPIC, name=topic, target=f"topic:{topic}",
                             set_values=set_values, delete=delete, reason=reason)
     topic_table_invalidate(cluster)
@@ -85,7 +89,10 @@ def broker_configs_alter(*, actor: Actor, cluster: str, broker_id: int, set_valu
 
 
 def topic_partitions_add(*, actor: Actor, cluster: str, topic: str, new_total: int, reason: str = "") -> None:
-    """CreatePartitions. Keys hash to new partitions afterwards, so per-key ordering breaks across the change."""
+    """CreatePartitions. Keys hash to new partitions afterwards, so per-key ordering breaks across the change.
+    Refused for the audit witness topic (its one partition is its total order)."""
+    witness_topic_guard(actor=actor, action="topic.partitions.add", cluster=cluster, topic=topic,
+                        what="add partitions to", reason=reason, params={"new_total": new_total})
     admin = cluster_admin(cluster)
     current = admin.describe_topics([topic])[topic].partition_count
     admin.add_partitions(topic, new_total=new_total, validate_only=True)
@@ -99,9 +106,10 @@ def topic_partitions_add(*, actor: Actor, cluster: str, topic: str, new_total: i
 
 
 def topic_delete(*, actor: Actor, cluster: str, topic: str, confirm: str, reason: str = "") -> None:
-    """DeleteTopics, only when the caller typed the topic's name."""
+    """DeleteTopics, only when the caller typed the topic's name; never the audit witness topic."""
     if confirm != topic:
         raise ConsoleError(MSG_CONFIRM_MISMATCH.format(name=topic))
+    witness_topic_guard(actor=actor, action="topic.delete", cluster=cluster, topic=topic, what="delete", reason=reason)
     admin = cluster_admin(cluster)
     described = admin.describe_topics([topic])[topic]  # TopicNotFound before any audit row
     before = {"partitions": described.partition_count, "replication_factor": described.replication_factor,
@@ -128,7 +136,10 @@ def topic_purge_preview(*, cluster: str, topic: str, partitions: list[int] | Non
 
 def topic_records_purge(*, actor: Actor, cluster: str, topic: str, partitions: list[int] | None = None,
                         before: int | None = None, reason: str = "") -> list[PurgeRow]:
-    """DeleteRecords up to the previewed offsets; the audit keeps each partition's log start before and after."""
+    """DeleteRecords up to the previewed offsets; the audit keeps each partition's log start before and after.
+    Refused for the audit witness topic."""
+    witness_topic_guard(actor=actor, action="topic.records.purge", cluster=cluster, topic=topic, what="purge",
+                        reason=reason, params={"partitions": partitions, "before": before})
     plan = [row for row in topic_purge_preview(cluster=cluster, topic=topic, partitions=partitions, before=before)
             if row.records_deleted > 0]
     if not plan:

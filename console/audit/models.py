@@ -91,6 +91,24 @@ class WitnessState(models.Model):
     # a row before it missing); publishing stops there until the database is repaired.
     blocked_seq = models.PositiveBigIntegerField(null=True)
     blocked_reason = models.TextField(blank=True)
+    # The high-water mark: the highest seq ever seen on the topic, its hash and offset, and the topic's id. It only
+    # rises (console.audit.witness.loss), so a topic that later holds less (purged, deleted, re-created) is caught
+    # instead of being filled again from #1. high_offset None: nothing seen on this topic since the last reset.
+    high_seq = models.PositiveBigIntegerField(default=0)
+    high_hash = models.CharField(max_length=64, blank=True)
+    high_offset = models.BigIntegerField(null=True)
+    topic_id = models.CharField(max_length=64, blank=True)
+    # Events up to this seq are accepted as no longer witnessed (audit_witness_reset); 0: none.
+    accepted_through = models.PositiveBigIntegerField(default=0)
+    # The alarm: set when the topic lost published records, cleared only by audit_witness_reset. Publishing stops.
+    lost_at = models.DateTimeField(null=True)
+    lost_first_seq = models.PositiveBigIntegerField(null=True)
+    lost_last_seq = models.PositiveBigIntegerField(null=True)
+    lost_reason = models.TextField(blank=True)
+
+    @property
+    def lost(self) -> bool:
+        return self.lost_at is not None
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["cluster", "topic"], name="witness_state_unique")]

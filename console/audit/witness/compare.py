@@ -6,14 +6,15 @@ is reported and left out. Against it, each database row is one of:
 - in both and different (hash or any field): CHANGED;
 - only in the topic: MISSING_ROW, or MISSING_TAIL when no database row comes after it (the newest rows removed);
 - only in the database, within the topic's range: UNSEEN (inserted: the publisher never saw it);
-- only in the database, before the topic's first record: the topic's retention dropped it (counted, not a problem);
+- only in the database, before the topic's first record: fine where `absence_explained` says so (the topic's
+  retention dropped it, or a reset accepted it), else PURGED (removed from the topic's front);
 - after the topic's last record (not published yet): fine if it continues the chain from that record, else
   UNCHAINED.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -29,6 +30,8 @@ class Kind(StrEnum):
     UNCHAINED = "unchained"
     WITNESS_INVALID = "witness-invalid"
     WITNESS_UNREADABLE = "witness-unreadable"  # its ranges are topic offsets: such records carry no seq
+    PURGED = "purged"
+    WITNESS_LOST = "witness-lost"  # from the high-water mark (console.audit.witness.loss), not from the records
 
 
 MESSAGES = {
@@ -39,6 +42,10 @@ MESSAGES = {
     Kind.UNCHAINED: "{seqs}: not published yet and does not continue the chain (inserted or altered)",
     Kind.WITNESS_INVALID: "witness record(s) {seqs}: not genuine or out of order, left out of the comparison",
     Kind.WITNESS_UNREADABLE: "witness offset(s) {seqs}: not audit events of this console, left out of the comparison",
+    Kind.PURGED: ("{seqs}: older than the witness topic's first record, and its retention does not explain their "
+                  "absence (records purged from the topic)"),
+    Kind.WITNESS_LOST: ("{seqs}: the witness topic lost these published records (purged, deleted or re-created); "
+                        "publishing has stopped until `manage.py audit_witness_reset`"),
 }
 _SHOWN_RANGES = 20
 
@@ -85,7 +92,8 @@ class Comparison:
     witness_first_seq: int | None = None
     witness_last_seq: int | None = None
     unpublished: int = 0  # database rows after the topic's last record
-    expired: int = 0  # database rows before the topic's first record
+    expired: int = 0  # database rows before the topic's first record whose absence is explained
+    db_last_seq: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -102,9 +110,15 @@ def _trusted(witness: Iterable[Link], rejected: list[int]) -> Iterator[Link]:
         yield link
 
 
-def compare(db: Iterable[Link], witness: Iterable[Link], *, unreadable_offsets: Iterable[int] = ()) -> Comparison:
+def _always(link: Link) -> bool:
+    return True
+
+
+def compare(db: Iterable[Link], witness: Iterable[Link], *, unreadable_offsets: Iterable[int] = (),
+            absence_explained: Callable[[Link], bool] = _always) -> Comparison:
     """Both sides in ascending seq order (the database's unique seq; the topic's offsets). `unreadable_offsets`:
-    topic records that are no audit event at all; reading `witness` may add to it, so it is looked at last."""
+    topic records that are no audit event at all; reading `witness` may add to it, so it is looked at last.
+    `absence_explained`: whether a row before the topic's first record may be absent from it."""
     found: dict[Kind, list[int]] = {kind: [] for kind in Kind}
     result = Comparison()
     rows, records = iter(db), _trusted(witness, found[Kind.WITNESS_INVALID])
@@ -113,11 +127,14 @@ def compare(db: Iterable[Link], witness: Iterable[Link], *, unreadable_offsets: 
     result.witness_first_seq = record.seq if record is not None else None
     while record is not None:
         if row is not None and row.seq < record.seq:
-            if last_witnessed is None:
+            if last_witnessed is not None:
+                found[Kind.UNSEEN].append(row.seq)
+            elif absence_explained(row):
                 result.expired += 1
             else:
-                found[Kind.UNSEEN].append(row.seq)
+                found[Kind.PURGED].append(row.seq)
             result.events += 1
+            result.db_last_seq = row.seq
             row = next(rows, None)
             continue
         if row is None:
@@ -128,6 +145,7 @@ def compare(db: Iterable[Link], witness: Iterable[Link], *, unreadable_offsets: 
             if row.hash != record.hash or row.body != record.body:
                 found[Kind.CHANGED].append(row.seq)
             result.events += 1
+            result.db_last_seq = row.seq
             row = next(rows, None)
         result.witness_records += 1
         last_witnessed, record = record, next(records, None)
@@ -136,6 +154,7 @@ def compare(db: Iterable[Link], witness: Iterable[Link], *, unreadable_offsets: 
     while row is not None:
         result.events += 1
         result.unpublished += 1
+        result.db_last_seq = row.seq
         if row.seq != prev_seq + 1 or row.prev_hash != prev_hash or not row.hash_ok:
             found[Kind.UNCHAINED].append(row.seq)
         prev_seq, prev_hash, row = row.seq, row.hash, next(rows, None)

@@ -5,7 +5,9 @@ for its intent row). Publishing follows, in rounds: each round asks the topic fo
 only record of how far publishing got, so a publisher killed between writing and noting it neither loses nor
 repeats a batch), takes the rows after it in seq order, checks that each continues the chain, and appends them in
 one transaction that commits only if the topic still ends with that record (console.kafka.ops_append). Kafka
-down: the round records why and the next one tries again; nothing waits on it but the publisher.
+down: the round records why and the next one tries again; nothing waits on it but the publisher. The database
+keeps only a high-water mark beside it (console.audit.witness.loss), so a topic that later holds less is an alarm,
+not a reason to start again from #1.
 """
 
 from __future__ import annotations
@@ -22,10 +24,14 @@ from console.audit.models import AuditEvent, WitnessState
 from console.audit.services import audited
 from console.audit.witness.config import WitnessConfig, witness_config
 from console.audit.witness.hanging import witness_hanging_abort
+from console.audit.witness.loss import (
+    expiry_could_explain, find_loss, high_lower_after_abort, high_note, loss_raise, lost_message, topic_id_note,
+    topic_view,
+)
 from console.audit.witness.records import NotAWitnessRecord, event_record, record_link
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
-from console.kafka.errors import KafkaGatewayError, TopicAlreadyExists, TopicNotFound
+from console.kafka.errors import KafkaGatewayError, TopicAlreadyExists
 from console.kafka.types import RecordInfo
 
 log = logging.getLogger(__name__)
@@ -35,6 +41,7 @@ MSG_GAP = "event #{seq} is missing from the database: the next row is #{found}"
 MSG_LINK = "event #{seq} does not link to the hash of #{prev} as published"
 MSG_HASH = "event #{seq}: hash does not match its content (altered or forged)"
 MSG_FOREIGN_TAIL = "the witness topic's last record is not an audit event of this console ({detail})"
+MSG_MOVED_BACK = "the witness topic moved back to #{seq} while publishing (it held #{high})"
 
 
 @dataclass(frozen=True)
@@ -108,20 +115,20 @@ def witness_topic_create(*, actor: Actor, config: WitnessConfig, gateway) -> Non
             pass
 
 
-def _tail(gateway, config: WitnessConfig, actor: Actor) -> RecordInfo | None:
-    try:
-        return gateway.last_committed_record(config.topic).last
-    except TopicNotFound:
-        witness_topic_create(actor=actor, config=config, gateway=gateway)
-        # Empty, as far as this publisher knows (its partition may have no leader to ask yet); if another one
-        # created it and wrote first, the conditional append finds that out.
-        return None
+def _note(state: WitnessState, last: RecordInfo | None) -> None:
+    if last is not None:
+        seq, link_hash = _position(last)
+        high_note(state, seq=seq, hash=link_hash, offset=last.offset)
 
 
 def witness_publish(*, actor: Actor) -> PublishResult:
     """One publishing run: up to MAX_ROUNDS batches of AUDIT_WITNESS_BATCH events, each appended in one
     transaction after the topic's last record. The rows themselves are not audited (they are the audit log);
-    creating the topic is. Stores the outcome in WitnessState."""
+    creating the topic is. Stores the outcome in WitnessState.
+
+    A topic that holds less than the high-water mark (console.audit.witness.loss) raises the alarm and nothing
+    is published, now or in later runs, until audit_witness_reset: the topic is never filled again from #1.
+    A topic whose records all expired by retention is carried on from the high-water mark."""
     config = witness_config()
     if config is None:
         return PublishResult()
@@ -129,10 +136,35 @@ def witness_publish(*, actor: Actor) -> PublishResult:
     state.attempted_at = timezone.now()
     published, error, blocked = 0, "", None
     try:
+        if state.lost:
+            raise ConsoleError(lost_message(state))
         gateway = cluster_admin(config.cluster)
-        last = _tail(gateway, config, actor)
+        tail, view = topic_view(gateway, config.topic)
+        loss = find_loss(state, view, expiry_explains=lambda: expiry_could_explain(gateway, config.topic, state))
+        if loss is not None:
+            loss_raise(state, loss)
+            raise ConsoleError(lost_message(state))
+        if tail is None:
+            witness_topic_create(actor=actor, config=config, gateway=gateway)
+            try:  # its id from the start, so a later re-creation is told from a broker that restarts
+                topic_id_note(state, gateway.describe_topics([config.topic])[config.topic].topic_id)
+            except KafkaGatewayError:
+                pass  # not known to the broker asked yet: the next run notes it
+            # Empty, as far as this publisher knows (its partition may have no leader to ask yet); if another one
+            # created it and wrote first, the conditional append finds that out.
+            last = None
+        else:
+            topic_id_note(state, view.topic_id)
+            last = tail.last
+            _note(state, last)
         for _ in range(MAX_ROUNDS):
             seq, prev_hash = _position(last)
+            if seq < state.high_seq:
+                if last is not None:  # moved back between two reads: the next run's check names the loss
+                    raise ConsoleError(MSG_MOVED_BACK.format(seq=seq, high=state.high_seq))
+                # Every record expired (checked above), or a reset accepted the loss: carry on after the mark,
+                # chained to its hash, never from #1.
+                seq, prev_hash = state.high_seq, state.high_hash
             state.published_seq = seq
             batch, blocked = next_batch(seq, prev_hash, settings.AUDIT_WITNESS_BATCH)
             if not batch:
@@ -143,8 +175,14 @@ def witness_publish(*, actor: Actor) -> PublishResult:
             last = result.last
             if result.held_at is not None:
                 witness_hanging_abort(actor=actor, config=config, gateway=gateway, held_at=result.held_at)
+                tail, _ = topic_view(gateway, config.topic)
+                last = tail.last if tail is not None else None
+                seq, link_hash = _position(last) if last is not None else (None, "")
+                high_lower_after_abort(state, held_at=result.held_at, last_seq=seq, last_hash=link_hash,
+                                       last_offset=last.offset if last is not None else None)
                 continue
-            state.published_seq = _position(last)[0]
+            _note(state, last)
+            state.published_seq = _position(last)[0] if last is not None else state.high_seq
             if not result.appended:
                 continue  # another publisher moved the topic on: carry on from where it ends now
             published += len(batch)
@@ -155,9 +193,11 @@ def witness_publish(*, actor: Actor) -> PublishResult:
         error = exc.message
         log.warning("Audit witness: publishing to %s on cluster '%s' failed: %s", config.topic, config.cluster, error)
     state.error = error
-    state.blocked_seq, state.blocked_reason = (blocked.seq, blocked.reason) if blocked else (None, "")
+    state.blocked_seq, state.blocked_reason = (blocked.seq if blocked else None, blocked.reason if blocked else "")
     if blocked is not None:
         log.error("Audit witness: publishing stopped at event #%s: %s", blocked.seq, blocked.reason)
-    state.save()
+    # Only the fields of this run: the high-water mark and the alarm are updated on their own, conditionally.
+    state.save(update_fields=["attempted_at", "published_seq", "published_at", "error", "blocked_seq",
+                              "blocked_reason"])
     return PublishResult(published=published, up_to=state.published_seq, error=error,
                          blocked_seq=blocked.seq if blocked else None)

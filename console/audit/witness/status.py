@@ -11,8 +11,10 @@ from django.utils import timezone
 
 from console.audit.models import AuditCheck, AuditEvent, WitnessState
 from console.audit.witness.config import witness_config
+from console.audit.witness.loss import REASON_LOST, lost_message
 
 OFF, OK, LAGGING, BROKEN = "off", "ok", "lagging", "broken"
+REASON_REFUSED, REASON_CHECK = "publishing-refused-a-row", "last-check-found-problems"
 
 
 @dataclass(frozen=True)
@@ -39,11 +41,29 @@ class WitnessStatus:
 
     @property
     def broken(self) -> bool:
-        """The publisher refused a row, or the last check found rows changed, missing or inserted. A check that
-        could not read the witness says nothing either way."""
-        refused = self.state is not None and self.state.blocked_seq is not None
-        found = self.last_check is not None and bool(self.last_check.chain_problems or self.last_check.findings)
-        return refused or found
+        """The topic lost published records (the alarm stays until audit_witness_reset), the publisher refused a
+        row, or the last check found rows changed, missing or inserted. A check that could not read the witness
+        says nothing either way."""
+        return self.reason is not None
+
+    @property
+    def lost(self) -> bool:
+        return self.state is not None and self.state.lost
+
+    @property
+    def reason(self) -> str | None:
+        """Why it is broken, as a fixed word (for /health, which shows no error texts); None when it is not."""
+        if self.lost:
+            return REASON_LOST
+        if self.state is not None and self.state.blocked_seq is not None:
+            return REASON_REFUSED
+        if self.last_check is not None and (self.last_check.chain_problems or self.last_check.findings):
+            return REASON_CHECK
+        return None
+
+    @property
+    def lost_message(self) -> str:
+        return lost_message(self.state) if self.lost else ""
 
     @property
     def condition(self) -> str:
@@ -66,6 +86,8 @@ class WitnessStatus:
             "oldest_pending_age_s": round(age, 1) if age is not None else None,
             "publishing_ok": bool(self.state and not self.state.error) if self.configured else None,
             "blocked_seq": self.state.blocked_seq if self.state else None,
+            "reason": self.reason,
+            "lost_seqs": [self.state.lost_first_seq, self.state.lost_last_seq] if self.lost else None,
             "last_check": None if check is None else {
                 "at": check.checked_at.isoformat(), "ok": check.ok,
                 "problems": len(check.chain_problems) + len(check.findings), "witness_read": not check.witness_error},

@@ -1,6 +1,8 @@
 from django.core.management.base import CommandError
 
+from console.audit.models import WitnessState
 from console.audit.selectors import audit_chain_report
+from console.audit.witness.loss import lost_message
 from console.audit.witness.verify import audit_check_run
 from console.commands import ConsoleCommand
 
@@ -36,6 +38,9 @@ class Command(ConsoleCommand):
             self.stdout.write(MSG_INTACT.format(count=check.events))
         for finding in check.findings:
             self.stderr.write(f"witness: {finding['message']}")
+        state = WitnessState.objects.filter(cluster=check.witness_cluster, topic=check.witness_topic).first()
+        if check.witness_cluster and state is not None and state.lost:
+            self.stderr.write(f"witness: {lost_message(state)}")
         if check.witness_cluster and not check.findings and not check.witness_error:
             span = (f"#{check.witness_first_seq}-#{check.witness_last_seq}" if check.witness_records else "none yet")
             self.stdout.write(MSG_WITNESS_AGREES.format(topic=check.witness_topic, cluster=check.witness_cluster,

@@ -10,7 +10,8 @@ from typing import TypeVar
 from confluent_kafka.admin import AdminClient
 
 from console.kafka import client
-from console.kafka.errors import ClusterUnavailable, KafkaGatewayError, PartitionError, PartitionErrors
+from console.kafka.errors import (MSG_SLOW_REQUEST, ClusterUnavailable, KafkaGatewayError, PartitionError,
+                                  PartitionErrors)
 from console.kafka.futures import future_result, futures_outcomes, futures_results
 from console.kafka.mapping import coordinator_moving, explain_unavailable, map_exception
 from console.kafka.types import GatewayFace
@@ -20,6 +21,7 @@ K = TypeVar("K")
 # Requests one call keeps in flight at most. librdkafka sends whatever it is handed at once: 50,000 OffsetFetch
 # requests (one per group; it allows no more in one) queued together killed the client process with SIGSEGV.
 MAX_IN_FLIGHT = 1000
+PROBE_S = 0.75  # what a timed-out call adds to ask whether the cluster answers at all
 
 
 class AdminBase(GatewayFace):
@@ -33,13 +35,29 @@ class AdminBase(GatewayFace):
             admin.poll(0)  # serves error_cb, so a refused login is known before the error is mapped
             mapped = map_exception(exc, cluster=self.cluster, timeout=self.timeout)
             if isinstance(mapped, ClusterUnavailable):
-                mapped = explain_unavailable(mapped, client.recent_connection_error(self.connection))
-                client.mark_unreachable(self.connection, mapped.message, self.unreachable_backoff)
+                cause = client.recent_connection_error(self.connection)
+                if cause is None and self._answers_probe(admin):
+                    # One request too big for its bound (every partition of a large cluster, say) says nothing
+                    # about the cluster: other pages must not fail fast because of it.
+                    mapped = ClusterUnavailable(MSG_SLOW_REQUEST.format(cluster=self.cluster, timeout=self.timeout,
+                                                                        detail=mapped.message),
+                                                code="_SLOW_REQUEST", cluster=self.cluster)
+                else:
+                    mapped = explain_unavailable(mapped, cause)
+                    client.mark_unreachable(self.connection, mapped.message, self.unreachable_backoff)
             raise mapped from exc
         admin.poll(0)
         client.mark_reachable(self.connection)
         client.forget_connection_error(self.connection)
         return result
+
+    def _answers_probe(self, admin: AdminClient) -> bool:
+        """Whether the cluster answers a small request (DescribeCluster) within PROBE_S."""
+        try:
+            admin.describe_cluster(request_timeout=PROBE_S).result(timeout=PROBE_S + 0.5)
+            return True
+        except Exception:  # noqa: BLE001 - any failure means no sign of life
+            return False
 
     def _wait(self, future):
         return future_result(future, cluster=self.cluster, timeout=self.timeout)

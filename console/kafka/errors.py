@@ -96,6 +96,8 @@ def _rebuild_partition_errors(errors: list[PartitionError], cluster: str) -> Par
 
 
 MSG_UNREACHABLE = "Cluster '{cluster}' did not answer within {timeout:g} s ({detail})."
+MSG_SLOW_REQUEST = ("Cluster '{cluster}' is up, but this request did not finish within {timeout:g} s ({detail}); "
+                    "the cluster's other pages are not held back by it.")
 MSG_LOGIN_REFUSED = "Cluster '{cluster}' refused the console's credentials ({detail})."
 MSG_TLS_REFUSED = "Cluster '{cluster}' could not be reached over TLS ({detail})."
 MSG_MISSING_SECRET = "Cluster '{cluster}' needs the environment variable {env} for {key}, and it is not set."

@@ -93,6 +93,18 @@ def test_silent_server_raises_cluster_unavailable_within_the_timeout(silent_serv
     assert time.monotonic() - started < 2.0 + 1.5
 
 
+def test_one_request_too_big_for_its_bound_does_not_mark_a_healthy_cluster_unreachable(kafka_node, two_topics):
+    """A request that outlasts its bound on a cluster that answers (all partitions of a large cluster, say) fails
+    alone: the cluster's other calls are not made to fail fast for the back-off's length."""
+    connection = ClusterConnection("big-request", kafka_node.bootstrap)
+    hurried = KafkaAdmin(connection, timeout=0.001, unreachable_backoff=30.0)
+    with pytest.raises(errors.ClusterUnavailable) as slow:
+        hurried.list_topics()
+    assert slow.value.code == "_SLOW_REQUEST" and "is up" in slow.value.message
+    patient = KafkaAdmin(connection, timeout=5.0, unreachable_backoff=30.0)
+    assert patient.describe_cluster().broker_count == 1
+
+
 def test_after_one_timeout_further_calls_fail_fast(silent_server):
     admin = KafkaAdmin(ClusterConnection("silent-again", silent_server), timeout=2.0, unreachable_backoff=30.0)
     with pytest.raises(errors.ClusterUnavailable):

@@ -284,6 +284,40 @@ def decode_record(key: bytes | None, value: bytes | None):
     return Skipped(record_type)
 
 
+# Offset commits are nearly every record of the topic, and the recorder keeps only a count and the latest commit
+# time per group of them: these two read exactly that at its fixed place in the key and the value, without a Reader,
+# a decoded topic name or a dataclass per record. Anything they do not recognise is left to decode_record.
+_COMMIT_TIMESTAMP = struct.Struct(">q")
+
+
+def commit_group(key: bytes | None) -> bytes | None:
+    """The group id (its UTF-8 bytes, as the key holds them) of an offset commit key (record types 0 and 1), or
+    None for any other record type or a key too short for the length it claims."""
+    if key is None or len(key) < 4 or key[0] != 0 or key[1] > 1:
+        return None
+    end = 4 + (key[2] << 8 | key[3])  # a null or negative length reads as ≥ 32768: longer than any key here
+    return key[4:end] if end <= len(key) else None
+
+
+def commit_timestamp(value: bytes) -> int | None:
+    """The commit timestamp of an OffsetCommitValue of versions 0-4, or None when the value is not one of those
+    layouts (a newer version, a metadata length the layout cannot hold, truncation)."""
+    size = len(value)
+    if size < 12 or value[0] != 0 or value[1] > 4:
+        return None
+    version = value[1]
+    at = 10 if version < 3 else 14  # version and offset, then the leader epoch from version 3
+    if version == 4:  # compact metadata string: a one-byte varint of length + 1 when shorter than 127 bytes
+        if at >= size or not 0 < value[at] < 0x80:
+            return None
+        at += value[at]
+    else:
+        if at + 2 > size or value[at] >= 0x80:
+            return None
+        at += 2 + (value[at] << 8 | value[at + 1])
+    return _COMMIT_TIMESTAMP.unpack_from(value, at)[0] if at + 8 <= size else None
+
+
 # Share groups (KIP-932) keep their state in records shaped as the consumer group's: metadata (epoch), member
 # metadata, target assignment epoch, target and current member assignments (Kafka 4.3.1's coordinator schemas).
 SHARE_RECORD_TYPES = (10, 11, 12, 13, 14)

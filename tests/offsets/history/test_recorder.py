@@ -210,3 +210,82 @@ def test_a_share_group_of_kafkas_share_consumer_is_recorded(kafka_node, topic_fa
     assert len(joined) == 1 and left == joined, history
     assert any(entry["members"] and {a[0] for a in entry["members"][0]["assignment"]} == {topic}
                for entry in history), history
+
+
+def test_the_commit_shortcut_reads_the_brokers_commit_records_as_the_full_decoder_does(kafka_node, topic_factory,
+                                                                                         local_cluster):
+    """Offset commits of a classic and a consumer-protocol member (with metadata), as the broker wrote them."""
+    from confluent_kafka import Consumer, TopicPartition
+
+    from console.clusters.selectors import cluster_connection, cluster_get
+    from console.kafka.reader import TopicTail
+    from offsets.history.records import OffsetCommit, commit_group, commit_timestamp, decode_record
+
+    topic = topic_factory("shortcut", partitions=2)
+    groups = {protocol: f"short-{protocol}-{uuid.uuid4().hex[:6]}" for protocol in ("classic", "consumer")}
+    for protocol, group in groups.items():
+        consumer = Consumer({"bootstrap.servers": kafka_node.bootstrap, "group.id": group,
+                             "group.protocol": protocol, "enable.auto.commit": False})
+        consumer.subscribe([topic])
+        deadline = time.monotonic() + 30
+        while not consumer.assignment():
+            assert time.monotonic() < deadline, f"{group} was never assigned"
+            consumer.poll(0.2)
+        consumer.commit(offsets=[TopicPartition(topic, p, 3 + p, metadata="é" * 20) for p in range(2)],
+                        asynchronous=False)
+        consumer.close()
+
+    tail = TopicTail(cluster_connection(cluster_get("local")), recorder.OFFSETS_TOPIC, {}, timeout=10)
+    records, deadline = [], time.monotonic() + 30
+    try:
+        while not (records and tail.caught_up()):
+            assert time.monotonic() < deadline, "never read __consumer_offsets to its end"
+            records += tail.poll(5000, timeout=1)
+    finally:
+        tail.close()
+
+    ours = {group: [] for group in groups.values()}
+    for record in records:
+        full = decode_record(record.key, record.value)
+        if not isinstance(full, OffsetCommit):
+            assert commit_group(record.key) is None
+            continue
+        assert commit_group(record.key) == full.group.encode()
+        if record.value is not None:
+            assert commit_timestamp(record.value) == full.commit_timestamp
+        if full.group in ours:
+            ours[full.group].append((full.topic, full.partition, full.offset))
+    assert all(sorted(found) == [(topic, 0, 3), (topic, 1, 4)] for found in ours.values()), ours
+
+
+def test_a_batch_counts_commits_alike_through_the_shortcut_and_the_full_decoder():
+    """No broker: records built from the schemas. Commits the shortcut reads, commits only the full decoder reads
+    (a compact metadata string of 127 bytes or more), tombstones, a damaged record and a group metadata record,
+    spread over two batches: one count and the latest time per group, and the positions after each batch."""
+    from console.kafka.reader import RawRecord
+    from offsets.models import GroupCommitStat
+    from tests.offsets.history.test_records import W, commit_value, group_value
+
+    def commit_key(group):
+        return W().i16(1).s(group).s("orders").i32(0).done()
+
+    first = [
+        RawRecord(0, 10, 5_000, commit_key("g-a"), commit_value(3, timestamp=1_700_000_002_000)),
+        RawRecord(0, 11, 5_001, commit_key("g-a"), commit_value(4, "m" * 200, timestamp=1_700_000_003_000)),
+        RawRecord(1, 40, 5_002, commit_key("g-a"), commit_value(1, timestamp=1_700_000_001_000)),
+        RawRecord(1, 41, 5_003, commit_key("g-b"), None),  # tombstone: not a commit
+        RawRecord(1, 42, 5_004, commit_key("g-b"), commit_value(3)[:-3]),  # damaged: skipped
+        RawRecord(2, 7, 5_005, W().i16(2).s("g-c").done(), group_value(3, [])),
+    ]
+    second = [RawRecord(0, 12, 5_006, commit_key("g-a"), commit_value(3, timestamp=1_700_000_000_500)),
+              RawRecord(0, 13, 5_007, commit_key("g-b"), commit_value(0, timestamp=0))]  # 0: the record's time
+
+    assert recorder.store_batch("local", first, {}, str) == 1  # g-c's generation 5, emptied
+    assert recorder.store_batch("local", second, {}, str) == 0
+
+    assert list(GroupGeneration.objects.values_list("group", "generation", "members")) == [("g-c", 5, [])]
+    stats = {s.group: (s.commits, round(s.last_commit_at.timestamp() * 1000))
+             for s in GroupCommitStat.objects.filter(cluster="local")}
+    assert stats == {"g-a": (4, 1_700_000_003_000), "g-b": (1, 5_007)}
+    assert dict(RecorderPosition.objects.filter(cluster="local").values_list("partition", "next_offset")) == {
+        0: 14, 1: 43, 2: 8}

@@ -14,6 +14,8 @@ from offsets.history.records import (
     RecordDecodeError,
     Skipped,
     TargetAssignmentEpoch,
+    commit_group,
+    commit_timestamp,
     decode_assignment,
     decode_record,
 )
@@ -96,6 +98,46 @@ def test_offset_commit_values_of_every_version(version):
         w.tags((0, uuid.uuid4().bytes))
 
     assert decode_record(offset_key(), w.done()) == OffsetCommit("g1", "orders", 3, 42, 1_700_000_000_000)
+
+
+def commit_value(version, metadata="meta", timestamp=1_700_000_000_000):
+    w = W().i16(version).i64(42)
+    if version >= 3:
+        w.i32(7)
+    w.s(metadata, compact=version >= 4).i64(timestamp)
+    if version == 1:
+        w.i64(-1)
+    if version >= 4:
+        w.tags((0, uuid.uuid4().bytes))
+    return w.done()
+
+
+@pytest.mark.parametrize("version", [0, 1, 2, 3, 4])
+@pytest.mark.parametrize("metadata", ["", "meta", "m" * 126, "é" * 300])
+def test_the_commit_shortcut_reads_what_the_full_decoder_reads(version, metadata):
+    key, value = W().i16(1).s("grüppe-1").s("orders").i32(3).done(), commit_value(version, metadata, 1_234_567)
+    full = decode_record(key, value)
+
+    assert commit_group(key) == full.group.encode() == "grüppe-1".encode()
+    # A compact metadata string of 127 bytes or more has a two-byte length: left to the full decoder.
+    long_compact = version >= 4 and len(metadata.encode()) >= 127
+    assert full.commit_timestamp == 1_234_567
+    assert commit_timestamp(value) == (None if long_compact else 1_234_567)
+
+
+def test_the_commit_shortcut_leaves_other_records_and_damage_to_the_full_decoder():
+    assert commit_group(offset_key(0)) == commit_group(offset_key(1)) == b"g1"
+    for other in (2, 3, 5, 6, 7, 8, 10, 16, 256):
+        assert commit_group(key(other, "g1", "m")) is None
+    assert commit_group(None) is None and commit_group(b"\x00") is None
+    assert commit_group(W().i16(1).i16(40).done() + b"short") is None  # claims more than it holds
+    assert commit_group(W().i16(1).i16(-1).done()) is None  # a null group id
+
+    assert commit_timestamp(commit_value(5)) is None  # a version newer than this decoder
+    assert commit_timestamp(commit_value(3)[:-1]) is None  # truncated inside the timestamp
+    assert commit_timestamp(W().i16(3).i64(1).i32(0).i16(-1).i64(5).done()) is None  # a null metadata string
+    assert commit_timestamp(W().i16(4).i64(1).i32(0).uv(0).i64(5).done()) is None  # a null compact string
+    assert commit_timestamp(b"") is None
 
 
 def test_offset_tombstone_and_legacy_key():

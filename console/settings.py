@@ -234,6 +234,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2, "socket_timeout"
 # LAG_STATUS_WINDOW samples of each partition.
 LAG_SAMPLE_INTERVAL_S = env.int("LAG_SAMPLE_INTERVAL_S", default=30)
 LAG_STATUS_WINDOW = env.int("LAG_STATUS_WINDOW", default=10)
+# What one sweep of a cluster may take: past it, the groups not asked yet are skipped (the most lagging and moving
+# ones go first) and the LagSweep row says how many. Leaves the rest of the interval for rollups and the next sweep.
+LAG_SWEEP_BUDGET_S = env.float("LAG_SWEEP_BUDGET_S", default=0.8 * LAG_SAMPLE_INTERVAL_S)
 LAG_RETENTION_S = {
     0: int(env.float("LAG_RAW_RETENTION_HOURS", default=6) * 3600),
     300: int(env.float("LAG_5MIN_RETENTION_DAYS", default=3) * 86400),
@@ -263,8 +266,11 @@ MAILERS = {"default": {"BACKEND": _mail["EMAIL_BACKEND"], "OPTIONS": {
 } if _smtp else {}}}
 DEFAULT_FROM_EMAIL = env("CONSOLE_ALERT_FROM", default="kafka-console@localhost")
 
-# The `local` cluster is seeded from these on every migrate.
-KAFKA_BOOTSTRAP_SERVERS = env("KAFKA_BOOTSTRAP_SERVERS", default="127.0.0.1:9092")
+# The `local` cluster is seeded from these on every migrate. `KAFKA_BROKERS=3 make run` starts three brokers on
+# 9092, 9094, 9096 (console/devstack/kafka.py dev_cluster_ports) and the default names them all.
+_KAFKA_PORT, KAFKA_BROKERS = env.int("KAFKA_PORT", default=9092), env.int("KAFKA_BROKERS", default=1)
+KAFKA_BOOTSTRAP_SERVERS = env("KAFKA_BOOTSTRAP_SERVERS", default=",".join(
+    f"127.0.0.1:{_KAFKA_PORT + 2 * i}" for i in range(max(1, KAFKA_BROKERS))))
 KAFKA_LOCAL_CLUSTER_NAME = env("KAFKA_LOCAL_CLUSTER_NAME", default="local")
 # The `local` cluster's schema registry (make run starts one on this port); empty leaves the registration alone.
 SCHEMA_REGISTRY_URL = env("SCHEMA_REGISTRY_URL", default="")
@@ -275,6 +281,9 @@ CONSOLE_SECRET_ENV_PREFIX = env("CONSOLE_SECRET_ENV_PREFIX", default="CONSOLE_SE
 CONSOLE_SECRET_ENV_ALLOW = env.list("CONSOLE_SECRET_ENV_ALLOW", default=[])
 CONSOLE_CLUSTER_CERT_DIRS = [d.strip() for part in env("CONSOLE_CLUSTER_CERT_DIRS", default=str(
     BASE_DIR / ".data" / "certs")).split(os.pathsep) for d in part.split(",") if d.strip()]
+# keep_running's status files (console/devstack/process_status.py): /health and the `local` cluster's page report a
+# development process that keeps failing (say, the broker) with its last error.
+PROCESS_STATUS_DIR = env("PROCESS_STATUS_DIR", default=str(BASE_DIR / ".data" / "processes"))
 # Every admin call is bounded so a page answers within 5 s even with the cluster down.
 KAFKA_REQUEST_TIMEOUT_S = env.float("KAFKA_REQUEST_TIMEOUT_S", default=3.0)
 # After a cluster failed to answer, fail fast for this long instead of waiting again on each call.
@@ -347,3 +356,14 @@ LOGGING = {
     },
 }
 TOPIC_LIST_CACHE_S = env.float("TOPIC_LIST_CACHE_S", default=15.0)
+# Topic lists read one snapshot per cluster in Redis (topics/table.py), rebuilt every TOPIC_SNAPSHOT_INTERVAL_S by
+# beat, one process per cluster at a time (a lock that expires after TOPIC_SNAPSHOT_LOCK_S); each Kafka call of a
+# rebuild may take TOPIC_SNAPSHOT_TIMEOUT_S (a page's take KAFKA_REQUEST_TIMEOUT_S), and its offsets are read
+# TOPIC_SNAPSHOT_WINDOW partitions per leader at a time.
+TOPIC_SNAPSHOT_INTERVAL_S = env.float("TOPIC_SNAPSHOT_INTERVAL_S", default=15.0)
+TOPIC_SNAPSHOT_TIMEOUT_S = env.float("TOPIC_SNAPSHOT_TIMEOUT_S", default=30.0)
+TOPIC_SNAPSHOT_LOCK_S = env.float("TOPIC_SNAPSHOT_LOCK_S", default=10 * TOPIC_SNAPSHOT_TIMEOUT_S)
+TOPIC_SNAPSHOT_WINDOW = env.int("TOPIC_SNAPSHOT_WINDOW", default=2000)
+CELERY_BEAT_SCHEDULE["refresh-topic-snapshots"] = {
+    "task": "topics.tasks.refresh_topic_snapshots", "schedule": TOPIC_SNAPSHOT_INTERVAL_S,
+    "options": {"expires": TOPIC_SNAPSHOT_INTERVAL_S}}

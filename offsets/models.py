@@ -111,6 +111,8 @@ class GroupLagStatus(models.Model):
     window = models.JSONField(default=dict)
     partition_status = models.JSONField(default=dict)  # {"topic-partition": status} for partitions not OK
     totals = models.JSONField(default=list)  # total lag at each sample of the window, for the list's sparkline
+    # The sweep this status is from: a group a sweep skipped (out of time) keeps an older one.
+    sampled_at = models.DateTimeField(null=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["cluster", "group"], name="group_lag_status_unique")]
@@ -127,3 +129,8 @@ class LagSweep(models.Model):
     partitions = models.IntegerField(default=0)
     duration_ms = models.IntegerField(default=0)
     rolled_until = models.JSONField(default=dict)  # {"300": epoch seconds, "3600": epoch seconds}
+    # Groups the last successful sweep listed but did not sample (it ran out of time, or the cluster stopped
+    # answering part-way), why, and the first few of them by name (the least urgent, see offsets/lag/priority.py).
+    skipped_groups = models.IntegerField(default=0)
+    skipped_reason = models.TextField(blank=True)
+    skipped_sample = models.JSONField(default=list)

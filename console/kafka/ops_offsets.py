@@ -18,6 +18,11 @@ EARLIEST, LATEST = "earliest", "latest"
 STABLE = "stable"
 _ATTEMPTS = 3
 _RETRY_PAUSE_S = 0.3
+# Partitions per ListOffsets call, and such calls awaited together. librdkafka looks each call's leaders up and
+# sends one request per leader; windows keep every request and response (and what is in flight) a bounded size
+# however many partitions the caller asks about (a lag sweep: every partition any group committed on).
+OFFSETS_WINDOW = 5000
+OFFSETS_WINDOWS_IN_FLIGHT = 4
 
 
 def _spec(at: str | int) -> OffsetSpec:
@@ -26,6 +31,11 @@ def _spec(at: str | int) -> OffsetSpec:
     if at in (LATEST, STABLE):
         return OffsetSpec.latest()
     return OffsetSpec.for_timestamp(int(at))
+
+
+def _windows(refs: list[PartitionRef]) -> list[list[PartitionRef]]:
+    ordered = sorted(refs)
+    return [ordered[start:start + OFFSETS_WINDOW] for start in range(0, len(ordered), OFFSETS_WINDOW)]
 
 
 class OffsetOps(AdminBase):
@@ -38,7 +48,7 @@ class OffsetOps(AdminBase):
 
     def list_offsets_many(self, refs: list[PartitionRef], ats: list[str | int], *,
                           strict: bool = True) -> dict[str | int, dict[PartitionRef, OffsetAt]]:
-        """Several ListOffsets rounds sent together (e.g. earliest and latest), then waited for together.
+        """Several ListOffsets rounds (e.g. earliest and latest) sent together, a bounded window at a time.
 
         Partitions failing with a passing error (leadership moving, a topic just created) are asked again, at most
         twice. With strict=False, partitions that still fail are left out instead of failing the whole call.
@@ -63,21 +73,23 @@ class OffsetOps(AdminBase):
         return self._call(run)
 
     def _offsets_round(self, admin: AdminClient, pending: dict, results: dict) -> dict:
-        """Sends one ListOffsets per offset kind, stores what succeeded, returns {kind: {ref: error}}."""
-        sent = {
-            at: admin.list_offsets({TopicPartition(r.topic, r.partition): _spec(at) for r in wanted},
-                                   request_timeout=self.timeout,
-                                   isolation_level=IsolationLevel.READ_COMMITTED if at == STABLE
-                                   else IsolationLevel.READ_UNCOMMITTED)
-            for at, wanted in pending.items()
-        }
+        """Sends the ListOffsets of every offset kind in windows of OFFSETS_WINDOW partitions (in partition order,
+        so a window touches few topics), at most OFFSETS_WINDOWS_IN_FLIGHT at a time; stores what succeeded and
+        returns {kind: {ref: error}}."""
+        windows = [(at, window) for at, wanted in pending.items() for window in _windows(wanted)]
         failures: dict[str | int, dict[PartitionRef, KafkaGatewayError]] = {}
-        for at, futures in sent.items():
-            outcomes = self._wait_each({PartitionRef(tp.topic, tp.partition): f for tp, f in futures.items()})
-            for ref, outcome in outcomes.items():
-                if isinstance(outcome, KafkaGatewayError):
-                    failures.setdefault(at, {})[ref] = outcome
-                else:
-                    timestamp = outcome.timestamp if (outcome.timestamp or -1) >= 0 else None
-                    results[at][ref] = OffsetAt(outcome.offset, timestamp)
+        for first in range(0, len(windows), OFFSETS_WINDOWS_IN_FLIGHT):
+            sent = [(at, admin.list_offsets({TopicPartition(r.topic, r.partition): _spec(at) for r in window},
+                                            request_timeout=self.timeout,
+                                            isolation_level=IsolationLevel.READ_COMMITTED if at == STABLE
+                                            else IsolationLevel.READ_UNCOMMITTED))
+                    for at, window in windows[first:first + OFFSETS_WINDOWS_IN_FLIGHT]]
+            for at, futures in sent:
+                outcomes = self._wait_each({PartitionRef(tp.topic, tp.partition): f for tp, f in futures.items()})
+                for ref, outcome in outcomes.items():
+                    if isinstance(outcome, KafkaGatewayError):
+                        failures.setdefault(at, {})[ref] = outcome
+                    else:
+                        timestamp = outcome.timestamp if (outcome.timestamp or -1) >= 0 else None
+                        results[at][ref] = OffsetAt(outcome.offset, timestamp)
         return failures

@@ -88,15 +88,18 @@ class ConsoleCollector(Collector):
         groups = _gauge("lag_sampler_groups", "Groups the last successful lag sweep listed.", ["cluster"])
         partitions = _gauge("lag_sampler_partitions", "Committed partitions the last successful lag sweep measured.",
                             ["cluster"])
+        skipped = _gauge("lag_sampler_skipped_groups", "Groups the last successful lag sweep listed but had no time "
+                                                       "(or no answer) for; they keep their earlier status.", ["cluster"])
         for sweep in sweeps:
             if sweep.last_ok_at is not None:
                 success.add_metric([sweep.cluster], sweep.last_ok_at.timestamp())
                 duration.add_metric([sweep.cluster], sweep.duration_ms / 1000)
                 groups.add_metric([sweep.cluster], sweep.groups)
                 partitions.add_metric([sweep.cluster], sweep.partitions)
+                skipped.add_metric([sweep.cluster], sweep.skipped_groups)
             if sweep.last_error_at is not None:
                 error.add_metric([sweep.cluster], sweep.last_error_at.timestamp())
-        yield from (duration, success, error, groups, partitions)
+        yield from (duration, success, error, groups, partitions, skipped)
 
     def _recorder(self, now: float) -> Iterator[Metric]:
         behind = _gauge("recorder_behind_records", "Offsets of __consumer_offsets the recorder has not read yet, "

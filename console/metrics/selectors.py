@@ -26,11 +26,12 @@ class SweepState:
     duration_ms: int
     groups: int
     partitions: int
+    skipped_groups: int
 
 
 def lag_sweeps() -> list[SweepState]:
     rows = LagSweep.objects.order_by("cluster").values_list(
-        "cluster", "last_ok_at", "last_error_at", "duration_ms", "groups", "partitions")
+        "cluster", "last_ok_at", "last_error_at", "duration_ms", "groups", "partitions", "skipped_groups")
     return [SweepState(*row) for row in rows]
 
 

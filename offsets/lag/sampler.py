@@ -1,6 +1,10 @@
 """Lag history: one sweep samples every group's committed offsets and the log end offsets behind them, stores a
 row per group and topic, and re-evaluates each group's status; rollups and pruning keep the storage bounded.
 
+A sweep is bounded three ways, whatever the cluster's size: every gateway call covers a bounded number of groups
+or partitions, storing goes a batch of groups at a time, and a budget (LAG_SWEEP_BUDGET_S) ends the fetching early,
+the most urgent groups having been asked first (offsets/lag/priority.py).
+
 These record observations of the cluster and change nothing in Kafka, so they write no audit events.
 """
 
@@ -10,7 +14,7 @@ import logging
 import time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
@@ -22,6 +26,8 @@ from console.errors import ConsoleError
 from console.kafka.admin import KafkaAdmin
 from console.kafka.errors import KafkaGatewayError
 from console.kafka.ops_offsets import LATEST, STABLE
+from console.kafka.types import GroupListing, PartitionRef
+from offsets.lag.priority import PreviousSample, previous_sample, sweep_order
 from offsets.lag.status import group_verdict, window_append, window_totals
 from offsets.models import GROUP_ID_MAX_STORED, GroupCommitStat, GroupLagStatus, LagSample, LagSweep
 
@@ -29,29 +35,91 @@ log = logging.getLogger(__name__)
 MAX_PARALLEL_CLUSTERS = 32
 ROLLUP_STEPS = (300, 3600)  # each rolled up from the step before it (raw samples are step 0)
 _NO_MEMBERS = {"Empty", "Dead"}
+# Each gateway call of a sweep covers at most this many groups (OffsetFetch; the gateway keeps MAX_IN_FLIGHT of
+# them in flight) or partitions (ListOffsets, in the gateway's windows), so every call stays within the bounded
+# wait of the cluster's client process, and the sweep can stop between calls when its budget is spent.
+SWEEP_GROUPS_PER_CALL = 2000
+SWEEP_PARTITIONS_PER_CALL = 20000
+# OffsetFetch calls start only within this share of the budget: ListOffsets and storing what was fetched need
+# the rest.
+FETCH_SHARE = 0.6
+STORE_BATCH = 1000  # groups whose samples and statuses are computed and written together (bounds memory)
+SKIPPED_NAMES_KEPT = 50
+MSG_SKIPPED_BUDGET = ("{skipped:,} of {listed:,} groups not sampled: the sweep's budget of {budget:g} s "
+                      "(LAG_SWEEP_BUDGET_S) ran out; they keep their earlier status")
+MSG_SKIPPED_ERROR = ("{skipped:,} of {listed:,} groups not sampled: the cluster stopped answering part-way "
+                     "({error}); they keep their earlier status")
 
 
 @dataclass(frozen=True)
 class SweepResult:
-    groups: int
+    groups: int  # listed; all but `skipped` of them sampled
     partitions: int
     duration_ms: int
+    skipped: int = 0
 
 
-def _observe(admin: KafkaAdmin):
-    """A few batched round trips whatever the number of groups: ListGroups, OffsetFetch for all groups sent
-    together, and ListOffsets (latest, and read_committed's last stable offset) for every committed partition,
-    grouped by leader."""
+@dataclass(frozen=True)
+class SweepAnswer:
+    """What a cluster answered to one sweep: every group listed, the offsets of those asked, and which were not
+    asked (in the order they would have been)."""
+
+    listings: list[GroupListing]
+    committed: dict[str, dict[PartitionRef, int]]
+    ends: dict[PartitionRef, int]
+    stables: dict[PartitionRef, int]
+    skipped: list[str] = field(default_factory=list)
+    skipped_reason: str = ""
+
+
+def _observe(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: float) -> SweepAnswer:
+    """ListGroups, then OffsetFetch for the groups in sweep_order, SWEEP_GROUPS_PER_CALL at a time until the
+    budget's fetching share is spent, then ListOffsets (latest, and read_committed's last stable offset) for every
+    partition they committed on, SWEEP_PARTITIONS_PER_CALL at a time. The first call of each kind always runs,
+    so a sweep samples something however short its budget."""
+    started = time.monotonic()
     listings = admin.list_groups()
-    committed = admin.group_offsets([g.group_id for g in listings], skip_failed=True)
     streams = _streams_groups(admin, {g.group_id for g in listings})
-    if streams:
-        listings = listings + streams
-        committed.update(admin.streams_group_offsets([g.group_id for g in streams]))
+    listings = listings + streams
+    streams_ids = {g.group_id for g in streams}
+    order = sweep_order([g.group_id for g in listings], previous)
+    committed: dict[str, dict[PartitionRef, int]] = {}
+    skipped: list[str] = []
+    reason = ""
+    for start in range(0, len(order), SWEEP_GROUPS_PER_CALL):
+        if start and time.monotonic() - started >= FETCH_SHARE * budget_s:
+            skipped = order[start:]
+            reason = MSG_SKIPPED_BUDGET.format(skipped=len(skipped), listed=len(order), budget=budget_s)
+            break
+        chunk = order[start:start + SWEEP_GROUPS_PER_CALL]
+        try:
+            _fetch_committed(admin, chunk, streams_ids, committed)
+        except KafkaGatewayError as exc:
+            if not start:
+                raise
+            skipped = order[start:]
+            reason = MSG_SKIPPED_ERROR.format(skipped=len(skipped), listed=len(order), error=exc.message)
+            break
+    if skipped:
+        log.warning("Lag sweep of %s: %s", admin.cluster, reason)
     refs = sorted({ref for offsets in committed.values() for ref in offsets})
-    found = admin.list_offsets_many(refs, [LATEST, STABLE], strict=False) if refs else {LATEST: {}, STABLE: {}}
-    stables = {ref: at.offset for ref, at in found[STABLE].items()}
-    return listings, committed, {ref: at.offset for ref, at in found[LATEST].items()}, stables
+    ends: dict[PartitionRef, int] = {}
+    stables: dict[PartitionRef, int] = {}
+    for start in range(0, len(refs), SWEEP_PARTITIONS_PER_CALL):
+        found = admin.list_offsets_many(refs[start:start + SWEEP_PARTITIONS_PER_CALL], [LATEST, STABLE],
+                                        strict=False)
+        ends.update((ref, at.offset) for ref, at in found[LATEST].items())
+        stables.update((ref, at.offset) for ref, at in found[STABLE].items())
+    return SweepAnswer(listings, committed, ends, stables, skipped, reason)
+
+
+def _fetch_committed(admin: KafkaAdmin, chunk: list[str], streams_ids: set[str], into: dict) -> None:
+    consumers = [g for g in chunk if g not in streams_ids]
+    if consumers:
+        into.update(admin.group_offsets(consumers, skip_failed=True))
+    streams = [g for g in chunk if g in streams_ids]
+    if streams:
+        into.update(admin.streams_group_offsets(streams))
 
 
 def _streams_groups(admin: KafkaAdmin, known: set[str]) -> list:
@@ -62,6 +130,13 @@ def _streams_groups(admin: KafkaAdmin, known: set[str]) -> list:
     except KafkaGatewayError as exc:
         log.info("Streams groups of %s not sampled: %s", admin.cluster, exc.message)
         return []
+
+
+def _previous_samples(cluster: str) -> dict[str, PreviousSample]:
+    """What the stored statuses say of each group, to order the next sweep (one query, without the windows)."""
+    rows = GroupLagStatus.objects.filter(cluster=cluster).values_list("group", "status", "totals", "sampled_at")
+    return {group: previous_sample(status, totals or [], at.timestamp() if at else None)
+            for group, status, totals, at in rows.iterator(5000)}
 
 
 def _trusted_last_commits(cluster: str, now: datetime, span_s: float) -> dict[str, float]:
@@ -78,14 +153,15 @@ class Observation:
     """What one cluster answered (or the error it gave) and how long asking took."""
 
     cluster: str
-    answer: tuple | None
+    answer: SweepAnswer | None
     error: KafkaGatewayError | ConsoleError | None
     duration_s: float
 
 
-def observe_clusters(names: list[str]) -> dict[str, Observation]:
+def observe_clusters(names: list[str], *, budget_s: float | None = None) -> dict[str, Observation]:
     """Asks every cluster at once, each bounded on its own, so a sweep takes as long as the slowest cluster
     rather than the sum of their timeouts. Only the Kafka calls run in threads; the database stays here."""
+    budget_s = settings.LAG_SWEEP_BUDGET_S if budget_s is None else budget_s
     admins: dict[str, KafkaAdmin] = {}
     observations: dict[str, Observation] = {}
     for name in names:
@@ -93,11 +169,13 @@ def observe_clusters(names: list[str]) -> dict[str, Observation]:
             admins[name] = cluster_admin(name)
         except ConsoleError as exc:  # e.g. a secret's environment variable is not set
             observations[name] = Observation(name, None, exc, 0.0)
+    previous = {name: _previous_samples(name) for name in admins}
 
     def observe(name: str) -> Observation:
         started = time.monotonic()
         try:
-            return Observation(name, _observe(admins[name]), None, time.monotonic() - started)
+            return Observation(name, _observe(admins[name], previous[name], budget_s), None,
+                               time.monotonic() - started)
         except (KafkaGatewayError, ConsoleError) as exc:
             return Observation(name, None, exc, time.monotonic() - started)
 
@@ -108,27 +186,57 @@ def observe_clusters(names: list[str]) -> dict[str, Observation]:
     return observations
 
 
-def lag_sample(*, cluster: str, now: datetime | None = None, observation: Observation | None = None) -> SweepResult:
-    """One sweep of a cluster. Raises ClusterUnavailable (and notes it on the cluster's LagSweep) when it is down."""
+def lag_sample(*, cluster: str, now: datetime | None = None, observation: Observation | None = None,
+               budget_s: float | None = None) -> SweepResult:
+    """One sweep of a cluster. Raises ClusterUnavailable (and notes it on the cluster's LagSweep) when it is down.
+
+    Groups the sweep had no time for keep their earlier status; how many, and why, go on the LagSweep row."""
     now = now or datetime.now(UTC)
-    observation = observation or observe_clusters([cluster])[cluster]
+    observation = observation or observe_clusters([cluster], budget_s=budget_s)[cluster]
     if observation.error is not None:
         LagSweep.objects.update_or_create(cluster=cluster, defaults={"last_error": observation.error.message,
                                                                      "last_error_at": now})
         raise observation.error
-    listings, committed, ends, stables = observation.answer
+    answer = observation.answer
+    listings = answer.listings
     too_long = [g.group_id for g in listings if len(g.group_id) > GROUP_ID_MAX_STORED]
     if too_long:  # one odd name must not stop the sweep for every other group
         log.warning("Lag of %d group(s) on %s not stored: ids longer than %d characters", len(too_long), cluster,
                     GROUP_ID_MAX_STORED)
         listings = [g for g in listings if len(g.group_id) <= GROUP_ID_MAX_STORED]
     storing_from = time.monotonic()
+    skipped = [g for g in answer.skipped if len(g) <= GROUP_ID_MAX_STORED]
+    not_asked = set(skipped)
+    sampled = [g for g in listings if g.group_id not in not_asked]
+    size = settings.LAG_STATUS_WINDOW
+    last_commits = _trusted_last_commits(cluster, now, size * settings.LAG_SAMPLE_INTERVAL_S)
+    partitions = 0
+    for start in range(0, len(sampled), STORE_BATCH):
+        partitions += _store_batch(cluster, now, sampled[start:start + STORE_BATCH], answer, last_commits, size)
+    listed = {g.group_id for g in listings}
+    _forget_gone_groups(cluster, listed)
+    duration_ms = int((observation.duration_s + time.monotonic() - storing_from) * 1000)
+    LagSweep.objects.update_or_create(cluster=cluster, defaults={
+        "last_ok_at": now, "groups": len(listings), "partitions": partitions, "duration_ms": duration_ms,
+        "skipped_groups": len(skipped), "skipped_reason": answer.skipped_reason if skipped else "",
+        "skipped_sample": skipped[:SKIPPED_NAMES_KEPT]})
+    return SweepResult(groups=len(listings), partitions=partitions, duration_ms=duration_ms, skipped=len(skipped))
+
+
+def _store_batch(cluster: str, now: datetime, batch: list[GroupListing], answer: SweepAnswer,
+                 last_commits: dict[str, float], size: int) -> int:
+    """Samples (one row per group and topic) and statuses of one batch of groups, in one transaction: only this
+    batch's windows are read and held. Returns the partitions sampled."""
+    windows = dict(GroupLagStatus.objects.filter(cluster=cluster, group__in=[g.group_id for g in batch])
+                   .values_list("group", "window"))
+    ends, stables = answer.ends, answer.stables
     rows: list[LagSample] = []
-    observed: dict[str, dict[str, tuple[int, int]]] = {}
-    for listing in listings:
+    statuses: list[GroupLagStatus] = []
+    partitions = 0
+    for listing in batch:
         per_topic: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
-        seen = observed[listing.group_id] = {}
-        for ref, offset in committed.get(listing.group_id, {}).items():
+        seen: dict[str, tuple] = {}
+        for ref, offset in answer.committed.get(listing.group_id, {}).items():
             if ref not in ends:
                 continue  # its leader did not answer: a gap rather than a wrong figure
             seen[str(ref)] = (offset, ends[ref], stables.get(ref))
@@ -137,33 +245,30 @@ def lag_sample(*, cluster: str, now: datetime | None = None, observation: Observ
             totals[1] += offset
             totals[2] += ends[ref]
             totals[3] += 1
+        partitions += len(seen)
         rows += [LagSample(cluster=cluster, group=listing.group_id, topic=topic, step=0, time=now, lag=lag,
                            lag_max=lag, committed=c, end=e, partitions=n)
                  for topic, (lag, c, e, n) in per_topic.items()]
-    size = settings.LAG_STATUS_WINDOW
-    last_commits = _trusted_last_commits(cluster, now, size * settings.LAG_SAMPLE_INTERVAL_S)
-    windows = dict(GroupLagStatus.objects.filter(cluster=cluster).values_list("group", "window"))
-    statuses = []
-    for listing in listings:
-        status = GroupLagStatus(cluster=cluster, group=listing.group_id,
-                                window=windows.get(listing.group_id, {}))
-        statuses.append(status)
-        status.window = window_append(status.window, now.timestamp(), observed[listing.group_id], size)
-        verdict = group_verdict(status.window, has_members=listing.state not in _NO_MEMBERS,
+        window = window_append(windows.get(listing.group_id, {}), now.timestamp(), seen, size)
+        verdict = group_verdict(window, has_members=listing.state not in _NO_MEMBERS,
                                 last_commit_s=last_commits.get(listing.group_id), now_s=now.timestamp())
-        status.status, status.reason, status.partition_status = verdict.status, verdict.reason, verdict.partitions
-        status.totals = window_totals(status.window)
-    duration_ms = int((observation.duration_s + time.monotonic() - storing_from) * 1000)
-    partitions = sum(len(seen) for seen in observed.values())
+        statuses.append(GroupLagStatus(cluster=cluster, group=listing.group_id, window=window, sampled_at=now,
+                                       status=verdict.status, reason=verdict.reason,
+                                       partition_status=verdict.partitions, totals=window_totals(window)))
     with transaction.atomic():
-        LagSample.objects.bulk_create(rows, batch_size=500, ignore_conflicts=True)
-        # Replacing every row is much cheaper than an UPDATE per changed field; a group that is gone loses its
-        # status with it, while its lag history stays until retention removes it.
-        GroupLagStatus.objects.filter(cluster=cluster).delete()
-        GroupLagStatus.objects.bulk_create(statuses, batch_size=500)
-        LagSweep.objects.update_or_create(cluster=cluster, defaults={
-            "last_ok_at": now, "groups": len(listings), "partitions": partitions, "duration_ms": duration_ms})
-    return SweepResult(groups=len(listings), partitions=partitions, duration_ms=duration_ms)
+        LagSample.objects.bulk_create(rows, batch_size=1000, ignore_conflicts=True)
+        GroupLagStatus.objects.bulk_create(
+            statuses, batch_size=1000, update_conflicts=True, unique_fields=["cluster", "group"],
+            update_fields=["status", "reason", "window", "partition_status", "totals", "sampled_at"])
+    return partitions
+
+
+def _forget_gone_groups(cluster: str, listed: set[str]) -> None:
+    """A group no longer listed loses its status (its lag history stays until retention removes it)."""
+    gone = [g for g in GroupLagStatus.objects.filter(cluster=cluster).values_list("group", flat=True).iterator(5000)
+            if g not in listed]
+    for start in range(0, len(gone), STORE_BATCH):
+        GroupLagStatus.objects.filter(cluster=cluster, group__in=gone[start:start + STORE_BATCH]).delete()
 
 
 def _floor(moment: datetime, step: int) -> datetime:
@@ -224,7 +329,8 @@ def lag_sample_all() -> dict[str, str]:
         try:
             result = lag_sample(cluster=name, observation=observations[name])
             lag_rollup(cluster=name)
-            outcome[name] = f"{result.groups} groups, {result.partitions} partitions in {result.duration_ms} ms"
+            outcome[name] = f"{result.groups} groups, {result.partitions} partitions in {result.duration_ms} ms" + (
+                f", {result.skipped} groups skipped" if result.skipped else "")
         except (KafkaGatewayError, ConsoleError) as exc:
             log.warning("Lag sample of %s failed: %s", name, exc.message)
             outcome[name] = f"failed: {exc.message}"

@@ -230,6 +230,8 @@ class SamplerHealth:
     last_ok_at: datetime | None
     last_error: str
     stale: bool  # no successful sample for three intervals: beat or the worker is not running
+    skipped_groups: int = 0  # listed by the last successful sweep but not sampled (see skipped_reason)
+    skipped_reason: str = ""
 
 
 def group_statuses(cluster: str, *, group: str | None = None) -> dict[str, GroupStatusView]:
@@ -268,4 +270,6 @@ def sampler_health(cluster: str, *, now: datetime | None = None) -> SamplerHealt
     last_ok = sweep.last_ok_at if sweep else None
     failing = bool(sweep and sweep.last_error_at and (last_ok is None or sweep.last_error_at > last_ok))
     stale = last_ok is None or now - last_ok > timedelta(seconds=3 * settings.LAG_SAMPLE_INTERVAL_S)
-    return SamplerHealth(last_ok_at=last_ok, last_error=sweep.last_error if failing else "", stale=stale)
+    return SamplerHealth(last_ok_at=last_ok, last_error=sweep.last_error if failing else "", stale=stale,
+                         skipped_groups=sweep.skipped_groups if sweep else 0,
+                         skipped_reason=sweep.skipped_reason if sweep else "")

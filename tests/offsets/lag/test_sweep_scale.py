@@ -1,0 +1,149 @@
+"""A sweep over many groups, with the gateway's windows and the sweep's own calls made small so a few hundred groups
+cross every boundary a cluster of 50,000 would; and a sweep whose budget runs out. Against the real broker."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from console.kafka import base, client, ops_offsets
+from console.kafka.admin import KafkaAdmin
+from console.kafka.types import ClusterConnection, PartitionRef
+from offsets.lag import sampler
+from offsets.lag.sampler import lag_sample
+from offsets.models import GroupLagStatus, LagSample, LagSweep
+
+pytestmark = pytest.mark.kafka
+
+T1 = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
+
+
+def commit_many(kafka_node, commit, commits: dict[str, dict[tuple[str, int], int]]) -> None:
+    """Admin commits (no consumer): quick enough for hundreds of groups. The first goes through a real consumer,
+    which waits out a group coordinator still loading on a fresh broker."""
+    (first, offsets), *others = commits.items()
+    commit(first, offsets)
+    gateway = KafkaAdmin(ClusterConnection("seed", kafka_node.bootstrap), timeout=10)
+    for group, offsets in others:
+        gateway.alter_group_offsets(group, {PartitionRef(t, p): o for (t, p), o in offsets.items()})
+
+
+def test_a_sweep_over_hundreds_of_groups_in_small_windows_stores_every_group(local_cluster, kafka_node,
+                                                                           topic_factory, produce, commit, monkeypatch,
+                                                                           settings, client_for, viewer):
+    settings.KAFKA_CLIENT_ISOLATION = False  # the lowered constants and the spies apply in this process
+    wide, narrow = topic_factory("scale-wide", partitions=4), topic_factory("scale-narrow", partitions=2)
+    produce(wide, [(p, None, b"x", None) for p in range(4) for _ in range(10)])
+    produce(narrow, [(p, None, b"x", None) for p in range(2) for _ in range(5)])
+    prefix = f"scale-{uuid.uuid4().hex[:6]}"
+    groups = {f"{prefix}-{i:03d}": i for i in range(300)}
+    commits = {}
+    for group, i in groups.items():
+        commits[group] = {(wide, p): i % 10 for p in range(4)}
+        if i % 2:
+            commits[group].update({(narrow, 0): 1, (narrow, 1): 2})
+    commit_many(kafka_node, commit, commits)
+
+    monkeypatch.setattr(base, "MAX_IN_FLIGHT", 16)
+    monkeypatch.setattr(sampler, "SWEEP_GROUPS_PER_CALL", 64)
+    monkeypatch.setattr(sampler, "SWEEP_PARTITIONS_PER_CALL", 5)
+    monkeypatch.setattr(sampler, "STORE_BATCH", 37)
+    monkeypatch.setattr(ops_offsets, "OFFSETS_WINDOW", 3)
+    monkeypatch.setattr(ops_offsets, "OFFSETS_WINDOWS_IN_FLIGHT", 2)
+    librdkafka = client.admin_client(sampler.cluster_admin("local").connection)
+    fetches: list = []
+    most_fetches_in_flight = 0
+    largest_offsets_request = 0
+    real_fetch, real_list_offsets = librdkafka.list_consumer_group_offsets, librdkafka.list_offsets
+
+    def watched_fetch(requests, **kwargs):
+        nonlocal most_fetches_in_flight
+        futures = real_fetch(requests, **kwargs)
+        fetches.extend(futures.values())
+        most_fetches_in_flight = max(most_fetches_in_flight, sum(not f.done() for f in fetches))
+        return futures
+
+    def watched_list_offsets(partitions, **kwargs):
+        nonlocal largest_offsets_request
+        largest_offsets_request = max(largest_offsets_request, len(partitions))
+        return real_list_offsets(partitions, **kwargs)
+
+    monkeypatch.setattr(librdkafka, "list_consumer_group_offsets", watched_fetch)
+    monkeypatch.setattr(librdkafka, "list_offsets", watched_list_offsets)
+
+    result = lag_sample(cluster="local", now=T1, budget_s=600)
+
+    assert result.skipped == 0 and result.groups >= 300 and result.partitions >= 300 * 4 + 150 * 2
+    assert len(fetches) >= 300 and 0 < most_fetches_in_flight <= 16
+    assert 0 < largest_offsets_request <= 3
+    rows = {(r.group, r.topic): r for r in LagSample.objects.filter(group__startswith=prefix, step=0, time=T1)}
+    assert len(rows) == 300 + 150
+    for group, i in groups.items():
+        w = rows[group, wide]
+        assert (w.lag, w.committed, w.end, w.partitions) == (4 * (10 - i % 10), 4 * (i % 10), 40, 4)
+        if i % 2:
+            n = rows[group, narrow]
+            assert (n.lag, n.committed, n.end, n.partitions) == (7, 3, 10, 2)
+        else:
+            assert (group, narrow) not in rows
+    statuses = GroupLagStatus.objects.filter(cluster="local", group__startswith=prefix)
+    assert statuses.count() == 300 and {s.sampled_at for s in statuses} == {T1}
+    sweep = LagSweep.objects.get(cluster="local")
+    assert (sweep.groups, sweep.skipped_groups, sweep.skipped_reason) == (result.groups, 0, "")
+
+    # A second sweep updates the same status rows in place (their windows grow) and drops a group that is gone.
+    GroupLagStatus.objects.create(cluster="local", group=f"{prefix}-deleted-meanwhile", window={}, totals=[3])
+    lag_sample(cluster="local", now=T1 + timedelta(seconds=30), budget_s=600)
+    statuses = GroupLagStatus.objects.filter(cluster="local", group__startswith=prefix)
+    assert statuses.count() == 300
+    assert all(len(s.window["times"]) == 2 for s in statuses)
+    page = client_for(viewer).get("/clusters/local/groups/").content.decode()
+    assert 'id="sampler-skipped"' not in page
+
+
+def test_a_sweep_out_of_time_samples_the_most_lagging_groups_first_and_says_what_it_skipped(
+        local_cluster, kafka_node, topic_factory, produce, commit, monkeypatch, settings, client_for, viewer):
+    topic = topic_factory("scale-deadline", partitions=4)
+    produce(topic, [(p, None, b"x", None) for p in range(4) for _ in range(5000)])
+    prefix = f"deadline-{uuid.uuid4().hex[:6]}"
+    # Lag 20,000 down to 17,000: far more than any other test's group on the session's broker.
+    hot = {f"{prefix}-hot-{i}": 250 * i for i in range(4)}
+    quiet = [f"{prefix}-quiet-{i:02d}" for i in range(20)]
+    commit_many(kafka_node, commit, {**{g: {(topic, p): at for p in range(4)} for g, at in hot.items()},
+                             **{g: {(topic, p): 5000 for p in range(4)} for g in quiet}})
+    first = lag_sample(cluster="local", now=T1, budget_s=600)
+    assert first.skipped == 0
+
+    # No budget at all: the sweep still makes its first call, of SWEEP_GROUPS_PER_CALL groups, and stops there.
+    monkeypatch.setattr(sampler, "SWEEP_GROUPS_PER_CALL", len(hot))
+    produce(topic, [(0, None, b"x", None)] * 7)
+    second = lag_sample(cluster="local", now=T1 + timedelta(seconds=30), budget_s=0)
+
+    assert second.skipped == second.groups - len(hot) and second.skipped >= len(quiet)
+    sampled_now = set(LagSample.objects.filter(cluster="local", step=0, time=T1 + timedelta(seconds=30))
+                      .values_list("group", flat=True))
+    assert sampled_now == set(hot)
+    lags = dict(LagSample.objects.filter(group__in=hot, time=T1 + timedelta(seconds=30)).values_list("group", "lag"))
+    assert lags == {g: 20_007 - 4 * at for g, at in hot.items()}
+    statuses = {s.group: s for s in GroupLagStatus.objects.filter(cluster="local", group__startswith=prefix)}
+    assert len(statuses) == len(hot) + len(quiet)  # the skipped keep their status from the sweep before
+    assert {g for g, s in statuses.items() if s.sampled_at == T1 + timedelta(seconds=30)} == set(hot)
+    assert all(statuses[g].sampled_at == T1 and len(statuses[g].window["times"]) == 1 for g in quiet)
+
+    sweep = LagSweep.objects.get(cluster="local")
+    assert sweep.last_ok_at == T1 + timedelta(seconds=30) and sweep.last_error == ""
+    assert sweep.skipped_groups == second.skipped
+    assert sweep.skipped_reason == sampler.MSG_SKIPPED_BUDGET.format(skipped=second.skipped, listed=second.groups,
+                                                                     budget=0)
+    assert sweep.skipped_sample and not set(sweep.skipped_sample) & set(hot)
+    assert len(sweep.skipped_sample) == min(second.skipped, sampler.SKIPPED_NAMES_KEPT)
+    page = client_for(viewer).get("/clusters/local/groups/").content.decode()
+    assert f"{second.skipped:,} of {second.groups:,} groups not sampled" in page
+
+    # The next sweep with time enough samples everyone again and clears the note.
+    third = lag_sample(cluster="local", now=T1 + timedelta(seconds=60), budget_s=600)
+    assert third.skipped == 0
+    assert LagSweep.objects.get(cluster="local").skipped_groups == 0
+    assert all(len(s.window["times"]) == 2 for s in GroupLagStatus.objects.filter(group__in=quiet))

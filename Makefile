@@ -27,6 +27,8 @@ run migrate: export SCHEMA_REGISTRY_URL ?= http://127.0.0.1:8085/apis/ccompat/v7
 .PHONY: help deps test-deps run test test-db migrate clean-data
 help:
 	@echo "make run    start Kafka, Redis, Celery worker and beat, and Django on http://127.0.0.1:8000"
+	@echo "           (KAFKA_BROKERS=3 make run: a three-broker Kafka cluster instead of one broker)"
+	@echo "make clean-data  remove what make run stored (brokers, Redis, registry, database), not .env"
 	@echo "make test   install what the tests need and run the whole suite against a real broker"
 
 $(VENV)/.created:
@@ -129,5 +131,13 @@ test-db: test-deps
 	bash console/devstack/pytest.sh $(PY) -m pytest \
 	  -m "database and not slow and not spark and not browser and not parity and (not kafka or postgres)" $(PYTEST_ARGS)
 
+# Everything `make run` keeps between runs, not what it was set up with: .env (SECRET_KEY, REDIS_PASSWORD) stays,
+# and so does the .data/.redis-password stamp, which only says .env holds a password (the new Redis reads it).
+# The SQLite journal goes with its database (a stale one would be rolled back into the new file), and the
+# keep_running status files with the processes they describe. Refused while `make run` is up: its processes
+# would go on writing into the folders being removed.
 clean-data:
-	rm -rf .data/kafka .data/redis .data/console.sqlite3
+	@if [ -x $(PY) ] && ! $(PY) -m console.devstack.process_status running; then \
+	  echo "make run is still running (above): stop it first"; exit 1; fi
+	rm -rf .data/kafka .data/kafka-[0-9]* .data/redis .data/registry .data/console.sqlite3 .data/console.sqlite3-* \
+	  .data/celerybeat-schedule* .data/processes

@@ -8,6 +8,9 @@
   "lagging" (events wait longer than AUDIT_WITNESS_LAG_ALERT_S to be published), "broken" (the publisher refused
   a row, or the last audit_verify found rows changed, missing or inserted) or "off". Like a cluster, it never
   turns the answer into 503: restarting the console would not repair an audit log.
+- The processes `make run` supervises (console/devstack/keep_running.py: kafka, redis, registry, worker, beat,
+  recorder, web), from their status files on this host: whether each is failing, and for people its state and last
+  error. Absent in production (no keep_running); never 503, since Redis and the worker count already do that.
 - Anonymous callers (load balancers, orchestrators) get up/down per component and the witness's state word only.
   Error texts name broker hosts and ports, and counts and versions help whoever maps the network, so the details
   go only to logged-in users and to callers presenting the metrics token (`Authorization: Bearer ...`).
@@ -25,8 +28,10 @@ from django.http import JsonResponse
 from django.views.decorators.http import require_GET
 
 from console.audit.witness.status import witness_status
+from console.clusters.local_processes import supervised_processes
 from console.clusters.models import Cluster
 from console.clusters.selectors import clusters_health
+from console.devstack.process_status import ProcessStatus
 from console.metrics.views import bearer_matches
 
 
@@ -80,14 +85,22 @@ def health(request):
     ok = db["ok"] and redis_info["ok"] and celery["ok"]
     down = sorted(name for name, c in clusters.items() if not c["reachable"])
     witness = witness_status().as_json() if db["ok"] else None
+    processes = {name: _process_details(status) for name, status in supervised_processes().items()}
     if not _may_see_details(request):
         db, redis_info, celery = ({"ok": part["ok"]} for part in (db, redis_info, celery))
         clusters = {name: {"reachable": c["reachable"]} for name, c in clusters.items()}
         witness = {"state": witness["state"]} if witness else None
+        processes = {name: {"ok": p["ok"]} for name, p in processes.items()}
     body = {"status": "ok" if ok else "degraded", "database": db, "redis": redis_info, "celery": celery,
             "kafka": clusters, "kafka_summary": {"clusters": len(clusters), "unreachable": down},
-            "audit_witness": witness}
+            "audit_witness": witness, "processes": processes}
     return JsonResponse(body, status=200 if ok else 503)
+
+
+def _process_details(status: ProcessStatus) -> dict:
+    return {"ok": not status.failing, "state": status.state, "since": status.since, "failures": status.failures,
+            "last_exit": status.last_exit or None, "last_error": status.last_error or None,
+            "output_tail": status.output_tail}
 
 
 def _may_see_details(request) -> bool:

@@ -79,6 +79,10 @@ def _allow_test_cert_dir() -> None:
 
 
 _allow_test_cert_dir()
+# keep_running's status files of a `make run` on this machine describe its processes, not the session's: /health
+# and the `local` cluster's page read an empty folder of the session's own unless a test points them elsewhere.
+os.environ["PROCESS_STATUS_DIR"] = settings.PROCESS_STATUS_DIR = str(
+    Path(tempfile.gettempdir()) / f"console-test-processes-{os.getpid()}")
 
 
 @pytest.fixture(scope="session")

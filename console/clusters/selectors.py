@@ -8,6 +8,7 @@ from django.conf import settings
 
 from console.clusters.client_settings import (REGISTRY_PREFIX, SettingRefused, check_registration, check_secret_value,
                                               setting_text)
+from console.clusters.local_processes import local_broker_failure
 from console.clusters.models import Cluster
 from console.errors import ConsoleError, NotFound
 from console.kafka.admin import KafkaAdmin
@@ -88,7 +89,8 @@ def cluster_health(cluster: Cluster) -> ClusterHealth:
     try:
         description = cluster_admin(cluster).describe_cluster()
     except (KafkaGatewayError, ConsoleError) as exc:
-        return ClusterHealth(cluster.name, cluster.bootstrap_servers, reachable=False, error=exc.message)
+        error = local_broker_failure(cluster.name) or exc.message
+        return ClusterHealth(cluster.name, cluster.bootstrap_servers, reachable=False, error=error)
     return ClusterHealth(cluster.name, cluster.bootstrap_servers, reachable=True, description=description)
 
 

@@ -3,6 +3,7 @@ from django.views.decorators.http import require_GET
 
 from console.accounts.decorators import role_required
 from console.accounts.roles import Role
+from console.clusters.local_processes import local_broker_failure
 from console.clusters.selectors import cluster_admin, cluster_get, clusters_health
 from console.clusters.status import cluster_status_lines
 from console.errors import ConsoleError, error_status
@@ -29,7 +30,7 @@ def cluster_detail(request: HtmxHttpRequest, cluster: str):
     except (KafkaGatewayError, ConsoleError) as exc:  # the registration is still worth seeing, and editing
         if request.htmx:
             raise  # the error partial, where errors go
-        error, status = exc.message, error_status(exc)
+        error, status = local_broker_failure(registration.name) or exc.message, error_status(exc)
     return render(request, "clusters/detail.html", {"cluster": registration, "description": description,
                                                     "error": error, "status_lines": cluster_status_lines(cluster)},
                   status=status)

@@ -1,7 +1,9 @@
-"""A single-node KRaft Kafka (broker + controller) run from the jars Maven fetched into .cache/.
+"""KRaft Kafka (each node broker + controller) run from the jars Maven fetched into .cache/.
 
 `python -m console.devstack.kafka run` formats the data folder on first use and then becomes the broker
-process (exec), so a process runner can stop it with a signal. Tests use `KafkaNode` directly.
+process (exec), so a process runner can stop it with a signal. With `--brokers 3` (KAFKA_BROKERS=3, for clusters
+bigger than one broker's open-file limit allows) it runs a three-node cluster instead, data in .data/kafka-N,
+and stays as their parent. Tests use `KafkaNode` and `KafkaCluster` directly.
 """
 
 from __future__ import annotations
@@ -9,11 +11,14 @@ from __future__ import annotations
 import argparse
 import base64
 import os
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -114,6 +119,20 @@ def new_cluster_id() -> str:
     while cluster_id.startswith("-"):  # StorageTool would read a leading '-' as an option
         cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
     return cluster_id
+
+
+def stored_cluster_id(log_dir: Path) -> str | None:
+    try:
+        lines = (log_dir / "meta.properties").read_text().splitlines()
+    except OSError:
+        return None
+    return next((line.partition("=")[2].strip() for line in lines if line.startswith("cluster.id=")), None)
+
+
+def dev_cluster_ports(port: int, controller_port: int, brokers: int) -> list[tuple[int, int]]:
+    """`make run`'s brokers: node i on port + 2i with its controller on controller_port + 2i (9092/9093,
+    9094/9095, 9096/9097 by default); console/settings.py builds the same list for the `local` cluster."""
+    return [(port + 2 * i, controller_port + 2 * i) for i in range(brokers)]
 
 
 def java_classpath(libs: Path = KAFKA_LIBS) -> str:
@@ -266,14 +285,21 @@ class KafkaCluster:
     """Several KRaft nodes, each broker and controller (a quorum of all of them), one rack each: for the
     replication tests. Stopping one node leaves a quorum."""
 
-    def __init__(self, home: Path, size: int = 3, heap: tuple[str, ...] = ("-Xms128m", "-Xmx384m")) -> None:
-        ports = [(free_port(), free_port()) for _ in range(size)]
+    def __init__(self, home: Path, size: int = 3, heap: tuple[str, ...] = ("-Xms128m", "-Xmx384m"), *,
+                 ports: list[tuple[int, int]] | None = None, homes: list[Path] | None = None,
+                 offsets_partitions: int = 1, log_level: str = "WARN") -> None:
+        """`ports` (broker, controller) per node and `homes` default to free ports and `home`/nodeN; `make run`
+        gives fixed ones so the `local` cluster's bootstrap stays the same across restarts."""
+        ports = ports or [(free_port(), free_port()) for _ in range(size)]
+        homes = homes or [home / f"node{i + 1}" for i in range(size)]
         voters = ",".join(f"{i + 1}@127.0.0.1:{controller}" for i, (_, controller) in enumerate(ports))
-        cluster_id = new_cluster_id()
-        self.nodes = [KafkaNode(home=home / f"node{i + 1}", port=port, controller_port=controller, heap=heap,
+        # A node formatted earlier keeps the cluster id in its meta.properties; a new node must join that one.
+        cluster_id = next((known for h in homes if (known := stored_cluster_id(h / "data"))), None) or new_cluster_id()
+        self.nodes = [KafkaNode(home=node_home, port=port, controller_port=controller, heap=heap,
                                 node_id=i + 1, quorum_voters=voters, cluster_id=cluster_id,
-                                rack=f"rack-{'abcdefgh'[i]}", internal_replication=min(3, size))
-                      for i, (port, controller) in enumerate(ports)]
+                                rack=f"rack-{'abcdefgh'[i]}", internal_replication=min(3, size),
+                                offsets_partitions=offsets_partitions, log_level=log_level)
+                      for i, ((port, controller), node_home) in enumerate(zip(ports, homes, strict=True))]
 
     @property
     def bootstrap(self) -> str:
@@ -332,14 +358,82 @@ class KafkaCluster:
                 process.wait()
 
 
-def main(argv: list[str] | None = None) -> None:
+DEV_CLUSTER_OFFSETS_PARTITIONS = 6  # group coordinators spread over the brokers, as on a real cluster
+MSG_NODE_DIED = "ERROR Kafka node {node} stopped ({exit}): {error}"
+
+
+def _forward_node_output(node: KafkaNode, pipe, tail: deque) -> None:
+    for raw in iter(lambda: pipe.readline(65536), b""):
+        line = raw.decode(errors="replace").rstrip("\n")
+        tail.append(line)
+        print(f"[kafka-{node.node_id}] {line}", flush=True)
+    pipe.close()
+
+
+def run_cluster(cluster: KafkaCluster) -> int:
+    """`make run` with KAFKA_BROKERS > 1: the nodes side by side under this one process, their output prefixed
+    with [kafka-N]. When a node dies the others are stopped and this exits 1 with a last line naming the node and
+    its error, so keep_running restarts (or gives up on) the cluster as one process and reports that line."""
+    from console.devstack.process_status import pick_error
+
+    stopping = threading.Event()
+
+    def stop(_signum, _frame) -> None:
+        stopping.set()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    for node in cluster.nodes:  # formatting runs one JVM per node: in turn, then the brokers side by side
+        node.prepare()
+    tails: dict[int, deque] = {}
+    readers = []
+    for node in cluster.nodes:
+        print(f"Kafka node {node.node_id} on {node.bootstrap} (controller {node.controller_port}), data in "
+              f"{node.log_dir}", flush=True)
+        warning = raise_open_file_limit(node.log_dir)
+        if warning:
+            print(f"[kafka-{node.node_id}] {warning}", flush=True)
+        node.process = subprocess.Popen(node.server_command(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        tails[node.node_id] = deque(maxlen=40)
+        readers.append(threading.Thread(target=_forward_node_output, daemon=True,
+                                        args=(node, node.process.stdout, tails[node.node_id])))
+        readers[-1].start()
+    print(f"Kafka cluster of {len(cluster.nodes)} on {cluster.bootstrap}", flush=True)
+    dead: KafkaNode | None = None
+    while not stopping.wait(0.5):
+        dead = next((n for n in cluster.nodes if n.process is not None and n.process.poll() is not None), None)
+        if dead is not None:
+            break
+    cluster.stop()
+    for reader in readers:
+        reader.join(2)
+    if dead is None:
+        return 0
+    from console.devstack.keep_running import describe
+
+    print(MSG_NODE_DIED.format(node=dead.node_id, exit=describe(dead.process.returncode),
+                               error=pick_error(list(tails[dead.node_id])) or "no output"), flush=True)
+    return 1
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("command", choices=["run"])
-    parser.add_argument("--home", type=Path, default=DATA_DIR / "kafka")
+    parser.add_argument("--home", type=Path, default=DATA_DIR / "kafka",
+                        help="the data folder; with several brokers, HOME-1, HOME-2, ...")
     parser.add_argument("--port", type=int, default=int(os.environ.get("KAFKA_PORT", 9092)))
     parser.add_argument("--controller-port", type=int, default=int(os.environ.get("KAFKA_CONTROLLER_PORT", 9093)))
+    parser.add_argument("--brokers", type=int, default=int(os.environ.get("KAFKA_BROKERS") or 1))
+    parser.add_argument("--heap", default=os.environ.get("KAFKA_HEAP") or "1g", help="each broker's -Xmx")
     args = parser.parse_args(argv)
-    node = KafkaNode(home=args.home.resolve(), port=args.port, controller_port=args.controller_port, heap=("-Xms256m", "-Xmx1g"))
+    home, heap = args.home.resolve(), ("-Xms256m", f"-Xmx{args.heap}")
+    if args.brokers > 1:
+        cluster = KafkaCluster(home, size=args.brokers, heap=heap,
+                               ports=dev_cluster_ports(args.port, args.controller_port, args.brokers),
+                               homes=[home.with_name(f"{home.name}-{i + 1}") for i in range(args.brokers)],
+                               offsets_partitions=DEV_CLUSTER_OFFSETS_PARTITIONS)
+        return run_cluster(cluster)
+    node = KafkaNode(home=home, port=args.port, controller_port=args.controller_port, heap=heap)
     node.prepare()
     print(f"Kafka {KAFKA_LIBS.parent.name} on {node.bootstrap}, data in {node.log_dir}", flush=True)
     warning = raise_open_file_limit(node.log_dir)

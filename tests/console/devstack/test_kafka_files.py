@@ -32,3 +32,10 @@ def test_too_many_partition_folders_for_the_limit_are_reported(tmp_path):
     for i in range(5):
         (tmp_path / f"orders-{i}").rmdir()
     assert raise_open_file_limit(tmp_path) is None
+
+
+def test_make_runs_brokers_take_every_second_port_from_the_first_pair():
+    from console.devstack.kafka import dev_cluster_ports
+
+    assert dev_cluster_ports(9092, 9093, 1) == [(9092, 9093)]
+    assert dev_cluster_ports(9092, 9093, 3) == [(9092, 9093), (9094, 9095), (9096, 9097)]

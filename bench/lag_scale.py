@@ -1,0 +1,174 @@
+"""The lag sweep on a big cluster: N groups with 4 committed partitions each (50,000 groups, 200,000 committed
+partitions by default), against `kafka-consumer-groups --describe --all-groups` in the same run.
+
+    .venv/bin/python bench/lag_scale.py [--groups 50000] [--topics 1000] [--sweeps 3] [--describe-timeout 300]
+
+Seeds a fresh broker (bench_stack) with admin offset commits, a bounded number in flight, then runs the sampler's
+entry point (offsets.lag.sampler.lag_sample, through the cluster's client process as in production) cold (first
+call of the process: the client process and the JVM behind the streams-group listing start) and warm. Reports the
+groups and partitions sampled, skipped, the duration split into asking Kafka and storing, and the peak RSS of this
+process and of the cluster's client process. Writes bench/RESULTS.md (section lag-scale-<groups>).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common import bench_stack, kafka_tool_ms, machine, write_section  # noqa: E402
+
+GROUP_COMMAND = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
+SEED_IN_FLIGHT = 500  # admin commits awaited together (one group per request: the client allows no more)
+PARTITIONS_PER_TOPIC = 4
+
+
+def seed(bootstrap: str, groups: int, topics: int, records: int) -> float:
+    """`topics` topics of 4 partitions with `records` records each; group g commits on the 4 partitions of topic
+    g % topics, at an offset that varies with g so lags differ."""
+    from confluent_kafka import ConsumerGroupTopicPartitions, Producer, TopicPartition
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    started = time.perf_counter()
+    names = [f"lagscale-{i:04d}" for i in range(topics)]
+    for start in range(0, topics, 500):
+        futures = admin.create_topics([NewTopic(n, PARTITIONS_PER_TOPIC, 1) for n in names[start:start + 500]])
+        for future in futures.values():
+            future.result()
+    time.sleep(5)  # every partition gets its leader before producing
+    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20})
+    for name in names:
+        for p in range(PARTITIONS_PER_TOPIC):
+            for _ in range(records):
+                while True:
+                    try:
+                        producer.produce(name, value=b"x" * 20, partition=p)
+                        break
+                    except BufferError:
+                        producer.poll(0.1)
+    producer.flush(300)
+    requests = [ConsumerGroupTopicPartitions(f"lagscale-group-{g:05d}",
+                                             [TopicPartition(names[g % topics], p, g % (records + 1))
+                                              for p in range(PARTITIONS_PER_TOPIC)])
+                for g in range(groups)]
+    for start in range(0, groups, SEED_IN_FLIGHT):
+        commit_window(admin, requests[start:start + SEED_IN_FLIGHT])
+    return time.perf_counter() - started
+
+
+def commit_window(admin, requests: list) -> None:
+    """Sends the window's commits together; those refused while a fresh broker's coordinators load go again."""
+    for attempt in range(30):
+        sent = [(r, admin.alter_consumer_group_offsets([r], request_timeout=60)[r.group_id]) for r in requests]
+        failed = []
+        for request, future in sent:
+            try:
+                # A commit that succeeded can still have failed for some partitions (a leader not known yet).
+                if any(tp.error for tp in future.result().topic_partitions):
+                    failed.append(request)
+            except Exception:  # noqa: BLE001 - COORDINATOR_LOAD_IN_PROGRESS and the like: asked again below
+                failed.append(request)
+        if not failed:
+            return
+        requests = failed
+        time.sleep(0.5)
+    raise RuntimeError(f"{len(requests)} commits still refused, e.g. {requests[0].group_id}")
+
+
+def child_peak_rss_mib() -> float | None:
+    """Peak RSS (VmHWM) of the cluster's Kafka client process, which holds librdkafka and its answers."""
+    from console.kafka import sandbox
+
+    pid = sandbox.child_pids().get("local")
+    if pid is None:
+        return None
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return None
+
+
+def own_peak_rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--groups", type=int, default=50_000)
+    parser.add_argument("--topics", type=int, default=1000)
+    parser.add_argument("--records", type=int, default=20, help="records per partition")
+    parser.add_argument("--sweeps", type=int, default=3, help="sweeps in all: the first cold, the others warm")
+    parser.add_argument("--describe-timeout", type=float, default=300.0)
+    args = parser.parse_args()
+
+    with bench_stack("lag-scale", offsets_partitions=50):
+        from django.conf import settings
+
+        from console.clusters.models import Cluster
+        from offsets.lag.sampler import lag_sample, observe_clusters
+        from offsets.models import LagSample
+
+        bootstrap = os.environ["KAFKA_BOOTSTRAP_SERVERS"]
+        Cluster.objects.update_or_create(name="local", defaults={"bootstrap_servers": bootstrap})
+        seed_s = seed(bootstrap, args.groups, args.topics, args.records)
+        print(f"seeded {args.groups} groups in {seed_s:.0f} s", flush=True)
+        rss_before = own_peak_rss_mib()
+        runs = []
+        for i in range(args.sweeps):
+            started = time.perf_counter()
+            observation = observe_clusters(["local"])["local"]
+            asked = time.perf_counter() - started
+            result = lag_sample(cluster="local", observation=observation)
+            total = time.perf_counter() - started
+            runs.append((("cold" if i == 0 else "warm"), result, asked, total - asked, total, own_peak_rss_mib(),
+                         child_peak_rss_mib()))
+            print(runs[-1], flush=True)
+        stored = LagSample.objects.filter(step=0).count()
+        try:
+            describe = f"{kafka_tool_ms(GROUP_COMMAND, '--describe', '--all-groups', timeout=args.describe_timeout) / 1000:.1f} s"
+        except subprocess.TimeoutExpired:
+            describe = f"did not finish within {args.describe_timeout:.0f} s"
+        except RuntimeError as exc:
+            describe = f"failed: {str(exc).strip().splitlines()[-1][:200]}"
+        budget = settings.LAG_SWEEP_BUDGET_S
+
+    committed = args.groups * PARTITIONS_PER_TOPIC
+    lines = [
+        f"## Lag sweep at {args.groups:,} groups ({datetime.now(UTC):%Y-%m-%d})",
+        "",
+        f"`flock /tmp/console-suite.lock .venv/bin/python bench/lag_scale.py --groups {args.groups} "
+        f"--topics {args.topics} --records {args.records} --sweeps {args.sweeps} "
+        f"--describe-timeout {args.describe_timeout:g}`",
+        "",
+        f"Machine: {machine()}. Single local KRaft broker (Kafka 4.3.1), 50 `__consumer_offsets` partitions, SQLite.",
+        f"Data: {args.groups:,} groups, each with commits on the 4 partitions of one of {args.topics:,} topics "
+        f"({committed:,} committed partitions, {args.topics * PARTITIONS_PER_TOPIC:,} distinct), seeded in "
+        f"{seed_s:.0f} s. Sweep budget (LAG_SWEEP_BUDGET_S) {budget:g} s.",
+        "",
+        "| sweep | groups sampled | skipped | partitions | asking Kafka | storing | total | peak RSS (this process / client process) |",
+        "|---|---|---|---|---|---|---|---|",
+        *[f"| {kind} | {r.groups - r.skipped:,} of {r.groups:,} | {r.skipped:,} | {r.partitions:,} | {asked:.1f} s | "
+          f"{store:.1f} s | **{total:.1f} s** | {rss:.0f} MiB / {child:.0f} MiB |"
+          for kind, r, asked, store, total, rss, child in runs],
+        f"| Kafka `kafka-consumer-groups --describe --all-groups` (JVM start included) | | | | | | {describe} | |",
+        "",
+        f"This process held {rss_before:.0f} MiB at its peak before the first sweep (Django, the seeding client). "
+        f"Raw samples stored: {stored:,} rows (one per group and topic per sweep). Cold is the first sweep of the "
+        "process: it starts the cluster's client process and the JVM that lists streams groups. Each gateway call "
+        "covers at most 2,000 groups (OffsetFetch, 1,000 in flight) or 20,000 partitions (ListOffsets, in "
+        "windows of 5,000); samples and statuses are written 1,000 groups a transaction.",
+    ]
+    write_section(f"lag-scale-{args.groups}", "\n".join(lines))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

@@ -69,7 +69,8 @@ class SweepAnswer:
     ends: dict[PartitionRef, int]
     stables: dict[PartitionRef, int]
     skipped: list[str] = field(default_factory=list)
-    skipped_reason: str = ""
+    budget_s: float = 0.0
+    stopped_by: str = ""  # the error that ended fetching early, when it was not the budget
 
 
 def _observe(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: float) -> SweepAnswer:
@@ -85,11 +86,10 @@ def _observe(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: f
     order = sweep_order([g.group_id for g in listings], previous)
     committed: dict[str, dict[PartitionRef, int]] = {}
     skipped: list[str] = []
-    reason = ""
+    stopped_by = ""
     for start in range(0, len(order), SWEEP_GROUPS_PER_CALL):
         if start and time.monotonic() - started >= FETCH_SHARE * budget_s:
             skipped = order[start:]
-            reason = MSG_SKIPPED_BUDGET.format(skipped=len(skipped), listed=len(order), budget=budget_s)
             break
         chunk = order[start:start + SWEEP_GROUPS_PER_CALL]
         try:
@@ -97,11 +97,11 @@ def _observe(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: f
         except KafkaGatewayError as exc:
             if not start:
                 raise
-            skipped = order[start:]
-            reason = MSG_SKIPPED_ERROR.format(skipped=len(skipped), listed=len(order), error=exc.message)
+            skipped, stopped_by = order[start:], exc.message
             break
     if skipped:
-        log.warning("Lag sweep of %s: %s", admin.cluster, reason)
+        log.warning("Lag sweep of %s: %d of %d groups not asked (%s)", admin.cluster, len(skipped), len(order),
+                    stopped_by or f"budget of {budget_s:g} s spent")
     refs = sorted({ref for offsets in committed.values() for ref in offsets})
     ends: dict[PartitionRef, int] = {}
     stables: dict[PartitionRef, int] = {}
@@ -110,7 +110,7 @@ def _observe(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: f
                                         strict=False)
         ends.update((ref, at.offset) for ref, at in found[LATEST].items())
         stables.update((ref, at.offset) for ref, at in found[STABLE].items())
-    return SweepAnswer(listings, committed, ends, stables, skipped, reason)
+    return SweepAnswer(listings, committed, ends, stables, skipped, budget_s, stopped_by)
 
 
 def _fetch_committed(admin: KafkaAdmin, chunk: list[str], streams_ids: set[str], into: dict) -> None:
@@ -216,9 +216,14 @@ def lag_sample(*, cluster: str, now: datetime | None = None, observation: Observ
     listed = {g.group_id for g in listings}
     _forget_gone_groups(cluster, listed)
     duration_ms = int((observation.duration_s + time.monotonic() - storing_from) * 1000)
+    reason = ""
+    if skipped:
+        reason = (MSG_SKIPPED_ERROR.format(skipped=len(skipped), listed=len(listings), error=answer.stopped_by)
+                  if answer.stopped_by else
+                  MSG_SKIPPED_BUDGET.format(skipped=len(skipped), listed=len(listings), budget=answer.budget_s))
     LagSweep.objects.update_or_create(cluster=cluster, defaults={
         "last_ok_at": now, "groups": len(listings), "partitions": partitions, "duration_ms": duration_ms,
-        "skipped_groups": len(skipped), "skipped_reason": answer.skipped_reason if skipped else "",
+        "skipped_groups": len(skipped), "skipped_reason": reason,
         "skipped_sample": skipped[:SKIPPED_NAMES_KEPT]})
     return SweepResult(groups=len(listings), partitions=partitions, duration_ms=duration_ms, skipped=len(skipped))
 

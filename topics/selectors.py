@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from django.conf import settings
 from django.core.cache import cache
 
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
-from console.kafka.errors import KafkaGatewayError
+from console.kafka.errors import KafkaGatewayError, TopicNotFound
 from console.kafka.ops_configs import BROKER, TOPIC
 from console.kafka.ops_offsets import EARLIEST, LATEST, STABLE
 from console.kafka.types import PartitionRef, TopicMetadata
 from console.user_regex import RegexRefused, compile_user_regex
 from topics import table
+from topics.table import TopicRow
 from topics.configdocs import EXPLANATIONS, broker_default, human_value
 from topics.decoding import Decoded, decode_bytes, present
 from topics.diffing import ConfigChange, check_config_request, config_diff
+
+log = logging.getLogger(__name__)
 
 SORT_KEYS = {
     "name": lambda r: r.name,
@@ -30,47 +35,114 @@ SORT_KEYS = {
 }
 
 
-@dataclass(frozen=True)
-class TopicRow:
-    name: str
-    partitions: int
-    replication_factor: int
-    under_replicated: int
-    offline: int
-    messages: int | None  # None when some partition's offsets could not be read (offline, or the broker was slow)
-    internal: bool
-    cleanup_policy: str | None = None
-    retention_ms: str | None = None
-    retention_bytes: str | None = None
-    size_bytes: int | None = None  # on disk, every replica (topics.disk); None until known
-
-    @property
-    def retention_human(self) -> str:
-        return human_value("retention.ms", self.retention_ms)
+def _version(admin) -> str:
+    """Which connection a snapshot was built with (a moved cluster must not show its old brokers' topics); a hash,
+    because the settings may hold secrets and the snapshot sits in Redis."""
+    settings_text = repr((admin.connection.bootstrap_servers, sorted(admin.connection.config.items())))
+    return hashlib.sha256(settings_text.encode()).hexdigest()[:16]
 
 
-def topic_table_invalidate(cluster: str) -> None:
-    table.invalidate(cluster)
-
-
-def topic_table_snapshot(cluster: str) -> table.Snapshot:
-    """Every topic with its counts (see topics/table.py for how it stays fast with thousands of topics)."""
+def topic_table_snapshot(cluster: str) -> table.Snapshot | None:
+    """The cluster's shared topic table, never built here: None while there is none yet (a rebuild is started in
+    the background then, and when the one found is older than beat should allow). See topics/table.py."""
     admin = cluster_admin(cluster)
-    version = repr((admin.connection.bootstrap_servers, sorted(admin.connection.config.items())))
-    return table.snapshot(cluster, lambda: admin, _build_table, version=version)
+    version = _version(admin)
+    found = table.read(cluster, version)
+    if found is None or found.age_s > table.stale_after(found):
+        refresh_admin = _patient(admin)
+        table.refresh_in_background(cluster, version, lambda: _build_table(refresh_admin))
+    if found is None:
+        # One small request, so that a cluster that is down says so (503) instead of "being built" forever.
+        admin.describe_cluster()
+    return found
 
 
 def topic_table(cluster: str) -> list[TopicRow]:
-    return topic_table_snapshot(cluster).rows
+    """For the shell: the shared table, built now if there is none yet (or it is older than beat should allow)."""
+    admin = _refresh_admin(cluster)
+    version = _version(admin)
+    found = table.read(cluster, version)
+    if found is None or found.age_s > table.stale_after(found):
+        found = table.refresh(cluster, version, lambda: _build_table(admin),
+                              wait_s=settings.TOPIC_SNAPSHOT_LOCK_S) or table.read(cluster, version)
+    if found is None:
+        raise ConsoleError(MSG_TABLE_BEING_BUILT.format(cluster=cluster))
+    return found.rows
+
+
+MSG_TABLE_BEING_BUILT = "The topic list of '{cluster}' is being built by another process; ask again in a moment."
+
+
+def topic_snapshot_refresh(cluster: str, *, wait_s: float = 0.0) -> table.Snapshot | None:
+    """Rebuilds the cluster's shared topic table now, with the longer bounds of a background job (what the beat
+    task runs); None when another process is already rebuilding it (after waiting up to `wait_s` for it)."""
+    admin = _refresh_admin(cluster)
+    return table.refresh(cluster, _version(admin), lambda: _build_table(admin), wait_s=wait_s)
+
+
+def _refresh_admin(cluster: str):
+    return _patient(cluster_admin(cluster))
+
+
+def _patient(admin):
+    """The same gateway with a rebuild's longer bound on each call (a page's stays KAFKA_REQUEST_TIMEOUT_S)."""
+    return type(admin)(admin.connection, timeout=settings.TOPIC_SNAPSHOT_TIMEOUT_S,
+                       unreachable_backoff=admin.unreachable_backoff)
+
+
+def topic_snapshot_note(cluster: str, topic: str, *, deleted: bool = False, at_least_partitions: int = 0,
+                        created: TopicRow | None = None) -> None:
+    """After a change made through the console: the topic's row, read now (one DescribeTopics and ListOffsets
+    over its partitions only), or its removal, becomes visible to every process at once. `created`: the row of
+    a topic just created, for when the brokers do not show it yet. The change is done by then, so Kafka failing
+    here only leaves the row to the next rebuild."""
+    if deleted:
+        table.note_change(cluster, topic, None)
+        return
+    admin = cluster_admin(cluster)
+    try:
+        metadata = admin.describe_topics([topic])[topic]
+        refs = [PartitionRef(topic, p.partition) for p in metadata.partitions]
+        row = _row(metadata, admin.list_offsets_many(refs, [EARLIEST, LATEST], strict=False))
+    except TopicNotFound:  # not known to the broker that answered yet (just created), or deleted by another client
+        table.note_change(cluster, topic, created)
+        return
+    except KafkaGatewayError as exc:
+        log.warning("The topic table of %s learns of the change to %s with its next rebuild: %s", cluster, topic,
+                    exc.message)
+        if created is not None:
+            table.note_change(cluster, topic, created)
+        return
+    # A broker may still answer from metadata older than the change it just acknowledged (seen in CI).
+    if row.partitions < at_least_partitions:
+        row = replace(row, partitions=at_least_partitions, messages=None)
+    table.note_change(cluster, topic, row)
+
+
+def leader_windows(partitions: list[tuple[PartitionRef, int | None]], size: int) -> list[list[PartitionRef]]:
+    """Pure: partitions in windows of at most `size` partitions per leader, so that each ListOffsets request (one
+    per leader, per window) stays small and at most one per leader is in flight. Partitions without a leader are
+    left out: their offsets cannot be read, and their topics' counts stay unknown."""
+    by_leader: dict[int, list[PartitionRef]] = {}
+    for ref, leader in partitions:
+        if leader is not None:
+            by_leader.setdefault(leader, []).append(ref)
+    longest = max((len(refs) for refs in by_leader.values()), default=0)
+    return [[ref for leader in sorted(by_leader) for ref in by_leader[leader][start:start + size]]
+            for start in range(0, longest, size)]
 
 
 def _build_table(admin) -> table.Snapshot:
-    """One Metadata request and two ListOffsets rounds for all partitions."""
+    """One Metadata request for all topics, then earliest and latest offsets in windows per leader."""
     taken_at = time.time()
     topics = admin.list_topics()
-    refs = [PartitionRef(t.name, p.partition) for t in topics for p in t.partitions]
-    # strict=False: an offline partition makes its topic's count unknown instead of failing the whole list.
-    offsets = admin.list_offsets_many(refs, [EARLIEST, LATEST], strict=False)
+    partitions = [(PartitionRef(t.name, p.partition), p.leader) for t in topics for p in t.partitions]
+    offsets: dict = {EARLIEST: {}, LATEST: {}}
+    for window in leader_windows(partitions, settings.TOPIC_SNAPSHOT_WINDOW):
+        # strict=False: an offline partition makes its topic's count unknown instead of failing the whole list.
+        found = admin.list_offsets_many(window, [EARLIEST, LATEST], strict=False)
+        for at in (EARLIEST, LATEST):
+            offsets[at].update(found[at])
     rows = [_row(t, offsets) for t in topics]
     return table.Snapshot(rows=rows, taken_at=taken_at, complete=all(r.messages is not None for r in rows))
 

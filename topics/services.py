@@ -14,7 +14,8 @@ from console.kafka.ops_configs import BROKER, TOPIC
 from console.kafka.ops_offsets import EARLIEST, LATEST
 from console.kafka.types import PartitionRef
 from topics.diffing import PurgeRow, check_config_request, purge_plan
-from topics.selectors import broker_values_invalidate, topic_table_invalidate
+from topics.selectors import broker_values_invalidate, topic_snapshot_note
+from topics.table import TopicRow
 
 TOPIC_NAME = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
 MSG_BAD_TOPIC_NAME = "Topic names use letters, digits, '.', '_' and '-' only, at most 249 characters ('{name}')."
@@ -36,7 +37,9 @@ def topic_create(*, actor: Actor, cluster: str, name: str, partitions: int, repl
                  params=params) as record:
         admin.create_topic(name, partitions=partitions, replication_factor=replication_factor, configs=configs)
         record.after = params
-    topic_table_invalidate(cluster)
+    topic_snapshot_note(cluster, name, at_least_partitions=partitions, created=TopicRow(
+        name=name, partitions=partitions, replication_factor=replication_factor, under_replicated=0, offline=0,
+        messages=0, internal=False))
 
 
 def _configs_alter(*, actor: Actor, cluster: str, kind: str, name: str, target: str, set_values: dict[str, str],
@@ -75,7 +78,7 @@ def topic_configs_alter(*, actor: Actor, cluster: str, topic: str, set_values: d
                         reason=reason, params={"set": set_values, "delete": delete})
     result = _configs_alter(actor=actor, cluster=cluster, kind=TOPIC, name=topic, target=f"topic:{topic}",
                             set_values=set_values, delete=delete, reason=reason)
-    topic_table_invalidate(cluster)
+    # Nothing to tell the topic table: it holds no configs (the list reads them for the topics it shows).
     return result
 
 
@@ -102,7 +105,7 @@ def topic_partitions_add(*, actor: Actor, cluster: str, topic: str, new_total: i
         # Success means the controller committed the new count; a describe right now may still be answered from a
         # broker's older metadata (seen in CI), so the audit records what Kafka accepted.
         record.after = {"partitions": new_total}
-    topic_table_invalidate(cluster)
+    topic_snapshot_note(cluster, topic, at_least_partitions=new_total)
 
 
 def topic_delete(*, actor: Actor, cluster: str, topic: str, confirm: str, reason: str = "") -> None:
@@ -117,7 +120,7 @@ def topic_delete(*, actor: Actor, cluster: str, topic: str, confirm: str, reason
     with audited(actor=actor, action="topic.delete", cluster=cluster, target=f"topic:{topic}", reason=reason,
                  before=before):
         admin.delete_topic(topic)
-    topic_table_invalidate(cluster)
+    topic_snapshot_note(cluster, topic, deleted=True)
 
 
 def topic_purge_preview(*, cluster: str, topic: str, partitions: list[int] | None = None,
@@ -149,5 +152,5 @@ def topic_records_purge(*, actor: Actor, cluster: str, topic: str, partitions: l
                  params={"delete_before": {str(r.partition): r.target for r in plan}}, before=before_starts) as record:
         low = cluster_admin(cluster).delete_records({PartitionRef(topic, r.partition): r.target for r in plan})
         record.after = {str(ref.partition): offset for ref, offset in sorted(low.items())}
-    topic_table_invalidate(cluster)
+    topic_snapshot_note(cluster, topic)
     return plan

@@ -18,29 +18,40 @@ from topics import disk, forms, selectors, services
 from console.kafka.ops_configs import TOPIC
 
 PAGE_SIZE = 50
+MSG_TABLE_BUILDING = ("The topic list of {cluster} is being built in the background (a first look at every "
+                      "partition); this page fills in by itself when it is ready.")
+MSG_TABLE_NOT_SHARED = ("Redis did not answer: this list comes from this web process's own snapshot, rebuilt in "
+                        "the background, which other processes do not share.")
 
 
 @require_GET
 @role_required(Role.VIEWER)
 def topic_list(request: HtmxHttpRequest, cluster: str):
+    """Reads the cluster's shared snapshot only (Kafka is asked for the configs of the topics shown, never for all
+    partitions); without one yet, says it is being built and polls."""
     cluster_get(cluster)
     query = request.GET.get("q", "").strip()
     regex = request.GET.get("regex") == "1"
     internal = request.GET.get("internal") == "1"
     sort = request.GET.get("sort", "name")
     descending = request.GET.get("desc") == "1"
-    snapshot = selectors.topic_table_snapshot(cluster)
-    table = disk.with_sizes(cluster, snapshot.rows)
-    rows = selectors.filter_topics(table, query=query, regex=regex, include_internal=internal, sort=sort,
-                                   descending=descending)
-    page = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
-    page.object_list = selectors.with_configs(cluster, list(page.object_list))
     params = request.GET.copy()
     params.pop("page", None)
-    context = {"cluster": cluster, "page": page, "q": query, "regex": regex, "internal": internal, "sort": sort,
-               "desc": descending, "query": params.urlencode(), "total": len(rows),
-               "unknown_counts": sum(r.messages is None for r in table), "age_s": round(snapshot.age_s),
-               "sizes_known": any(r.size_bytes is not None for r in table) or not table}
+    context = {"cluster": cluster, "q": query, "regex": regex, "internal": internal, "sort": sort,
+               "desc": descending, "query": params.urlencode()}
+    snapshot = selectors.topic_table_snapshot(cluster)
+    if snapshot is None:
+        selectors.filter_topics([], query=query, regex=regex)  # a pattern that does not compile is said now
+        context["building"] = MSG_TABLE_BUILDING.format(cluster=cluster)
+    else:
+        table = disk.with_sizes(cluster, snapshot.rows)
+        rows = selectors.filter_topics(table, query=query, regex=regex, include_internal=internal, sort=sort,
+                                       descending=descending)
+        page = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
+        page.object_list = selectors.with_configs(cluster, list(page.object_list))
+        context.update(page=page, total=len(rows), unknown_counts=sum(r.messages is None for r in table),
+                       age_s=round(snapshot.age_s), not_shared=None if snapshot.shared else MSG_TABLE_NOT_SHARED,
+                       sizes_known=any(r.size_bytes is not None for r in table) or not table)
     return render(request, "topics/list.html#topic-table" if request.htmx else "topics/list.html", context)
 
 

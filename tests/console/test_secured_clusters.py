@@ -46,6 +46,9 @@ def test_every_page_and_the_offset_delete_tool_work(listener, secured_kafka, cli
     for url in pages:
         response = client.get(url)
         assert response.status_code == 200, (url, response.content.decode()[:500])
+    from topics.selectors import topic_snapshot_refresh
+
+    topic_snapshot_refresh(name, wait_s=30)  # what beat does; the list reads that table
     assert topic in client.get(f"/clusters/{name}/topics/").content.decode()
 
     after = group_offsets_delete(actor=Actor(user=admin, source="cli"), cluster=name, group=group, topic=topic,

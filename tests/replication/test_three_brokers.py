@@ -74,6 +74,9 @@ def test_a_stopped_broker_shows_and_preferred_leaders_come_back(triple, client_f
     brokers = _until(lambda: (page := client.get("/clusters/triple/brokers/").content.decode()).count("DOWN") == 1
                      and page, "the brokers page to show broker 3 down")
     assert brokers.count("rack-") == 3 and "1 broker down" in brokers
+    from topics.selectors import topic_snapshot_refresh
+
+    topic_snapshot_refresh("triple", wait_s=30)  # what beat does; the list reads that table
     listing = client.get("/clusters/triple/topics/", {"q": topic}).content.decode()
     assert '<span class="bad">3 / 0</span>' in listing
     detail = client.get(f"/clusters/triple/topics/{topic}/").content.decode()

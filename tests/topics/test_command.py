@@ -50,9 +50,9 @@ def test_create_describe_alter_partitions_purge_delete(admin, capsys, produce):
 
 def test_list_json_filters_by_regex(capsys, topic_factory):
     name = topic_factory("cli-list")
-    from topics.selectors import topic_table_invalidate
+    from topics.selectors import topic_snapshot_refresh
 
-    topic_table_invalidate("local")
+    topic_snapshot_refresh("local", wait_s=30)
 
     _run("list", "--search", f"^{name}$", "--regex", "--format", "json")
 

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from topics import disk
-from topics.selectors import topic_table_invalidate
+from topics.selectors import topic_snapshot_refresh
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
 
@@ -18,7 +18,7 @@ def test_sizes_per_topic_and_partition_in_the_pages(client_for, viewer, topic_fa
     produce(big, [(i % 2, None, b"x" * 1000, None) for i in range(200)])
     produce(small, [(0, None, b"y", None)])
     disk.forget("local")
-    topic_table_invalidate("local")  # the list is served from a snapshot up to 15 s old
+    topic_snapshot_refresh("local", wait_s=30)  # what beat does; pages only read the table
     usage = disk.disk_usage("local", wait=True)
     assert usage.by_topic[big] > 200_000 > usage.by_topic[small] > 0
     sizes = usage.partition_sizes(big)

@@ -1,113 +1,249 @@
-"""The stale-while-revalidate topic table: pure timing logic, and the real thing on the broker."""
+"""The shared topic table: its encoding, changes laid over it and windows (pure), then the real thing: Redis, a
+Celery worker, pages that never ask Kafka for every partition, and Redis down."""
 
 import threading
 import time
+import uuid
 
 import pytest
+from confluent_kafka.admin import AdminClient, NewTopic
+from django.utils.html import escape
 
-from console.kafka.errors import ClusterUnavailable
+from console.kafka.types import PartitionRef
 from topics import table
-from topics.selectors import topic_table, topic_table_invalidate
+from topics.selectors import leader_windows, topic_snapshot_refresh, topic_table
+from topics.table import LocalStore, Snapshot, TopicRow
+from topics.views import MSG_TABLE_BUILDING, MSG_TABLE_NOT_SHARED
 
 
-@pytest.fixture(autouse=True)
-def _clean():
-    for name in ("fake", "local"):
-        table.invalidate(name)
+def row(name: str, partitions: int = 4, messages: int | None = 10) -> TopicRow:
+    return TopicRow(name=name, partitions=partitions, replication_factor=1, under_replicated=0, offline=0,
+                    messages=messages, internal=name.startswith("__"))
+
+
+def test_ten_thousand_topics_of_four_partitions_fit_in_a_small_blob_and_come_back_equal():
+    rows = [row(f"orders.events-{i:05d}", messages=i * 1000) for i in range(10_000)]
+    snapshot = Snapshot(rows=rows, taken_at=1_700_000_000.5, complete=True)
+
+    blob = table.encode(snapshot, "v1")
+
+    assert len(blob) < 300_000
+    version, back = table.decode(blob)
+    assert version == "v1" and back.rows == rows and back.taken_at == snapshot.taken_at and back.complete
+
+
+def test_console_changes_lay_over_the_snapshot_until_a_later_one_holds_them():
+    snapshot = Snapshot(rows=[row("a"), row("b"), row("c")], taken_at=1000.0, complete=True)
+    changes = {"b": (1001.0, None), "d": (1001.0, row("d", messages=None)), "a": (900.0, None)}
+
+    seen = table.with_changes(snapshot, changes)
+
+    assert [r.name for r in seen.rows] == ["a", "c", "d"]  # a's deletion is older than the snapshot
+    assert not seen.complete
+    assert table.with_changes(Snapshot(snapshot.rows, 2000.0, True), changes).rows == snapshot.rows
+
+
+def test_offsets_are_asked_in_windows_bounded_per_leader():
+    partitions = [(PartitionRef(f"t{i}", p), (i + p) % 3) for i in range(50) for p in range(4)]
+    partitions += [(PartitionRef("offline", 0), None)]
+
+    windows = leader_windows(partitions, 20)
+
+    leaders = dict(partitions)
+    for window in windows:
+        per_leader = [sum(1 for ref in window if leaders[ref] == leader) for leader in range(3)]
+        assert max(per_leader) <= 20
+    asked = [ref for window in windows for ref in window]
+    assert sorted(asked) == sorted(ref for ref, leader in partitions if leader is not None)
+
+
+def test_one_rebuild_at_a_time_per_cluster(settings):
+    from console.devstack.kafka import free_port
+
+    settings.REDIS_URL = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens: this process's own store
+    table.forget_redis_state()
+    started, release, results = threading.Event(), threading.Event(), []
+
+    def build():
+        started.set()
+        release.wait(5)
+        return Snapshot(rows=[row("a")], taken_at=time.time(), complete=True)
+
+    first = threading.Thread(target=lambda: results.append(table.refresh("one-at-a-time", "v", build)))
+    first.start()
+    assert started.wait(5)
+    assert table.refresh("one-at-a-time", "v", build) is None  # the second caller does not build again
+    release.set()
+    first.join(5)
+    try:
+        found = table.read("one-at-a-time", "v")
+        assert results[0] is not None and found.rows == [row("a")] and not found.shared
+        assert table.read("one-at-a-time", "other settings") is None
+    finally:
+        table.invalidate("one-at-a-time")
+        table.forget_redis_state()
+
+
+# --- against the real broker -----------------------------------------------------------------------------------
+
+@pytest.fixture
+def fresh_table():
+    def reset():
+        table.forget_redis_state()
+        table.wait_for_refresh("local")
+        table.invalidate("local")
+
+    reset()
     yield
-    for name in ("fake", "local"):
-        table.wait_for_refresh(name)
-        table.invalidate(name)
+    reset()
 
 
-class Builder:
-    def __init__(self):
-        self.builds = 0
-        self.fail = False
-        self.release = threading.Event()
-        self.release.set()
-
-    def __call__(self, admin):
-        self.release.wait(5)
-        if self.fail:
-            raise ClusterUnavailable("down")
-        self.builds += 1
-        return table.Snapshot(rows=[self.builds], taken_at=time.time(), complete=True)
+@pytest.fixture
+def outsider(kafka_node):
+    """Another client changing topics behind the console's back."""
+    return AdminClient({"bootstrap.servers": kafka_node.bootstrap})
 
 
-def test_first_request_builds_and_fresh_snapshots_are_reused(settings):
-    settings.TOPIC_LIST_CACHE_S = 60
-    build = Builder()
-
-    assert table.snapshot("fake", lambda: None, build).rows == [1]
-    assert table.snapshot("fake", lambda: None, build).rows == [1]
-    assert build.builds == 1
+def _create(admin: AdminClient, name: str, partitions: int = 2) -> None:
+    for future in admin.create_topics([NewTopic(name, partitions, 1)], operation_timeout=10).values():
+        future.result(timeout=15)
 
 
-def test_stale_snapshot_is_served_at_once_while_one_refresh_runs(settings):
-    settings.TOPIC_LIST_CACHE_S = 0
-    build = Builder()
-    table.snapshot("fake", lambda: None, build)
-    build.release.clear()  # the background rebuild blocks until released
-
-    started = time.monotonic()
-    served = [table.snapshot("fake", lambda: None, build).rows for _ in range(3)]
-
-    assert time.monotonic() - started < 0.5 and served == [[1], [1], [1]]
-    build.release.set()
-    table.wait_for_refresh("fake")
-    assert build.builds == 2  # three stale requests, one rebuild
-    assert table.snapshot("fake", lambda: None, build).rows == [2]
+def _delete(admin: AdminClient, name: str) -> None:
+    for future in admin.delete_topics([name], operation_timeout=10).values():
+        future.result(timeout=15)
 
 
-def test_failed_refresh_keeps_serving_the_last_snapshot(settings):
-    settings.TOPIC_LIST_CACHE_S = 0
-    build = Builder()
-    table.snapshot("fake", lambda: None, build)
-    build.fail = True
+@pytest.fixture
+def kafka_calls(monkeypatch):
+    """Every list_topics and list_offsets_many made in this process, through the real gateway methods."""
+    from console.kafka.admin import KafkaAdmin
+    from console.kafka.isolated import IsolatedKafkaAdmin
 
-    table.snapshot("fake", lambda: None, build)
-    table.wait_for_refresh("fake")
+    calls = []
+    for cls in (KafkaAdmin, IsolatedKafkaAdmin):
+        for name in ("list_topics", "list_offsets_many"):
+            def spy(self, *args, _real=getattr(cls, name), _name=name, **kwargs):
+                calls.append((_name, args))
+                return _real(self, *args, **kwargs)
 
-    assert table.snapshot("fake", lambda: None, build).rows == [1]
+            monkeypatch.setattr(cls, name, spy)
+    return calls
+
+
+def _listed(body: str, name: str) -> bool:
+    return f'/topics/{name}/"' in body
+
+
+def _names(client, query: str, **params) -> tuple[int, str]:
+    response = client.get("/clusters/local/topics/", {"q": query, **params})
+    return response.status_code, response.content.decode()
 
 
 @pytest.mark.kafka
 @pytest.mark.django_db
-def test_new_topics_appear_after_the_background_refresh(settings, local_cluster, topic_factory):
-    settings.TOPIC_LIST_CACHE_S = 60
-    before = {r.name for r in topic_table("local")}
-    created = topic_factory("table")
+def test_the_table_survives_topics_deleted_and_created_behind_the_consoles_back(
+        redis_node, local_cluster, fresh_table, outsider, client_for, viewer):
+    prefix = f"behind-{uuid.uuid4().hex[:6]}"
+    kept, doomed, late = f"{prefix}-kept", f"{prefix}-doomed", f"{prefix}-late"
+    _create(outsider, kept)
+    _create(outsider, doomed)
+    assert topic_snapshot_refresh("local") is not None
+    client = client_for(viewer)
 
-    assert created not in {r.name for r in topic_table("local")}  # fresh snapshot reused
-    settings.TOPIC_LIST_CACHE_S = 0
-    assert created not in {r.name for r in topic_table("local")}  # stale one served, refresh started
+    _delete(outsider, doomed)
+    _create(outsider, late)
+    for sort in ("name", "messages", "partitions", "size"):
+        status, body = _names(client, prefix, sort=sort)
+        assert status == 200 and _listed(body, kept) and not _listed(body, doomed)  # its configs are gone: left off the page
+
+    assert topic_snapshot_refresh("local") is not None  # what beat does next
+    status, body = _names(client, prefix)
+    assert status == 200 and _listed(body, kept) and _listed(body, late) and not _listed(body, doomed)
+
+
+@pytest.mark.kafka
+@pytest.mark.django_db
+def test_a_celery_worker_builds_the_table_this_process_reads(
+        redis_node, celery_worker_process, local_cluster, fresh_table, outsider, kafka_calls, client_for, viewer):
+    from topics.tasks import refresh_topic_snapshot
+
+    name = f"shared-{uuid.uuid4().hex[:6]}"
+    _create(outsider, name)
+
+    done = refresh_topic_snapshot.delay("local").get(timeout=90)
+
+    assert done["topics"] > 0
+    table.forget_redis_state()  # nothing decoded here before: whatever this process shows comes from Redis
+    status, body = _names(client_for(viewer), name)
+    assert status == 200 and _listed(body, name)
+    assert kafka_calls == []  # built in the worker, not here
+    assert table.read("local", _version()).taken_at == done["taken_at"]
+
+
+def _version() -> str:
+    from console.clusters.selectors import cluster_admin
+    from topics.selectors import _version as version_of
+
+    return version_of(cluster_admin("local"))
+
+
+@pytest.mark.kafka
+@pytest.mark.django_db
+def test_the_page_says_it_is_being_built_then_shows_how_old_the_table_is(
+        redis_node, local_cluster, fresh_table, client_for, viewer):
+    client = client_for(viewer)
+
+    response = client.get("/clusters/local/topics/")
+
+    assert response.status_code == 200
+    assert MSG_TABLE_BUILDING.format(cluster="local") in response.content.decode()
+    table.wait_for_refresh("local")  # the rebuild the page started, in a thread of this process
+    body = client.get("/clusters/local/topics/", headers={"HX-Request": "true"}).content.decode()
+    assert "Counts as of " in body and " s ago." in body and escape(MSG_TABLE_NOT_SHARED) not in body
+
+
+@pytest.mark.kafka
+@pytest.mark.django_db
+def test_no_page_asks_kafka_for_every_partition_and_console_changes_show_at_once(
+        redis_node, local_cluster, fresh_table, kafka_calls, client_for, admin):
+    from console.audit.actor import Actor
+    from topics.services import topic_create, topic_delete
+
+    topic_snapshot_refresh("local")
+    kafka_calls.clear()
+    client = client_for(admin)
+    for params in ({}, {"q": "e"}, {"sort": "messages", "desc": "1"}, {"page": "2"}, {"q": "^_", "regex": "1"}):
+        assert client.get("/clusters/local/topics/", params).status_code == 200
+    assert kafka_calls == []
+
+    name = f"made-here-{uuid.uuid4().hex[:6]}"
+    topic_create(actor=Actor.system(), cluster="local", name=name, partitions=3, replication_factor=1, configs={})
+    status, body = _names(client, name)
+    assert status == 200 and _listed(body, name) and "<td>3</td>" in body
+    # Only the new topic's own partitions were asked for.
+    assert all(ref.topic == name for call, args in kafka_calls if call == "list_offsets_many" for ref in args[0])
+    assert not any(call == "list_topics" for call, _ in kafka_calls)
+
+    topic_delete(actor=Actor.system(), cluster="local", topic=name, confirm=name)
+    status, body = _names(client, name)
+    assert status == 200 and not _listed(body, name)
+
+
+@pytest.mark.kafka
+@pytest.mark.django_db
+def test_without_redis_each_process_builds_its_own_table_in_the_background(
+        local_cluster, fresh_table, settings, client_for, viewer, topic_factory):
+    from console.devstack.kafka import free_port
+
+    settings.REDIS_URL = f"redis://:nobody@127.0.0.1:{free_port()}/0"  # nothing listens there
+    table.forget_redis_state()
+    name = topic_factory("no-redis")
+    client = client_for(viewer)
+
+    first = client.get("/clusters/local/topics/", {"q": name})
+    assert first.status_code == 200 and MSG_TABLE_BUILDING.format(cluster="local") in first.content.decode()
     table.wait_for_refresh("local")
-    assert created in {r.name for r in topic_table("local")}
-    assert before < {r.name for r in topic_table("local")}
-
-
-@pytest.mark.kafka
-@pytest.mark.django_db
-def test_changes_through_the_console_show_at_once(settings, local_cluster, topic_factory):
-    settings.TOPIC_LIST_CACHE_S = 60
-    topic_table("local")
-    created = topic_factory("table-inv")
-
-    topic_table_invalidate("local")  # what every topic service does after a change
-
-    assert created in {r.name for r in topic_table("local")}
-
-
-def test_changed_cluster_settings_rebuild_at_once_instead_of_serving_the_old_clusters_topics(settings):
-    builds = []
-
-    def build(admin):
-        builds.append(admin)
-        return table.Snapshot(rows=[admin], taken_at=time.time(), complete=True)
-
-    table.invalidate("moved")
-    assert table.snapshot("moved", lambda: "old-brokers", build, version="a").rows == ["old-brokers"]
-    assert table.snapshot("moved", lambda: "new-brokers", build, version="a").rows == ["old-brokers"]
-    assert table.snapshot("moved", lambda: "new-brokers", build, version="b").rows == ["new-brokers"]
-    assert builds == ["old-brokers", "new-brokers"]
+    status, body = _names(client, name)
+    assert status == 200 and _listed(body, name) and escape(MSG_TABLE_NOT_SHARED) in body
+    assert name in {r.name for r in topic_table("local")}

@@ -17,9 +17,9 @@ def _cluster(local_cluster):
 def test_topic_list_shows_counts_and_search_narrows_it(client_for, viewer, topic_factory, produce):
     name = topic_factory("listed", partitions=2)
     produce(name, [(0, None, b"a", None), (1, None, b"b", None), (1, None, b"c", None)])
-    from topics.selectors import topic_table_invalidate
+    from topics.selectors import topic_snapshot_refresh
 
-    topic_table_invalidate("local")
+    topic_snapshot_refresh("local", wait_s=30)
     client = client_for(viewer)
 
     body = client.get(f"/clusters/local/topics/?q={name}").content.decode()
@@ -32,12 +32,12 @@ def test_topics_deleted_behind_the_consoles_back_leave_the_list_answering(client
     404 (it used to, until the snapshot was rebuilt) but simply be absent."""
     from confluent_kafka.admin import AdminClient
 
-    from topics.selectors import topic_table_invalidate
+    from topics.selectors import topic_snapshot_refresh
 
     prefix = "churn"
     kept = topic_factory(prefix)
     doomed = [topic_factory(prefix) for _ in range(3)]
-    topic_table_invalidate("local")
+    topic_snapshot_refresh("local", wait_s=30)
     client = client_for(viewer)
     assert all(name in client.get(f"/clusters/local/topics/?q={prefix}-").content.decode() for name in doomed)
     outsider = AdminClient({"bootstrap.servers": kafka_node.bootstrap})
@@ -57,9 +57,9 @@ def test_internal_topics_are_hidden_unless_asked_for(client_for, viewer, kafka_n
     consumer = Consumer({"bootstrap.servers": kafka_node.bootstrap, "group.id": f"g-{name}"})
     consumer.commit(offsets=[TopicPartition(name, 0, 1)], asynchronous=False)  # creates __consumer_offsets
     consumer.close()
-    from topics.selectors import topic_table_invalidate
+    from topics.selectors import topic_snapshot_refresh
 
-    topic_table_invalidate("local")
+    topic_snapshot_refresh("local", wait_s=30)
     client = client_for(viewer)
 
     assert "__consumer_offsets" not in client.get("/clusters/local/topics/?q=offsets").content.decode()

@@ -83,6 +83,19 @@ _allow_test_cert_dir()
 # and the `local` cluster's page read an empty folder of the session's own unless a test points them elsewhere.
 os.environ["PROCESS_STATUS_DIR"] = settings.PROCESS_STATUS_DIR = str(
     Path(tempfile.gettempdir()) / f"console-test-processes-{os.getpid()}")
+# Until a test starts the session's Redis (redis_node), Redis is a port where nothing listens: without this, the
+# default REDIS_URL (with the password `make` wrote to .env) would reach a `make run` Redis on this machine, and
+# tests would queue tasks into it or write topic tables there.
+_NO_REDIS = f"redis://127.0.0.1:{free_port()}/0"
+os.environ["REDIS_URL"] = settings.REDIS_URL = settings.CELERY_BROKER_URL = settings.CELERY_RESULT_BACKEND = _NO_REDIS
+
+def _no_redis_for_celery() -> None:
+    from console.celery import app
+
+    app.conf.broker_url = app.conf.result_backend = _NO_REDIS
+
+
+_no_redis_for_celery()
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from console.user_regex import MAX_PATTERN_LENGTH, RegexRefused, compile_user_regex, linear_twin
@@ -45,6 +45,11 @@ def test_what_re2_will_not_run_is_refused_with_its_reason(pattern, reason):
     assert reason in str(refused.value)
 
 
+def test_a_dollar_matches_at_the_very_end_only():
+    assert compile_user_regex("1$").search("1\n") is None and re.search("1$", "1\n") is not None
+    assert compile_user_regex("(?m)1$").search("1\n") is not None
+
+
 def test_bytes_patterns_search_bytes_and_flags_carry_over():
     assert compile_user_regex(rb"ord\d+").search(b"\x00\xffkey-ord42") is not None
     assert compile_user_regex("ABC", ignore_case=True).search("xabcx") is not None
@@ -67,6 +72,8 @@ _patterns = st.builds(lambda branches, anchor_start, anchor_end: ("^" if anchor_
 @settings(max_examples=300, deadline=None)
 @given(pattern=_patterns, text=st.text(alphabet="ab1x \n", max_size=12))
 def test_re2_answers_what_python_answers_for_patterns_both_run(pattern, text):
+    # One known difference: Python's `$` also matches before a final newline, RE2's only at the very end.
+    assume(not (pattern.endswith("$") and text.endswith("\n")))
     ours, python = compile_user_regex(pattern).search(text), re.search(pattern, text)
     assert (ours is None) == (python is None)
     if ours is not None:

@@ -13,6 +13,17 @@ def test_local_cluster_is_seeded_and_points_at_the_session_broker(kafka_node):
     assert Cluster.objects.get(name="local").bootstrap_servers == kafka_node.bootstrap
 
 
+def test_migrate_seeds_the_local_cluster_from_the_settings(settings):
+    from django.core.management.sql import emit_post_migrate_signal
+
+    Cluster.objects.filter(name="local").delete()
+    settings.KAFKA_BOOTSTRAP_SERVERS = "127.0.0.1:19092,127.0.0.1:19094"
+
+    emit_post_migrate_signal(verbosity=0, interactive=False, db="default")
+
+    assert Cluster.objects.get(name="local").bootstrap_servers == "127.0.0.1:19092,127.0.0.1:19094"
+
+
 def test_secret_values_are_refused_in_client_config(admin):
     with pytest.raises(CommandError, match="'sasl.password' is a secret"):
         call_command("clusters", "add", "--name", "leaky", "--bootstrap-servers", "k:9092",

@@ -83,6 +83,10 @@ _allow_test_cert_dir()
 # and the `local` cluster's page read an empty folder of the session's own unless a test points them elsewhere.
 os.environ["PROCESS_STATUS_DIR"] = settings.PROCESS_STATUS_DIR = str(
     Path(tempfile.gettempdir()) / f"console-test-processes-{os.getpid()}")
+# The Kafka client processes the session's processes share (tests, web servers, Celery workers) listen in a folder
+# of the session's own, so no test reaches a `make run`'s client processes; _kafka_client_processes stops them.
+os.environ["KAFKA_CLIENT_SOCKET_DIR"] = settings.KAFKA_CLIENT_SOCKET_DIR = str(
+    Path(tempfile.gettempdir()) / f"console-test-kafka-clients-{os.getpid()}")
 # Until a test starts the session's Redis (redis_node), Redis is a port where nothing listens: without this, the
 # default REDIS_URL (with the password `make` wrote to .env) would reach a `make run` Redis on this machine, and
 # tests would queue tasks into it or write topic tables there.
@@ -397,6 +401,16 @@ def silent_server():
     for conn in accepted:
         conn.close()
     server.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _kafka_client_processes():
+    """The session leaves no Kafka client process behind (they are detached, so nothing else would stop them)."""
+    yield
+    from console.kafka.sandbox import stop_host_processes
+
+    stop_host_processes()
+    shutil.rmtree(settings.KAFKA_CLIENT_SOCKET_DIR, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

@@ -1,11 +1,14 @@
-"""One child process per cluster connection, so no cluster can take down the process that serves them all.
+"""One Kafka client process per cluster connection on this host, so no cluster can take down the processes that
+serve them all, and 8 web workers do not hold 8 copies of each cluster's clients.
 
 librdkafka can abort the whole process on an internal assertion (see the README's notes on Kafka clients): no
-Python `except` catches that. Each cluster's clients therefore live in a child (console.kafka.sandbox_child);
-the caller's thread sends a request and waits, bounded. When a child dies, its callers get ClusterUnavailable
-at once and the next call starts a fresh child. A child is replaced too when one operation keeps failing (see
-claim_recycle), so clients held across a broker restart, a changed address or a renewed certificate cannot keep
-a cluster's pages down.
+Python `except` catches that. Each cluster's clients therefore live in a client process of their own
+(console.kafka.sandbox_child), shared by every web and Celery process of the host over a Unix socket
+(console.kafka.sandbox_socket): the first process that needs it starts it, detached, and the others connect. The
+caller's thread sends a request and waits, bounded. When the client process dies, its callers in every process
+get ClusterUnavailable at once and the next call starts a fresh one. It is replaced too when one operation keeps
+failing (see claim_recycle), so clients held across a broker restart, a changed address or a renewed certificate
+cannot keep a cluster's pages down; and it stops itself when no process used it for IDLE_AFTER_S.
 """
 
 from __future__ import annotations
@@ -13,18 +16,17 @@ from __future__ import annotations
 import logging
 import os
 import signal
-import subprocess
-import sys
+import socket
 import threading
 import time
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from itertools import count
-from pathlib import Path
 
+from console.kafka import sandbox_socket
 from console.kafka.errors import ClusterUnavailable
 from console.kafka.java_admin import WARMUP_S
-from console.kafka.sandbox_child import FORGET, read_message, write_message
+from console.kafka.sandbox_child import FORGET, IDLE_NOTICE, STOP, read_message, send_message
 from console.kafka.types import ClusterConnection
 
 log = logging.getLogger(__name__)
@@ -35,23 +37,27 @@ MAX_RECYCLE_WAIT_S = 120.0  # a cluster that stays down is given fresh clients e
 # Per cluster and operation: replacements since that operation last succeeded (each one doubles the next wait,
 # so a cluster that stays down, or one group whose coordinator is down, does not cost a new process every time).
 _fruitless_recycles: dict[tuple[str, str], int] = {}
-IDLE_AFTER_S = 600.0  # a child unused this long is stopped
-_PROJECT_DIR = Path(__file__).resolve().parents[2]
+IDLE_AFTER_S = 600.0  # a client process no process of the host sent a request for this long stops itself
+STOP_WAIT_S = 5.0  # stop_host_processes: a client process still there after this is killed
 
 MSG_CHILD_DIED = ("The Kafka client process for cluster '{cluster}' stopped ({how}) during this request; "
                   "a new one starts with the next request.")
 MSG_CHILD_SILENT = "Cluster '{cluster}' did not answer within {timeout:g} s (its client process was restarted)."
 
 
-def _exit_description(returncode: int | None) -> str:
-    if returncode is None:
-        return "pipe closed"
-    if returncode < 0:
-        try:
-            return f"killed by {signal.Signals(-returncode).name}"
-        except ValueError:
-            return f"killed by signal {-returncode}"
-    return f"exit code {returncode}"
+def _pid_gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+def _how_it_ended(pid: int) -> str:
+    """The client process is no child of ours (it outlives its starter), so its exit status is not ours to read."""
+    return f"process {pid} is gone" if _pid_gone(pid) else f"the connection to process {pid} closed"
 
 
 def _connection_key(connection: ClusterConnection) -> tuple:
@@ -69,17 +75,19 @@ def _connection_key(connection: ClusterConnection) -> tuple:
             connection.registry_url, tuple(sorted(connection.registry_config.items())))
 
 
-class ClientProcess:
-    """A child holding one cluster connection's clients; thread-safe; answers are matched by request id."""
+class _StoppedIdle(Exception):
+    """The client process stopped idle before it took this request: the request may go to a fresh one."""
 
-    def __init__(self, connection: ClusterConnection) -> None:
+
+class ClientProcess:
+    """This process's link to the host's client process of one connection (started by whichever process of the
+    host needed it first, and shared by all of them); thread-safe; answers are matched by request id."""
+
+    def __init__(self, connection: ClusterConnection, key: tuple) -> None:
         self.connection = connection
-        self.key = _connection_key(connection)  # as it was when this child's clients were made
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(_PROJECT_DIR), os.environ.get("PYTHONPATH")]))}
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "console.kafka.sandbox_child"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            cwd=_PROJECT_DIR, env=env, start_new_session=True,
-        )
+        self.key = key  # as it was when the process's clients were made
+        link = sandbox_socket.connect_or_start(connection, key, idle_s=IDLE_AFTER_S)
+        self.sock, self.pid = link.sock, link.pid
         self.started = self.last_used = time.monotonic()
         # Per operation: after a restart librdkafka may answer Metadata while group calls stay stuck for good, so
         # one success elsewhere must not hide an operation that keeps failing.
@@ -91,31 +99,31 @@ class ClientProcess:
         self._lock = threading.Lock()
         self._send_lock = threading.Lock()
         self._closed = False
-        write_message(self.process.stdin, self._send_lock, connection)
+        self._stopped_idle = False
         threading.Thread(target=self._read_answers, name=f"kafka-sandbox-{connection.name}", daemon=True).start()
 
     @property
     def alive(self) -> bool:
-        return not self._closed and self.process.poll() is None
+        return not self._closed
 
     def call(self, method: str, args: tuple, kwargs: dict, *, timeout: float, backoff: float, wait_s: float):
         future: Future = Future()
         with self._lock:
             if self._closed:
-                raise self._died_error()
+                raise _StoppedIdle() if self._stopped_idle else self._died_error()
             request_id = next(self._ids)
             self._pending[request_id] = future
         self.last_used = time.monotonic()
         try:
-            write_message(self.process.stdin, self._send_lock, (request_id, method, args, kwargs, timeout, backoff))
-        except (BrokenPipeError, OSError, ValueError):
+            send_message(self.sock, self._send_lock, (request_id, method, args, kwargs, timeout, backoff))
+        except OSError:
             self._fail_pending()
         try:
             return future.result(timeout=wait_s)
         except FutureTimeout:
-            # The child bounds every call itself, so silence means it is stuck: replace it.
+            # The client process bounds every call itself, so silence means it is stuck: replace it.
             log.warning("Kafka client process %s for cluster '%s' did not answer within %.0f s; stopping it",
-                        self.process.pid, self.connection.name, wait_s)
+                        self.pid, self.connection.name, wait_s)
             self.close(kill=True)
             raise ClusterUnavailable(MSG_CHILD_SILENT.format(cluster=self.connection.name, timeout=wait_s),
                                      code="_TIMED_OUT", cluster=self.connection.name) from None
@@ -124,28 +132,33 @@ class ClientProcess:
                 self._pending.pop(request_id, None)
 
     def _read_answers(self) -> None:
-        stdout = self.process.stdout
+        stream = self.sock.makefile("rb")
         while True:
             try:
-                answer = read_message(stdout)
-            except Exception:  # a torn message from a dying child
+                answer = read_message(stream)
+            except Exception:  # a torn message from a dying process
                 answer = None
             if answer is None:
                 break
             request_id, ok, value = answer
+            if request_id == IDLE_NOTICE:
+                self._stopped_idle = True
+                break
             with self._lock:
                 future = self._pending.get(request_id)
             if future is not None and not future.done():
                 future.set_result(value) if ok else future.set_exception(value)
-        returncode = self.process.wait()
-        if not self._closed:
+        if not self._closed and not self._stopped_idle:
             log.warning("Kafka client process %s for cluster '%s' stopped (%s); the next request starts a new one",
-                        self.process.pid, self.connection.name, _exit_description(returncode))
+                        self.pid, self.connection.name, _how_it_ended(self.pid))
         self._fail_pending()
+        try:
+            self.sock.close()
+        except OSError:
+            pass
 
     def _died_error(self) -> ClusterUnavailable:
-        how = _exit_description(self.process.poll())
-        return ClusterUnavailable(MSG_CHILD_DIED.format(cluster=self.connection.name, how=how),
+        return ClusterUnavailable(MSG_CHILD_DIED.format(cluster=self.connection.name, how=_how_it_ended(self.pid)),
                                   code="_TRANSPORT", cluster=self.connection.name)
 
     def _fail_pending(self) -> None:
@@ -154,16 +167,22 @@ class ClientProcess:
             pending, self._pending = list(self._pending.values()), {}
         for future in pending:
             if not future.done():
-                future.set_exception(self._died_error())
+                future.set_exception(_StoppedIdle() if self._stopped_idle else self._died_error())
 
-    def close(self, *, kill: bool = False) -> None:
+    def close(self, *, kill: bool = False, retire: bool = False) -> None:
+        """Drops this process's link; `retire` also stops the client process (for every process of the host:
+        its clients are stale), `kill` kills it (it stopped answering)."""
         with self._lock:
             self._closed = True
         try:
             if kill:
-                self.process.kill()
-            else:
-                self.process.stdin.close()  # the child exits when its input ends
+                os.kill(self.pid, signal.SIGKILL)
+            elif retire:
+                send_message(self.sock, self._send_lock, (0, STOP, (), {}, 0.0, 0.0))
+        except OSError:
+            pass
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
 
@@ -203,26 +222,29 @@ class ClientProcess:
 
 _children: dict[str, ClientProcess] = {}
 _children_lock = threading.Lock()
+_starting: dict[str, threading.Lock] = {}  # per cluster: one thread of this process connects or starts at a time
 
 
 def _child_for(connection: ClusterConnection) -> ClientProcess:
-    """The live child for this connection; a cluster whose settings changed gets a new one, the old one retired."""
+    """This process's link for this connection; a cluster whose settings changed gets a new client process, the
+    old one retired (its clients are stale for every process of the host)."""
     key = _connection_key(connection)
-    retired: list[ClientProcess] = []
     with _children_lock:
         child = _children.get(connection.name)
-        if child is not None and (not child.alive or child.key != key):
-            retired.append(child)
-            child = None
-        if child is None:
-            child = _children[connection.name] = ClientProcess(connection)
-        now = time.monotonic()
-        for name, other in list(_children.items()):
-            if other is not child and now - other.last_used > IDLE_AFTER_S:
-                retired.append(_children.pop(name))
-    for old in retired:
-        old.close()
-    return child
+        if child is not None and child.alive and child.key == key:
+            return child
+        starting = _starting.setdefault(connection.name, threading.Lock())
+    with starting:  # not under _children_lock: starting a process must not hold up other clusters' calls
+        with _children_lock:
+            child = _children.get(connection.name)
+            if child is not None and child.alive and child.key == key:
+                return child
+        if child is not None:
+            child.close(retire=child.key != key)
+        fresh = ClientProcess(connection, key)
+        with _children_lock:
+            _children[connection.name] = fresh
+        return fresh
 
 
 # Operations served by Kafka's Java Admin client (console.kafka.java_admin), and what launching its JVM may take on
@@ -240,14 +262,20 @@ JVM_START_S = 5.0
 
 def call(connection: ClusterConnection, method: str, args: tuple, kwargs: dict, *, timeout: float,
          backoff: float):
-    """Runs KafkaAdmin.<method>(*args, **kwargs) in the cluster's child. A call makes at most a few bounded
-    round trips, so the wait is bounded by a few request timeouts."""
-    child = _child_for(connection)
+    """Runs KafkaAdmin.<method>(*args, **kwargs) in the cluster's client process. A call makes at most a few
+    bounded round trips, so the wait is bounded by a few request timeouts."""
     wait_s = 3 * timeout + 2
     if method in JAVA_OPERATIONS:
-        wait_s += JVM_START_S + WARMUP_S  # the child's first Java call starts a JVM and warms its client up
+        wait_s += JVM_START_S + WARMUP_S  # the process's first Java call starts a JVM and warms its client up
+    child = _child_for(connection)
     try:
-        result = child.call(method, args, kwargs, timeout=timeout, backoff=backoff, wait_s=wait_s)
+        try:
+            result = child.call(method, args, kwargs, timeout=timeout, backoff=backoff, wait_s=wait_s)
+        except _StoppedIdle:  # it never took the request: a fresh process does, once
+            child = _child_for(connection)
+            result = child.call(method, args, kwargs, timeout=timeout, backoff=backoff, wait_s=wait_s)
+    except _StoppedIdle:
+        raise child._died_error() from None
     except ClusterUnavailable:
         child.note_outcome(method, failed_unreachable=True)
         failing_for = child.claim_recycle(method)
@@ -257,25 +285,27 @@ def call(connection: ClusterConnection, method: str, args: tuple, kwargs: dict, 
             with _children_lock:
                 if _children.get(connection.name) is child:
                     del _children[connection.name]
-            child.close()
+            child.close(retire=True)
         raise
     child.note_outcome(method, failed_unreachable=False)
     return result
 
 
 def forget_all() -> None:
-    """Asks every child to drop its cached clients and fail-fast marks (tests restart brokers)."""
+    """Asks every client process this process uses to drop its cached clients and fail-fast marks (tests restart
+    brokers)."""
     with _children_lock:
         children = list(_children.values())
     for child in children:
         if child.alive:
             try:
                 child.call(FORGET, (), {}, timeout=1.0, backoff=0.0, wait_s=5.0)
-            except ClusterUnavailable:
+            except (ClusterUnavailable, _StoppedIdle):
                 pass
 
 
 def stop_all() -> None:
+    """Drops this process's links; the client processes stay for the host's other processes."""
     with _children_lock:
         children = list(_children.values())
         _children.clear()
@@ -284,6 +314,43 @@ def stop_all() -> None:
 
 
 def child_pids() -> dict[str, int]:
-    """The live children's process ids by cluster (for tests and diagnostics)."""
+    """The process ids of the client processes this process uses, by cluster (for tests and diagnostics)."""
     with _children_lock:
-        return {name: child.process.pid for name, child in _children.items() if child.alive}
+        return {name: child.pid for name, child in _children.items() if child.alive}
+
+
+def stop_host_processes() -> list[int]:
+    """Stops every client process listening in this host's socket folder (the test session's end, an operator
+    who changed the socket folder); returns their pids."""
+    stop_all()
+    folder, token, paths = sandbox_socket.host_sockets()
+    stopped = []
+    for path in paths:
+        link = sandbox_socket.connect(path, token, cluster=path.stem)
+        if link is None:
+            path.unlink(missing_ok=True)
+            continue
+        try:
+            send_message(link.sock, threading.Lock(), (0, STOP, (), {}, 0.0, 0.0))
+        except OSError:
+            pass
+        link.sock.close()
+        deadline = time.monotonic() + STOP_WAIT_S
+        while not _pid_gone(link.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if not _pid_gone(link.pid):
+            os.kill(link.pid, signal.SIGKILL)
+        stopped.append(link.pid)
+    return stopped
+
+
+def _after_fork_in_child() -> None:
+    """A forked process (a gunicorn worker of a preloading master) has the links' sockets but not their reader
+    threads: it makes links of its own."""
+    global _children_lock
+    _children_lock = threading.Lock()
+    _children.clear()
+    _starting.clear()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)

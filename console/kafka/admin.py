@@ -8,6 +8,7 @@ from console.kafka.base import AdminBase
 from console.kafka.ops_acls import AclOps
 from console.kafka.ops_append import AppendOps
 from console.kafka.ops_configs import ConfigOps
+from console.kafka.ops_group_offsets import GroupOffsetBatchOps
 from console.kafka.ops_group_types import GroupTypeOps, StreamsGroupOps
 from console.kafka.ops_groups import GroupOps
 from console.kafka.ops_log_dirs import LogDirOps
@@ -38,8 +39,9 @@ class ClusterOps(AdminBase):
         return self._call(run)
 
 
-class KafkaAdmin(ClusterOps, TopicOps, OffsetOps, ConfigOps, GroupOps, GroupTypeOps, StreamsGroupOps, LogDirOps,
-                 RecordOps, AppendOps, TransactionOps, AclOps, ScramOps, QuotaOps, ReplicationOps):
+class KafkaAdmin(ClusterOps, TopicOps, OffsetOps, ConfigOps, GroupOps, GroupOffsetBatchOps, GroupTypeOps,
+                 StreamsGroupOps, LogDirOps, RecordOps, AppendOps, TransactionOps, AclOps, ScramOps, QuotaOps,
+                 ReplicationOps):
     """Composes an AdminClient (never exposes it); returns frozen dataclasses; raises console.kafka.errors only.
 
     This runs librdkafka in the calling process; console.kafka.isolated.IsolatedKafkaAdmin has the same face and

@@ -25,7 +25,7 @@ from django.conf import settings
 
 from console.kafka.errors import ClusterUnavailable, KafkaGatewayError, KafkaRequestFailed, NotAuthorized
 from console.kafka.java_config import UntranslatableConfig, java_client_config
-from console.kafka.types import ClusterConnection, GatewayFace
+from console.kafka.types import ClusterConnection, GatewayFace, PartitionRef
 
 MSG_NO_LIBS = "Kafka's Java clients are not installed here (no {libs}); run `make deps` or set KAFKA_TOOLS_LIBS."
 MSG_TIMEOUT = "Cluster '{cluster}' did not answer within {timeout:g} s ({detail})."
@@ -327,11 +327,8 @@ class JavaCalls(GatewayFace):
 _mapper = None
 
 
-def as_plain(value):
-    """A Java result as plain Python data in one gateway round trip. Reading a description attribute by attribute
-    costs one round trip per getter (thousands for a page of groups); Jackson, which Kafka's own libraries ship,
-    writes the objects' fields as JSON inside the JVM instead. Optionals become their value or None, enums their
-    toString() (GroupState's "Empty", "Stable"...), and a map keyed by TopicPartition gets "topic-partition" keys."""
+def _jackson():
+    """One ObjectMapper that reads and writes objects by their fields (Kafka's result classes have no bean getters)."""
     global _mapper
     gateway = jvm()
     with _lock:
@@ -349,11 +346,47 @@ def as_plain(value):
             mapper.configure(features.FAIL_ON_EMPTY_BEANS, False)
             mapper.configure(features.WRITE_ENUMS_USING_TO_STRING, True)
             _mapper = mapper
+        return _mapper
+
+
+def as_plain(value):
+    """A Java result as plain Python data in one gateway round trip. Reading a description attribute by attribute
+    costs one round trip per getter (thousands for a page of groups); Jackson, which Kafka's own libraries ship,
+    writes the objects' fields as JSON inside the JVM instead. Optionals become their value or None, enums their
+    toString() (GroupState's "Empty", "Stable"...), and a map keyed by TopicPartition gets "topic-partition" keys."""
+    mapper = _jackson()
     from py4j.protocol import Py4JError
 
     try:
-        return json.loads(str(_mapper.writeValueAsString(value)))
+        return json.loads(str(mapper.writeValueAsString(value)))
     except Py4JError as exc:
-        if _bridge is None or _bridge.exit_description() is not None:
-            raise bridge_failure(exc, cluster="", bridge=_bridge) from None
-        raise KafkaRequestFailed(f"Kafka's Java client answered something the console cannot read ({exc}).") from None
+        raise _unreadable(exc) from None
+
+
+def string_keyed_map(values: dict[str, dict], value_class: str):
+    """A java.util.Map<String, value_class> made by Jackson from one JSON text: building a map of thousands of
+    entries through py4j would cost a round trip per entry (and per value object)."""
+    mapper = _jackson()
+    gateway = jvm()
+    from py4j.protocol import Py4JError
+
+    try:
+        forname = gateway.java.lang.Class.forName
+        java_type = mapper.getTypeFactory().constructMapType(
+            forname("java.util.LinkedHashMap"), forname("java.lang.String"), forname(value_class))
+        return mapper.readValue(json.dumps(values), java_type)
+    except Py4JError as exc:
+        raise _unreadable(exc) from None
+
+
+def partition_ref(key: str) -> PartitionRef:
+    """A TopicPartition map key as Jackson writes it (toString: topic, '-', partition): the partition is always
+    the last part, whatever dashes the topic's name holds."""
+    topic, _, partition = key.rpartition("-")
+    return PartitionRef(topic, int(partition))
+
+
+def _unreadable(exc: Exception) -> KafkaGatewayError:
+    if _bridge is None or _bridge.exit_description() is not None:
+        return bridge_failure(exc, cluster="", bridge=_bridge)
+    return KafkaRequestFailed(f"Kafka's Java client answered something the console cannot read ({exc}).")

@@ -10,10 +10,7 @@ from console.kafka.types import (
     StreamsMember, StreamsSubtopology,
 )
 
-def _ref(key: str) -> PartitionRef:
-    """A TopicPartition map key as Jackson writes it (toString: topic, '-', partition)."""
-    topic, _, partition = key.rpartition("-")
-    return PartitionRef(topic, int(partition))
+_ref = java_admin.partition_ref
 
 
 def _refs(partitions: list[dict]) -> tuple[PartitionRef, ...]:

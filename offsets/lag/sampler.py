@@ -21,10 +21,11 @@ from django.conf import settings
 from django.db import transaction
 
 from console.clusters.models import Cluster
+from console.bulk_sql import insert_rows
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
 from console.kafka.admin import KafkaAdmin
-from console.kafka.errors import KafkaGatewayError
+from console.kafka.errors import ClusterUnavailable, KafkaGatewayError
 from console.kafka.ops_offsets import LATEST, STABLE
 from console.kafka.types import GroupListing, PartitionRef
 from offsets.lag.priority import PreviousSample, previous_sample, sweep_order
@@ -43,6 +44,9 @@ SWEEP_PARTITIONS_PER_CALL = 20000
 # OffsetFetch calls start only within this share of the budget: ListOffsets and storing what was fetched need
 # the rest.
 FETCH_SHARE = 0.6
+_SAMPLE_FIELDS = ("cluster", "group", "topic", "step", "time", "lag", "lag_max", "committed", "end", "partitions")
+_SAMPLE_KEY = ("cluster", "group", "topic", "step", "time")
+_STATUS_FIELDS = ("cluster", "group", "status", "reason", "window", "partition_status", "totals", "sampled_at")
 STORE_BATCH = 1000  # groups whose samples and statuses are computed and written together (bounds memory)
 SKIPPED_NAMES_KEPT = 50
 MSG_SKIPPED_BUDGET = ("{skipped:,} of {listed:,} groups not sampled: the sweep's budget of {budget:g} s "
@@ -114,9 +118,19 @@ def _observe(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: f
 
 
 def _fetch_committed(admin: KafkaAdmin, chunk: list[str], streams_ids: set[str], into: dict) -> None:
+    """One multi-group OffsetFetch per coordinator for the chunk (Kafka's Java Admin). If that fails for a reason
+    other than the cluster not answering (a group the console may not describe fails the whole batch, or Java's
+    clients are not installed), the chunk is asked again a group per request, so one group cannot cost the rest."""
     consumers = [g for g in chunk if g not in streams_ids]
     if consumers:
-        into.update(admin.group_offsets(consumers, skip_failed=True))
+        try:
+            into.update(admin.group_offsets_batched(consumers))
+        except ClusterUnavailable:
+            raise
+        except KafkaGatewayError as exc:
+            log.info("Lag sweep of %s: batched OffsetFetch failed (%s); asking group by group", admin.cluster,
+                     exc.message)
+            into.update(admin.group_offsets(consumers, skip_failed=True))
     streams = [g for g in chunk if g in streams_ids]
     if streams:
         into.update(admin.streams_group_offsets(streams))
@@ -235,36 +249,34 @@ def _store_batch(cluster: str, now: datetime, batch: list[GroupListing], answer:
     windows = dict(GroupLagStatus.objects.filter(cluster=cluster, group__in=[g.group_id for g in batch])
                    .values_list("group", "window"))
     ends, stables = answer.ends, answer.stables
-    rows: list[LagSample] = []
-    statuses: list[GroupLagStatus] = []
+    rows: list[tuple] = []
+    statuses: list[tuple] = []
     partitions = 0
     for listing in batch:
         per_topic: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
         seen: dict[str, tuple] = {}
         for ref, offset in answer.committed.get(listing.group_id, {}).items():
-            if ref not in ends:
+            end = ends.get(ref)
+            if end is None:
                 continue  # its leader did not answer: a gap rather than a wrong figure
-            seen[str(ref)] = (offset, ends[ref], stables.get(ref))
+            seen[str(ref)] = (offset, end, stables.get(ref))
             totals = per_topic[ref.topic]
-            totals[0] += max(0, ends[ref] - offset)
+            totals[0] += max(0, end - offset)
             totals[1] += offset
-            totals[2] += ends[ref]
+            totals[2] += end
             totals[3] += 1
         partitions += len(seen)
-        rows += [LagSample(cluster=cluster, group=listing.group_id, topic=topic, step=0, time=now, lag=lag,
-                           lag_max=lag, committed=c, end=e, partitions=n)
+        rows += [(cluster, listing.group_id, topic, 0, now, lag, lag, c, e, n)
                  for topic, (lag, c, e, n) in per_topic.items()]
         window = window_append(windows.get(listing.group_id, {}), now.timestamp(), seen, size)
         verdict = group_verdict(window, has_members=listing.state not in _NO_MEMBERS,
                                 last_commit_s=last_commits.get(listing.group_id), now_s=now.timestamp())
-        statuses.append(GroupLagStatus(cluster=cluster, group=listing.group_id, window=window, sampled_at=now,
-                                       status=verdict.status, reason=verdict.reason,
-                                       partition_status=verdict.partitions, totals=window_totals(window)))
+        statuses.append((cluster, listing.group_id, verdict.status, verdict.reason, window, verdict.partitions,
+                         window_totals(window), now))
     with transaction.atomic():
-        LagSample.objects.bulk_create(rows, batch_size=1000, ignore_conflicts=True)
-        GroupLagStatus.objects.bulk_create(
-            statuses, batch_size=1000, update_conflicts=True, unique_fields=["cluster", "group"],
-            update_fields=["status", "reason", "window", "partition_status", "totals", "sampled_at"])
+        insert_rows(LagSample, _SAMPLE_FIELDS, rows, conflict=_SAMPLE_KEY)
+        insert_rows(GroupLagStatus, _STATUS_FIELDS, statuses, conflict=("cluster", "group"),
+                    update=_STATUS_FIELDS[2:])
     return partitions
 
 

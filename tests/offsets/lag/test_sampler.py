@@ -107,6 +107,8 @@ def test_a_sweep_makes_the_same_few_calls_whatever_the_number_of_groups(local_cl
                                                                           commit, monkeypatch, settings):
     from confluent_kafka.admin import AdminClient
 
+    from console.kafka.admin import KafkaAdmin
+
     settings.KAFKA_CLIENT_ISOLATION = False  # the spies count calls made in this process
 
     topic = topic_factory("batch", partitions=4)
@@ -115,20 +117,22 @@ def test_a_sweep_makes_the_same_few_calls_whatever_the_number_of_groups(local_cl
     for group in groups:
         commit(group, {(topic, p): 1 for p in range(4)})
     calls: dict[str, int] = {}
-    for name in ("list_consumer_groups", "list_consumer_group_offsets", "list_offsets", "describe_consumer_groups"):
-        original = getattr(AdminClient, name)
+    for owner, name in ((AdminClient, "list_consumer_groups"), (AdminClient, "list_consumer_group_offsets"),
+                        (AdminClient, "list_offsets"), (AdminClient, "describe_consumer_groups"),
+                        (KafkaAdmin, "group_offsets_batched")):
+        original = getattr(owner, name)
 
         def spy(self, *args, _name=name, _original=original, **kwargs):  # counts, then asks the real broker
             calls[_name] = calls.get(_name, 0) + 1
             return _original(self, *args, **kwargs)
 
-        monkeypatch.setattr(AdminClient, name, spy)
+        monkeypatch.setattr(owner, name, spy)
     result = sweep_at(0)
-    # One ListGroups and one ListOffsets for every partition of every group; OffsetFetch is one group per call
-    # in confluent-kafka, so those are sent together before any answer is awaited.
-    # ListOffsets twice, sent together: the log end and read_committed's last stable offset
+    # One ListGroups; OffsetFetch for every group in one call (the Java Admin's multi-group request, one per
+    # coordinator); ListOffsets twice, sent together: the log end and read_committed's last stable offset.
     assert calls["list_consumer_groups"] == 1 and calls["list_offsets"] == 2
-    assert calls["list_consumer_group_offsets"] == result.groups
+    assert calls["group_offsets_batched"] == 1 and result.groups >= 12
+    assert "list_consumer_group_offsets" not in calls
     assert "describe_consumer_groups" not in calls
     assert LagSample.objects.filter(group__in=groups, step=0, lag=8, partitions=4).count() == 12
 
@@ -225,3 +229,26 @@ def test_a_group_id_too_long_to_store_does_not_stop_the_sweep_or_the_pages(local
     with pytest.raises(ConsoleError, match="can be read here but not changed"):
         services.group_offsets_reset(actor=Actor(user=operator, source="cli"), cluster="local", group=long_id,
                                      scope=[TopicScope(topic)], strategy=ToEarliest(), reason="x", confirm=long_id)
+
+
+@pytest.mark.kafka
+def test_without_kafkas_java_clients_a_sweep_asks_group_by_group(kafka_node, db, topic_factory, produce, commit,
+                                                                 monkeypatch, settings, tmp_path, caplog):
+    """The multi-group OffsetFetch goes through the Java Admin; a host without Kafka's Java clients still gets
+    every group sampled, through librdkafka's request per group."""
+    missing = str(tmp_path / "no-kafka-libs")
+    monkeypatch.setenv("KAFKA_TOOLS_LIBS", missing)  # the cluster's client process, started below, reads it
+    settings.KAFKA_TOOLS_LIBS = missing
+    Cluster.objects.create(name=f"no-java-{uuid.uuid4().hex[:6]}", bootstrap_servers=kafka_node.bootstrap)
+    name = Cluster.objects.latest("id").name
+    topic = topic_factory("nojava", partitions=2)
+    produce(topic, [(p, None, b"x", None) for p in range(2)] * 5)
+    groups = [group_name("nojava") for _ in range(3)]
+    for i, group in enumerate(groups):
+        commit(group, {(topic, 0): i, (topic, 1): 1})
+    with caplog.at_level("INFO", logger="offsets.lag.sampler"):
+        result = lag_sample(cluster=name, now=T0)
+    assert result.skipped == 0
+    lags = dict(LagSample.objects.filter(cluster=name, group__in=groups, topic=topic).values_list("group", "lag"))
+    assert lags == {group: (5 - i) + 4 for i, group in enumerate(groups)}
+    assert "asking group by group" in caplog.text and "not installed here" in caplog.text

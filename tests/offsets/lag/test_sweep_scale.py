@@ -53,30 +53,36 @@ def test_a_sweep_over_hundreds_of_groups_in_small_windows_stores_every_group(loc
     monkeypatch.setattr(ops_offsets, "OFFSETS_WINDOW", 3)
     monkeypatch.setattr(ops_offsets, "OFFSETS_WINDOWS_IN_FLIGHT", 2)
     librdkafka = client.admin_client(sampler.cluster_admin("local").connection)
-    fetches: list = []
-    most_fetches_in_flight = 0
+    batches: list[int] = []
+    per_group_fetches = 0
     largest_offsets_request = 0
-    real_fetch, real_list_offsets = librdkafka.list_consumer_group_offsets, librdkafka.list_offsets
+    real_batch, real_fetch = KafkaAdmin.group_offsets_batched, librdkafka.list_consumer_group_offsets
+    real_list_offsets = librdkafka.list_offsets
+
+    def watched_batch(self, group_ids):
+        batches.append(len(group_ids))
+        return real_batch(self, group_ids)
 
     def watched_fetch(requests, **kwargs):
-        nonlocal most_fetches_in_flight
-        futures = real_fetch(requests, **kwargs)
-        fetches.extend(futures.values())
-        most_fetches_in_flight = max(most_fetches_in_flight, sum(not f.done() for f in fetches))
-        return futures
+        nonlocal per_group_fetches
+        per_group_fetches += 1
+        return real_fetch(requests, **kwargs)
 
     def watched_list_offsets(partitions, **kwargs):
         nonlocal largest_offsets_request
         largest_offsets_request = max(largest_offsets_request, len(partitions))
         return real_list_offsets(partitions, **kwargs)
 
+    monkeypatch.setattr(KafkaAdmin, "group_offsets_batched", watched_batch)
     monkeypatch.setattr(librdkafka, "list_consumer_group_offsets", watched_fetch)
     monkeypatch.setattr(librdkafka, "list_offsets", watched_list_offsets)
 
     result = lag_sample(cluster="local", now=T1, budget_s=600)
 
     assert result.skipped == 0 and result.groups >= 300 and result.partitions >= 300 * 4 + 150 * 2
-    assert len(fetches) >= 300 and 0 < most_fetches_in_flight <= 16
+    # OffsetFetch: a multi-group request per batch of at most SWEEP_GROUPS_PER_CALL groups, none per group.
+    assert sum(batches) >= result.groups and max(batches) <= 64 and len(batches) >= 300 // 64
+    assert per_group_fetches == 0
     assert 0 < largest_offsets_request <= 3
     rows = {(r.group, r.topic): r for r in LagSample.objects.filter(group__startswith=prefix, step=0, time=T1)}
     assert len(rows) == 300 + 150

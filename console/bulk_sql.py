@@ -1,0 +1,51 @@
+"""Many rows in one statement run with executemany, for the writers whose volume the ORM's bulk_create cannot carry.
+
+bulk_create compiles SQL per object and per field (most of a 50,000-group lag sweep's storing time went there);
+here the statement is built once from the model's own table and column names, and values are adapted once per
+column kind: datetimes by the backend's own adapter, JSON by the field itself (SQLite wants text, PostgreSQL an
+adapted jsonb). INSERT ... ON CONFLICT works the same on SQLite and PostgreSQL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from django.db import connection, models
+
+
+def insert_rows(model: type[models.Model], fields: Sequence[str], rows: Iterable[Sequence], *,
+                conflict: Sequence[str], update: Sequence[str] = ()) -> None:
+    """Inserts `rows` (values in the order of `fields`); a row that hits the unique `conflict` columns updates
+    `update` from the new row, or is skipped when `update` is empty. Callers wrap it in their transaction."""
+    quote, meta = connection.ops.quote_name, model._meta
+    columns = [meta.get_field(name) for name in fields]
+    names = [quote(field.column) for field in columns]
+    sql = (f"INSERT INTO {quote(meta.db_table)} ({', '.join(names)}) VALUES ({', '.join(['%s'] * len(names))}) "
+           f"ON CONFLICT ({', '.join(quote(meta.get_field(name).column) for name in conflict)}) ")
+    if update:
+        updated = [quote(meta.get_field(name).column) for name in update]
+        sql += "DO UPDATE SET " + ", ".join(f"{column} = EXCLUDED.{column}" for column in updated)
+    else:
+        sql += "DO NOTHING"
+    adapters = [_adapter(field) for field in columns]
+    prepared = [tuple(value if adapt is None else adapt(value) for adapt, value in zip(adapters, row, strict=True))
+                for row in rows]
+    if prepared:
+        with connection.cursor() as cursor:
+            cursor.executemany(sql, prepared)
+
+
+def _adapter(field: models.Field):
+    if isinstance(field, models.DateTimeField):
+        adapt = connection.ops.adapt_datetimefield_value
+        cache: dict = {}
+
+        def datetime_value(value):  # a batch carries one or two distinct times: adapt each once
+            if value not in cache:
+                cache[value] = adapt(value)
+            return cache[value]
+
+        return datetime_value
+    if isinstance(field, models.JSONField):
+        return lambda value: field.get_db_prep_save(value, connection)
+    return None

@@ -3,7 +3,7 @@ console under gunicorn with PostgreSQL, Redis, a Celery worker and beat, measure
 creates and deletes topics behind the console's back.
 
     flock /tmp/console-suite.lock .venv/bin/python bench/scale.py [--topics 10000] [--groups 50000] [--loads 200]
-    flock /tmp/console-suite.lock .venv/bin/python bench/scale.py --topics 500 --groups 2000    # about a minute
+    flock /tmp/console-suite.lock .venv/bin/python bench/scale.py --topics 500 --groups 2000 --loads 60 --cold 2
 
 Everything is started here, on free ports in a temporary folder, and stopped at the end: a three-node KRaft
 cluster (console.devstack.kafka.KafkaCluster: each node broker and controller, replication factor 1 for the
@@ -21,9 +21,10 @@ logged-in session, one after the other) cycling over the topic list, a substring
 groups list, a group page and /metrics, while a thread creates a topic and deletes an older one every second
 with its own admin client. A topic list or search is "cold" when the gunicorn worker that answered it (from
 the access log) had not read the current table yet (beat rewrote it since), "warm" when it had; `--cold` more
-topic list loads follow the mix, each right after beat wrote a new table. Then Kafka's `kafka-topics --list` and `kafka-consumer-groups
---list` (JVM start included), the last lag sweep (its LagSweep row) and the RSS of each gunicorn worker and of
-the Kafka client processes they started (from /proc). Writes bench/RESULTS.md (section scale-<topics>x<groups>).
+topic list loads follow the mix, each right after beat wrote a new table. Then Kafka's `kafka-topics --list`
+and `kafka-consumer-groups --list` (JVM start included), the last lag sweep (its LagSweep row) and the RSS of
+each gunicorn worker and of the Kafka client processes the console started (from /proc).
+Writes bench/RESULTS.md (section scale-<topics>x<groups>).
 
 What a broker of such a cluster needs (the nodes here get them; `KAFKA_BROKERS=3 make run` likewise):
 - open files: Kafka keeps each partition's active segment open (its index files are mapped, not held), plus
@@ -355,6 +356,7 @@ def main() -> None:
                            offsets_partitions=DEV_CLUSTER_OFFSETS_PARTITIONS)
     postgres_dir = work / "postgres"
     started_all = time.perf_counter()
+    os.environ["KAFKA_CLIENT_SOCKET_DIR"] = str(stack.client_dir)  # this process's own clients too (wait_ready)
     try:
         database_url = start_postgres(postgres_dir)
         redis_node.start()
@@ -386,7 +388,8 @@ def main() -> None:
         gunicorn = stack.spawn("gunicorn", [str(ROOT / ".venv" / "bin" / "gunicorn"), "console.wsgi:application",
                                             "--bind", f"127.0.0.1:{port}", "--workers", str(args.web_workers),
                                             "--timeout", "30", "--no-control-socket",
-                                            "--access-logfile", str(access_log), "--access-logformat", "%(p)s %(s)s %(U)s"],
+                                            "--access-logfile", str(access_log),
+                                            "--access-logformat", "%(p)s %(s)s %(U)s"],
                             env)
         stack.spawn("worker", [PYTHON, "-m", "celery", "-A", "console", "worker", "--concurrency=2",
                                "--loglevel=WARNING", f"--hostname=scale-bench-{os.getpid()}@%h"], env)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Callable
 from typing import NamedTuple
 
-from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, TopicPartition
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, Message, TopicPartition
 
 from console.kafka.client import client_config
 from console.kafka.mapping import kafka_error_to_exception
@@ -60,9 +61,8 @@ def read_records(connection: ClusterConnection, topic: str, partition: int, *, s
 
 
 class RawRecord(NamedTuple):
-    """One record as the tail read it. A named tuple rather than a frozen dataclass: the recorder builds 10^5 of
-    these a second, and a frozen dataclass costs four times as much to build (it sets each field through
-    object.__setattr__)."""
+    """One record as the tail read it. A named tuple rather than a frozen dataclass: cheap to build by the
+    thousand (a frozen dataclass sets each field through object.__setattr__)."""
 
     partition: int
     offset: int
@@ -70,6 +70,38 @@ class RawRecord(NamedTuple):
     key: bytes | None
     value: bytes | None
 
+
+class TailBatch:
+    """The records of one TopicTail.poll_batch as columns: keys and values in log order per partition, and the
+    position after the batch in each partition read. A backlog reader touches every key and value but hardly
+    ever a whole record, so keys and values are pulled out by C loops (map over the client's accessors) instead
+    of one Python object per record; record(i) builds the rare whole record on demand."""
+
+    __slots__ = ("keys", "values", "positions", "_record")
+
+    def __init__(self, keys: list[bytes | None], values: list[bytes | None], positions: dict[int, int],
+                 record: Callable[[int], RawRecord]) -> None:
+        self.keys, self.values, self.positions, self._record = keys, values, positions, record
+
+    @classmethod
+    def of(cls, records: list[RawRecord]) -> TailBatch:
+        """A batch of records read elsewhere; each partition's position is after its last record."""
+        return cls([r.key for r in records], [r.value for r in records],
+                   {r.partition: r.offset + 1 for r in records}, records.__getitem__)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def record(self, index: int) -> RawRecord:
+        return self._record(index)
+
+
+def _raw_record(message: Message) -> RawRecord:
+    return RawRecord(message.partition(), message.offset(), message.timestamp()[1], message.key(), message.value())
+
+
+_ERROR, _KEY, _VALUE, _PARTITION = Message.error, Message.key, Message.value, Message.partition
+_NO_POSITION = -1001  # librdkafka's OFFSET_INVALID: nothing consumed from that partition yet
 
 # Also the settings of bench/recorder.py's raw consumer, so the two compare like for like. Partition EOF events
 # let poll() return the end of a backlog at once instead of waiting out its timeout for records that never come.
@@ -89,6 +121,7 @@ class TopicTail:
         self.partitions = self._partitions()
         self.at_end: set[int] = set()  # partitions whose last event was EOF: read to the end as fetched
         self.assigned = {p: positions.get(p, 0) for p in self.partitions}
+        self._positions = [TopicPartition(topic, p) for p in self.partitions]
         self.consumer.assign([TopicPartition(topic, p, positions.get(p, OFFSET_BEGINNING)) for p in self.partitions])
 
     def _partitions(self) -> list[int]:
@@ -127,28 +160,48 @@ class TopicTail:
         return self.behind() == 0
 
     def poll(self, max_records: int, timeout: float) -> list[RawRecord]:
+        """poll_batch's records, each whole."""
+        batch = self.poll_batch(max_records, timeout)
+        return [batch.record(i) for i in range(len(batch))]
+
+    def poll_batch(self, max_records: int, timeout: float) -> TailBatch:
         """Up to `max_records` records, waiting at most `timeout`; returns early once something was read and every
         partition is at its end. consume() itself would wait out its timeout for the last few records of a backlog,
         so it is asked in short slices between which the EOF events are looked at."""
-        batch: list[RawRecord] = []
+        messages: list[Message] = []
         deadline = time.monotonic() + timeout
         at_end, everything = self.at_end, len(self.partitions)
         while True:
             wait = max(0.0, min(_EOF_CHECK_S, deadline - time.monotonic()))
-            for message in self.consumer.consume(num_messages=max_records - len(batch), timeout=wait):
-                error = message.error()
-                if error is not None:
-                    if error.code() != KafkaError._PARTITION_EOF:
-                        raise kafka_error_to_exception(error, cluster=self.connection.name, timeout=self.timeout)
-                    at_end.add(message.partition())
-                    continue
-                partition = message.partition()
-                if at_end:
-                    at_end.discard(partition)
-                batch.append(RawRecord(partition, message.offset(), message.timestamp()[1], message.key(),
-                                       message.value()))
-            if len(batch) >= max_records or time.monotonic() >= deadline or (batch and len(at_end) == everything):
-                return batch
+            got = self.consumer.consume(num_messages=max_records - len(messages), timeout=wait)
+            if got:
+                # Truth only (an error is truthy, None not): KafkaError's == against None raises inside the client.
+                if any(map(_ERROR, got)):  # EOF events (or an error) among the records: sorted out in order
+                    got = self._records_only(got)
+                elif at_end:
+                    at_end.difference_update(map(_PARTITION, got))
+                messages += got
+            if len(messages) >= max_records or time.monotonic() >= deadline or (messages and len(at_end) == everything):
+                break
+        # The consumer's position is just past the last record it handed over (and past transaction markers), so
+        # one call gives every partition's next offset instead of an offset read from every record.
+        positions = {tp.partition: tp.offset for tp in self.consumer.position(self._positions)
+                     if tp.offset != _NO_POSITION} if messages else {}
+        return TailBatch(list(map(_KEY, messages)), list(map(_VALUE, messages)), positions,
+                         lambda index: _raw_record(messages[index]))
+
+    def _records_only(self, got: list[Message]) -> list[Message]:
+        records = []
+        for message in got:
+            error = message.error()
+            if error is None:
+                self.at_end.discard(message.partition())
+                records.append(message)
+            elif error.code() == KafkaError._PARTITION_EOF:
+                self.at_end.add(message.partition())
+            else:
+                raise kafka_error_to_exception(error, cluster=self.connection.name, timeout=self.timeout)
+        return records
 
     def close(self) -> None:
         self.consumer.close()

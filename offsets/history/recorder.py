@@ -14,7 +14,7 @@ from django.db import connection, transaction
 from console.clusters.models import Cluster
 from console.clusters.selectors import cluster_admin, cluster_connection, cluster_get
 from console.kafka.errors import ClusterUnavailable, NotAuthorized, TopicNotFound
-from console.kafka.reader import RawRecord, TopicTail
+from console.kafka.reader import TailBatch, TopicTail
 from offsets.history.timeline import Snapshot, apply_record
 from offsets.models import GROUP_ID_MAX_STORED, ConsumerGroupState, GroupCommitStat, GroupGeneration, RecorderPosition, RecorderStatus
 from offsets.history.records import (ClassicGroup, OffsetCommit, RecordDecodeError, commit_group, commit_timestamp,
@@ -65,22 +65,46 @@ class TopicNames:
         return self.names.get(topic_id, f"(deleted topic {topic_id})")
 
 
-def store_batch(cluster: str, records: list[RawRecord], states: dict[str, dict], names: Callable[[str], str]) -> int:
-    """Decodes a batch and saves what it derives together with the new read positions. Returns snapshots saved."""
-    snapshots: list[Snapshot] = []
+_UNSEEN = object()
+_EARLIEST = -(2 ** 63)
+
+
+def store_batch(cluster: str, batch: TailBatch, states: dict[str, dict], names: Callable[[str], str]) -> int:
+    """Decodes a batch and saves what it derives together with the new read positions. Returns snapshots saved.
+
+    Offset commits are nearly every record and only counted, so their loop does the least per record: one dict
+    lookup by key (a group commits the same partitions again and again, so a key's kind is worked out once per
+    batch), the commit time read in place, and the count and latest time kept per key, summed by group after the
+    loop. Anything else is kept by index and decoded in full, in log order, after the loop."""
+    by_key: dict = {}  # key → [commits, latest commit time in ms, group id bytes] for a commit key, else None
+    others: list[int] = []  # indexes of records that are not plain offset commits
+    for index, (key, value) in enumerate(zip(batch.keys, batch.values)):
+        seen = by_key.get(key, _UNSEEN)
+        if seen is _UNSEEN:
+            group = commit_group(key)
+            seen = by_key[key] = None if group is None else [0, _EARLIEST, group]
+        if seen is None:
+            others.append(index)
+            continue
+        if value is None:
+            continue  # an offset deleted or expired: not a commit
+        stamp = commit_timestamp(value)
+        if stamp is None:
+            others.append(index)  # a commit value the shortcut does not know: the full decoder's
+            continue
+        if not stamp:
+            stamp = batch.record(index).timestamp
+        seen[0] += 1
+        if stamp > seen[1]:
+            seen[1] = stamp
     tally: dict[bytes, list[int]] = {}  # group id bytes → [commits, latest commit time in ms]
+    for seen in by_key.values():
+        if seen is not None and seen[0]:
+            _tally_commit(tally, seen[2], seen[1], seen[0])
+    snapshots: list[Snapshot] = []
     touched: set[str] = set()
-    positions: dict[int, int] = {}
-    for partition, offset, timestamp, key, value in records:
-        positions[partition] = offset + 1
-        group_bytes = commit_group(key)
-        if group_bytes is not None:
-            if value is None:
-                continue  # an offset deleted or expired: not a commit
-            stamp = commit_timestamp(value)
-            if stamp is not None:
-                _tally_commit(tally, group_bytes, stamp or timestamp)
-                continue
+    for index in others:
+        partition, offset, timestamp, key, value = batch.record(index)
         try:  # group metadata, and any commit value the shortcut does not know
             decoded = decode_record(key, value)
         except RecordDecodeError as exc:
@@ -98,32 +122,45 @@ def store_batch(cluster: str, records: list[RawRecord], states: dict[str, dict],
         snapshots += apply_record(decoded, states, names, timestamp)
     commits = _commits_by_group(tally)
     with transaction.atomic():
-        for snap in snapshots:
-            GroupGeneration.objects.update_or_create(
-                cluster=cluster, group=snap.group, protocol=snap.protocol, generation=snap.generation, sampled=False,
-                defaults={"time": _time(snap.time_ms), "members": snap.members, "assignor": snap.assignor,
-                          "leader": snap.leader},
-            )
-        for group in touched:
-            if group in states:
-                ConsumerGroupState.objects.update_or_create(cluster=cluster, group=group,
-                                                            defaults={"state": states[group]})
-            else:
-                ConsumerGroupState.objects.filter(cluster=cluster, group=group).delete()
+        _store_snapshots(cluster, snapshots)
+        _store_states(cluster, touched, states)
+        # Commits dominate the topic, so these two are a statement or two per batch, not one per group.
         _store_commit_stats(cluster, commits)
-        # Commits dominate the topic, so these two take a handful of queries per batch, not one per group.
-        RecorderPosition.objects.bulk_create(
-            [RecorderPosition(cluster=cluster, partition=p, next_offset=o) for p, o in positions.items()],
-            update_conflicts=True, unique_fields=["cluster", "partition"], update_fields=["next_offset"])
+        _store_positions(cluster, batch.positions)
     return len(snapshots)
 
 
-def _tally_commit(tally: dict[bytes, list[int]], group: bytes, stamp: int) -> None:
+def _store_snapshots(cluster: str, snapshots: list[Snapshot]) -> None:
+    """One upsert for the batch's generations; a generation seen twice in a batch is saved as it was last."""
+    latest = {(snap.group, snap.protocol, snap.generation): snap for snap in snapshots}
+    if latest:
+        GroupGeneration.objects.bulk_create(
+            [GroupGeneration(cluster=cluster, group=snap.group, protocol=snap.protocol, generation=snap.generation,
+                             sampled=False, time=_time(snap.time_ms), members=snap.members, assignor=snap.assignor,
+                             leader=snap.leader) for snap in latest.values()],
+            update_conflicts=True, unique_fields=["cluster", "group", "protocol", "generation", "sampled"],
+            update_fields=["time", "members", "assignor", "leader"], batch_size=ROWS_PER_STATEMENT)
+
+
+def _store_states(cluster: str, touched: set[str], states: dict[str, dict]) -> None:
+    """The KIP-848 groups' reconstructed state, upserted in one statement; groups deleted meanwhile lose theirs."""
+    kept = sorted(group for group in touched if group in states)
+    if kept:
+        ConsumerGroupState.objects.bulk_create(
+            [ConsumerGroupState(cluster=cluster, group=group, state=states[group]) for group in kept],
+            update_conflicts=True, unique_fields=["cluster", "group"], update_fields=["state"],
+            batch_size=ROWS_PER_STATEMENT)
+    gone = sorted(touched.difference(kept))
+    for start in range(0, len(gone), ROWS_PER_STATEMENT):
+        ConsumerGroupState.objects.filter(cluster=cluster, group__in=gone[start:start + ROWS_PER_STATEMENT]).delete()
+
+
+def _tally_commit(tally: dict[bytes, list[int]], group: bytes, stamp: int, count: int = 1) -> None:
     seen = tally.get(group)
     if seen is None:
-        tally[group] = [1, stamp]
+        tally[group] = [count, stamp]
     else:
-        seen[0] += 1
+        seen[0] += count
         if stamp > seen[1]:
             seen[1] = stamp
 
@@ -143,34 +180,54 @@ def _commits_by_group(tally: dict[bytes, list[int]]) -> dict[str, tuple[int, int
     return commits
 
 
+ROWS_PER_STATEMENT = 500  # 4 values a row stays far below any backend's limit on parameters per statement
+
+
+def _upsert(table_model, columns: tuple[str, ...], conflict: tuple[str, ...], update: str, rows: list[tuple]) -> None:
+    """INSERT ... VALUES (...), (...) ON CONFLICT DO UPDATE SET `update`, ROWS_PER_STATEMENT rows a statement
+    (SQLite and PostgreSQL alike): a batch is one statement or a few, not one per row."""
+    quote, meta = connection.ops.quote_name, table_model._meta
+    column = {name: quote(meta.get_field(name).column) for name in columns}
+    table = quote(meta.db_table)
+    update = update.format(table=table, **column)
+    row = "(" + ", ".join(["%s"] * len(columns)) + ")"
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), ROWS_PER_STATEMENT):
+            chunk = rows[start:start + ROWS_PER_STATEMENT]
+            cursor.execute(
+                f"INSERT INTO {table} ({', '.join(column.values())}) VALUES {', '.join([row] * len(chunk))} "
+                f"ON CONFLICT ({', '.join(column[c] for c in conflict)}) DO UPDATE SET {update}",
+                [value for values in chunk for value in values])
+
+
 def _store_commit_stats(cluster: str, commits: dict[str, tuple[int, int]]) -> None:
-    """Adds the batch's commits to each group's row in one INSERT ... ON CONFLICT DO UPDATE (SQLite and PostgreSQL
-    alike). The ORM's upsert can only overwrite a column, not add to it; reading the rows first to add in Python
-    took a SELECT and an UPDATE with a CASE per row, which was most of the recorder's time on a backlog."""
+    """Adds the batch's commits to each group's row. The ORM's upsert can only overwrite a column, not add to it;
+    reading the rows first to add in Python took a SELECT and an UPDATE with a CASE per row, which was most of the
+    recorder's time on a backlog."""
     if not commits:
         return
-    quote, meta = connection.ops.quote_name, GroupCommitStat._meta
-    table = quote(meta.db_table)
-    cluster_col, group_col, commits_col, last_col = (quote(meta.get_field(name).column)
-                                                     for name in ("cluster", "group", "commits", "last_commit_at"))
-    sql = (f"INSERT INTO {table} ({cluster_col}, {group_col}, {commits_col}, {last_col}) VALUES (%s, %s, %s, %s) "
-           f"ON CONFLICT ({cluster_col}, {group_col}) DO UPDATE SET "
-           f"{commits_col} = {table}.{commits_col} + EXCLUDED.{commits_col}, "
-           f"{last_col} = CASE WHEN EXCLUDED.{last_col} > {table}.{last_col} THEN EXCLUDED.{last_col} "
-           f"ELSE {table}.{last_col} END")
     adapt = connection.ops.adapt_datetimefield_value
     # Sorted, so two writers of one cluster's rows (a recorder restarted while the old one finishes) lock alike.
     rows = [(cluster, group, count, adapt(_time(latest))) for group, (count, latest) in sorted(commits.items())]
-    with connection.cursor() as cursor:
-        cursor.executemany(sql, rows)
+    _upsert(GroupCommitStat, ("cluster", "group", "commits", "last_commit_at"), ("cluster", "group"),
+            "{commits} = {table}.{commits} + EXCLUDED.{commits}, {last_commit_at} = CASE WHEN "
+            "EXCLUDED.{last_commit_at} > {table}.{last_commit_at} THEN EXCLUDED.{last_commit_at} "
+            "ELSE {table}.{last_commit_at} END", rows)
+
+
+def _store_positions(cluster: str, positions: dict[int, int]) -> None:
+    if positions:
+        _upsert(RecorderPosition, ("cluster", "partition", "next_offset"), ("cluster", "partition"),
+                "{next_offset} = EXCLUDED.{next_offset}",
+                [(cluster, partition, offset) for partition, offset in sorted(positions.items())])
 
 
 def record_from_topic(cluster: str, *, should_stop: Callable[[], bool], until_caught_up: bool = False,
-                      max_records: int | None = None, batch_size: int = 10_000) -> int:
+                      max_records: int | None = None, batch_size: int = 50_000) -> int:
     """Tails the internal topic from the saved positions. Returns the number of records read.
 
-    A batch is one transaction: on a backlog, 10,000 records make its commit and queries a small share of the work
-    (and a few MB of memory); once caught up, the tail hands over what it has as soon as it reaches the end."""
+    A batch is one transaction: on a backlog, 50,000 records make its commit and statements a small share of the
+    work (for about 20 MB of memory); once caught up, the tail hands over what it has as soon as it reaches the end."""
     positions = dict(RecorderPosition.objects.filter(cluster=cluster).values_list("partition", "next_offset"))
     states = {s.group: s.state for s in ConsumerGroupState.objects.filter(cluster=cluster)}
     names = TopicNames(cluster)
@@ -182,7 +239,7 @@ def record_from_topic(cluster: str, *, should_stop: Callable[[], bool], until_ca
             wanted = batch_size if max_records is None else min(batch_size, max_records - read)
             if wanted <= 0:
                 break
-            batch = tail.poll(wanted, timeout=0.5)
+            batch = tail.poll_batch(wanted, timeout=0.5)
             if batch:
                 store_batch(cluster, batch, states, names)
                 read += len(batch)
@@ -195,7 +252,7 @@ def record_from_topic(cluster: str, *, should_stop: Callable[[], bool], until_ca
                 if caught_up:
                     recorder_status_note(cluster, RecorderStatus.RECORDING, up_to=datetime.now(UTC), behind=0)
                 else:
-                    last = _time(batch[-1].timestamp) if batch else None
+                    last = _time(batch.record(len(batch) - 1).timestamp) if batch else None
                     recorder_status_note(cluster, RecorderStatus.RECORDING, detail=MSG_CATCHING_UP, up_to=last,
                                          behind=behind)
                 noted_at = time.monotonic()

@@ -301,21 +301,25 @@ def commit_group(key: bytes | None) -> bytes | None:
 
 def commit_timestamp(value: bytes) -> int | None:
     """The commit timestamp of an OffsetCommitValue of versions 0-4, or None when the value is not one of those
-    layouts (a newer version, a metadata length the layout cannot hold, truncation)."""
-    size = len(value)
-    if size < 12 or value[0] != 0 or value[1] > 4:
+    layouts (a newer version, a metadata length the layout cannot hold, truncation). Called for nearly every record
+    of the topic: hence the few operations, and truncation caught as IndexError rather than tested for."""
+    try:
+        version = value[1]
+        if value[0] or version > 4:
+            return None
+        if version == 4:  # compact metadata string: a one-byte varint of length + 1 when shorter than 127 bytes
+            size = value[14]
+            if not 0 < size < 0x80:
+                return None
+            at = 14 + size
+        else:  # the version and offset, then from version 3 the leader epoch, then an int16-sized string
+            at = 10 if version < 3 else 14
+            if value[at] >= 0x80:
+                return None
+            at += 2 + (value[at] << 8 | value[at + 1])
+    except IndexError:
         return None
-    version = value[1]
-    at = 10 if version < 3 else 14  # version and offset, then the leader epoch from version 3
-    if version == 4:  # compact metadata string: a one-byte varint of length + 1 when shorter than 127 bytes
-        if at >= size or not 0 < value[at] < 0x80:
-            return None
-        at += value[at]
-    else:
-        if at + 2 > size or value[at] >= 0x80:
-            return None
-        at += 2 + (value[at] << 8 | value[at + 1])
-    return _COMMIT_TIMESTAMP.unpack_from(value, at)[0] if at + 8 <= size else None
+    return _COMMIT_TIMESTAMP.unpack_from(value, at)[0] if at + 8 <= len(value) else None
 
 
 # Share groups (KIP-932) keep their state in records shaped as the consumer group's: metadata (epoch), member

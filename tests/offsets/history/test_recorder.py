@@ -262,7 +262,7 @@ def test_a_batch_counts_commits_alike_through_the_shortcut_and_the_full_decoder(
     """No broker: records built from the schemas. Commits the shortcut reads, commits only the full decoder reads
     (a compact metadata string of 127 bytes or more), tombstones, a damaged record and a group metadata record,
     spread over two batches: one count and the latest time per group, and the positions after each batch."""
-    from console.kafka.reader import RawRecord
+    from console.kafka.reader import RawRecord, TailBatch
     from offsets.models import GroupCommitStat
     from tests.offsets.history.test_records import W, commit_value, group_value
 
@@ -280,8 +280,8 @@ def test_a_batch_counts_commits_alike_through_the_shortcut_and_the_full_decoder(
     second = [RawRecord(0, 12, 5_006, commit_key("g-a"), commit_value(3, timestamp=1_700_000_000_500)),
               RawRecord(0, 13, 5_007, commit_key("g-b"), commit_value(0, timestamp=0))]  # 0: the record's time
 
-    assert recorder.store_batch("local", first, {}, str) == 1  # g-c's generation 5, emptied
-    assert recorder.store_batch("local", second, {}, str) == 0
+    assert recorder.store_batch("local", TailBatch.of(first), {}, str) == 1  # g-c's generation 5, emptied
+    assert recorder.store_batch("local", TailBatch.of(second), {}, str) == 0
 
     assert list(GroupGeneration.objects.values_list("group", "generation", "members")) == [("g-c", 5, [])]
     stats = {s.group: (s.commits, round(s.last_commit_at.timestamp() * 1000))

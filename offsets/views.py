@@ -33,7 +33,9 @@ from offsets.share import services as share_services
 from offsets.share.selectors import share_group_detail, share_reset_preview
 from offsets.streams import services as streams_services
 from offsets.streams.selectors import streams_group_detail, streams_reset_preview
-from offsets.lag.selectors import filter_group_listings, group_lag_chart, group_statuses, sampler_health
+from offsets.lag.selectors import (
+    filter_group_listings, group_lag_chart, group_status_briefs, group_statuses, sampler_health,
+)
 
 LAG_STATUSES = ["ERR", "STOP", "BLOCKED", "WARN", "OK"]
 GROUPS_PAGE_SIZE = 100
@@ -48,14 +50,15 @@ def group_list(request: HtmxHttpRequest, cluster: str):
     lag_status = request.GET.get("status", "")
     sort = request.GET.get("sort", "")
     group_type = request.GET.get("type", "")
-    statuses = group_statuses(cluster)
+    briefs = group_status_briefs(cluster)
     every, types_problem = selectors.groups_of_every_type(cluster)
     if group_type:
         every = [g for g in every if (g.group_type or g.protocol) == group_type]
-    listings = filter_group_listings(every, statuses, query=q, state=state, lag_status=lag_status, sort=sort)
-    # Only the page shown is described and fetched from Kafka.
+    listings = filter_group_listings(every, briefs, query=q, state=state, lag_status=lag_status, sort=sort)
+    # Only the page shown is described and fetched from Kafka, and only its statuses are read whole.
     page = Paginator(listings, GROUPS_PAGE_SIZE).get_page(request.GET.get("page"))
     rows = selectors.group_rows(cluster, list(page.object_list))
+    statuses = group_statuses(cluster, groups=[r.group_id for r in rows])
     params = request.GET.copy()
     params.pop("page", None)
     states = ["Stable", "Empty", "PreparingRebalance", "CompletingRebalance", "Dead", "Unknown"]

@@ -234,17 +234,37 @@ class SamplerHealth:
     skipped_reason: str = ""
 
 
-def group_statuses(cluster: str, *, group: str | None = None) -> dict[str, GroupStatusView]:
-    """Status per group from the latest sweep (one query, without the windows), or of one group."""
-    rows = GroupLagStatus.objects.filter(cluster=cluster, **({"group": group} if group is not None else {})) \
-        .defer("window")
+def group_statuses(cluster: str, *, group: str | None = None,
+                   groups: list[str] | None = None) -> dict[str, GroupStatusView]:
+    """Status per group from the latest sweep (one query, without the windows): of every group, of one, or of
+    the `groups` a page shows."""
+    rows = GroupLagStatus.objects.filter(cluster=cluster).defer("window")
+    if group is not None:
+        rows = rows.filter(group=group)
+    if groups is not None:
+        rows = rows.filter(group__in=groups)
     return {s.group: GroupStatusView(status=s.status, reason=s.reason, spark=sparkline(s.totals),
                                      partitions=s.partition_status, lag=s.totals[-1] if s.totals else None)
             for s in rows}
 
 
-def filter_group_listings(listings: list[GroupListing], statuses: dict[str, GroupStatusView], *, query: str = "",
-                          state: str = "", lag_status: str = "", sort: str = "") -> list[GroupListing]:
+@dataclass(frozen=True)
+class GroupStatusBrief:
+    status: str
+    lag: int | None  # total lag at the last sample
+
+
+def group_status_briefs(cluster: str) -> dict[str, GroupStatusBrief]:
+    """What the groups list filters and orders on, for every group: the status and the last total lag only. With
+    50,000 groups, building every group's reasons, partition statuses and sparkline took seconds a page."""
+    rows = GroupLagStatus.objects.filter(cluster=cluster).values_list("group", "status", "totals")
+    return {group: GroupStatusBrief(status, totals[-1] if totals else None)
+            for group, status, totals in rows.iterator(5000)}
+
+
+def filter_group_listings(listings: list[GroupListing], statuses: dict[str, GroupStatusBrief | GroupStatusView], *,
+                          query: str = "", state: str = "", lag_status: str = "",
+                          sort: str = "") -> list[GroupListing]:
     """The groups list's filters and orders, on what ListGroups and the last lag sample know (no Kafka call):
     name contains `query`, state, lag status; sorted by name, worst status then most lag, or most lag."""
 

@@ -55,8 +55,12 @@ def _pid_gone(pid: int) -> bool:
     return False
 
 
-def _how_it_ended(pid: int) -> str:
-    """The client process is no child of ours (it outlives its starter), so its exit status is not ours to read."""
+def _how_it_ended(pid: int, wait_s: float = 0.0) -> str:
+    """The client process is no child of ours (it outlives its starter), so its exit status is not ours to read;
+    its socket closes a moment before the process is gone."""
+    deadline = time.monotonic() + wait_s
+    while not _pid_gone(pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
     return f"process {pid} is gone" if _pid_gone(pid) else f"the connection to process {pid} closed"
 
 
@@ -100,6 +104,7 @@ class ClientProcess:
         self._send_lock = threading.Lock()
         self._closed = False
         self._stopped_idle = False
+        self._how: str | None = None  # how the process ended, once its socket closed
         threading.Thread(target=self._read_answers, name=f"kafka-sandbox-{connection.name}", daemon=True).start()
 
     @property
@@ -149,8 +154,9 @@ class ClientProcess:
             if future is not None and not future.done():
                 future.set_result(value) if ok else future.set_exception(value)
         if not self._closed and not self._stopped_idle:
+            self._how = _how_it_ended(self.pid, wait_s=0.5)
             log.warning("Kafka client process %s for cluster '%s' stopped (%s); the next request starts a new one",
-                        self.pid, self.connection.name, _how_it_ended(self.pid))
+                        self.pid, self.connection.name, self._how)
         self._fail_pending()
         try:
             self.sock.close()
@@ -158,7 +164,8 @@ class ClientProcess:
             pass
 
     def _died_error(self) -> ClusterUnavailable:
-        return ClusterUnavailable(MSG_CHILD_DIED.format(cluster=self.connection.name, how=_how_it_ended(self.pid)),
+        how = self._how or _how_it_ended(self.pid)
+        return ClusterUnavailable(MSG_CHILD_DIED.format(cluster=self.connection.name, how=how),
                                   code="_TRANSPORT", cluster=self.connection.name)
 
     def _fail_pending(self) -> None:
@@ -255,7 +262,7 @@ JAVA_OPERATIONS = frozenset({
     "describe_registered_brokers", "describe_log_dirs", "list_groups_of_every_type", "describe_share_groups",
     "share_group_offsets", "alter_share_group_offsets", "delete_share_group_offsets", "delete_share_groups",
     "describe_streams_groups", "streams_group_offsets", "alter_streams_group_offsets", "delete_streams_group_offsets",
-    "delete_streams_groups", "group_offsets_batched",
+    "delete_streams_groups",
 })
 JVM_START_S = 5.0
 

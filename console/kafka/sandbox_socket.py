@@ -4,15 +4,18 @@ Every process of the host (web workers, Celery workers, the shell) that asks a c
 process: its Unix socket is named from the connection key, so a connection whose settings or certificate files
 change gets a socket, and a process, of its own. The folder is private to this user (0700) and holds a token file
 (0600): a peer that does not send the token first is closed unheard, because requests are pickles. The socket's
-name is an HMAC of the key under that token, so it reveals nothing of the settings and secrets in the key.
+name is an HMAC of the key (and of the code the process would run) under that token, so it reveals nothing of
+the settings and secrets in the key.
 """
 
 from __future__ import annotations
 
 import errno
 import fcntl
+import functools
 import hashlib
 import hmac
+import importlib.metadata
 import os
 import secrets
 import socket
@@ -105,8 +108,20 @@ def host_token(folder: Path) -> bytes:
     return token
 
 
+@functools.cache
+def code_stamp() -> str:
+    """What the client process would run: the gateway's files, the interpreter and confluent-kafka. Part of each
+    socket's name, so after a deploy (or an edit in development) callers start client processes of the new code
+    instead of sending requests to old ones that keep running while they are used."""
+    parts = [sys.version, sys.executable, importlib.metadata.version("confluent-kafka")]
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        info = path.stat()
+        parts.append(f"{path.name}:{info.st_mtime_ns}:{info.st_size}")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
 def socket_name(token: bytes, key: tuple) -> str:
-    return hmac.new(token, repr(key).encode(), hashlib.sha256).hexdigest()[:NAME_HEX]
+    return hmac.new(token, repr((code_stamp(), key)).encode(), hashlib.sha256).hexdigest()[:NAME_HEX]
 
 
 class Link:

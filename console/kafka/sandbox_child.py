@@ -26,7 +26,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 HEADER = struct.Struct("!I")
-MAX_THREADS = 16  # shared by every process of the host now, not by one
+# Shared by every process of the host: enough for all their request threads at once (8 gunicorn workers x 8
+# threads), so a queue here never outlasts a caller's bounded wait and gets the process killed as stuck.
+MAX_THREADS = 64
 FORGET = "__forget__"  # drops cached clients and fail-fast marks, as forget_clients() does in-process
 STOP = "__stop__"  # retires this process at once: its calls in flight end with it
 # The answer id of the notice sent before an idle stop: requests a peer still awaits then were never run, so it

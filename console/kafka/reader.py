@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
+from itertools import compress
 from typing import NamedTuple
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, Message, TopicPartition
@@ -191,17 +192,23 @@ class TopicTail:
                          lambda index: _raw_record(messages[index]))
 
     def _records_only(self, got: list[Message]) -> list[Message]:
-        records = []
-        for message in got:
-            error = message.error()
-            if error is None:
-                self.at_end.discard(message.partition())
-                records.append(message)
-            elif error.code() == KafkaError._PARTITION_EOF:
-                self.at_end.add(message.partition())
-            else:
+        """The records of a slice holding events, which are few (an EOF per partition at most) among up to a batch of
+        records: found and removed with C loops, the records left as they are. A partition is at its end when its
+        last event here is its EOF; one with a record after it (or records and no EOF) is not."""
+        errors = list(map(_ERROR, got))
+        partitions = list(map(_PARTITION, got))
+        last = dict(zip(partitions, range(len(got))))  # each partition's last event here
+        events = list(compress(range(len(got)), errors))
+        self.at_end.difference_update(last)
+        for index in events:
+            error = errors[index]
+            if error.code() != KafkaError._PARTITION_EOF:
                 raise kafka_error_to_exception(error, cluster=self.connection.name, timeout=self.timeout)
-        return records
+            if last[partitions[index]] == index:
+                self.at_end.add(partitions[index])
+        for index in reversed(events):
+            del got[index]
+        return got
 
     def close(self) -> None:
         self.consumer.close()

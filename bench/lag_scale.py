@@ -163,8 +163,10 @@ def main() -> None:
         f"This process held {rss_before:.0f} MiB at its peak before the first sweep (Django, the seeding client). "
         f"Raw samples stored: {stored:,} rows (one per group and topic per sweep). Cold is the first sweep of the "
         "process: it starts the cluster's client process and the JVM that lists streams groups. Each gateway call "
-        "covers at most 2,000 groups (OffsetFetch, 1,000 in flight) or 20,000 partitions (ListOffsets, in "
-        "windows of 5,000); samples and statuses are written 1,000 groups a transaction.",
+        "covers at most 2,000 groups (OffsetFetch through Kafka's Java Admin: one multi-group request per "
+        "coordinator) or 20,000 partitions (ListOffsets, in windows of 5,000); samples and statuses are written "
+        "1,000 groups a transaction. Storing grows with the sweeps until every group's status window is full "
+        "(LAG_STATUS_WINDOW samples).",
     ]
     write_section(f"lag-scale-{args.groups}", "\n".join(lines))
     print("\n".join(lines))

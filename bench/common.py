@@ -122,3 +122,19 @@ def write_section(name: str, body: str) -> None:
     else:
         text = text.rstrip() + "\n\n" + block + "\n"
     RESULTS.write_text(text)
+
+
+def produce_filler(producer, topics: list[str], partitions: int, records: int) -> None:
+    """`records` small records on every partition of `topics`, waiting out a full local queue; then flushes."""
+    for name in topics:
+        for p in range(partitions):
+            for _ in range(records):
+                while True:
+                    try:
+                        producer.produce(name, value=b"x" * 20, partition=p)
+                        break
+                    except BufferError:
+                        producer.poll(0.1)
+    left = producer.flush(300)
+    if left:
+        raise RuntimeError(f"{left} records not delivered")

@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import bench_stack, kafka_tool_ms, machine, write_section  # noqa: E402
+from bench.common import bench_stack, kafka_tool_ms, machine, produce_filler, write_section  # noqa: E402
 
 GROUP_COMMAND = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
 SEED_IN_FLIGHT = 500  # admin commits awaited together (one group per request: the client allows no more)
@@ -45,16 +45,7 @@ def seed(bootstrap: str, groups: int, topics: int, records: int) -> float:
             future.result()
     time.sleep(5)  # every partition gets its leader before producing
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20})
-    for name in names:
-        for p in range(PARTITIONS_PER_TOPIC):
-            for _ in range(records):
-                while True:
-                    try:
-                        producer.produce(name, value=b"x" * 20, partition=p)
-                        break
-                    except BufferError:
-                        producer.poll(0.1)
-    producer.flush(300)
+    produce_filler(producer, names, PARTITIONS_PER_TOPIC, records)
     requests = [ConsumerGroupTopicPartitions(f"lagscale-group-{g:05d}",
                                              [TopicPartition(names[g % topics], p, g % (records + 1))
                                               for p in range(PARTITIONS_PER_TOPIC)])

@@ -59,7 +59,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import ROOT, kafka_tool_ms, machine, write_section  # noqa: E402
+from bench.common import ROOT, kafka_tool_ms, machine, produce_filler, write_section  # noqa: E402
 from bench.lag_scale import SEED_IN_FLIGHT, commit_window  # noqa: E402
 
 TOPIC_COMMAND = "org.apache.kafka.tools.TopicCommand"
@@ -193,18 +193,7 @@ def seed(bootstrap: str, topics: int, groups: int, records: int) -> dict[str, fl
     if records:
         producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 50, "batch.num.messages": 10000,
                              "log_level": 0})
-        for name in names:
-            for p in range(PARTITIONS):
-                for _ in range(records):
-                    while True:
-                        try:
-                            producer.produce(name, value=b"x" * 20, partition=p)
-                            break
-                        except BufferError:
-                            producer.poll(0.1)
-        left = producer.flush(300)
-        if left:
-            raise RuntimeError(f"{left} records not delivered")
+        produce_filler(producer, names, PARTITIONS, records)
     took["records"] = time.perf_counter() - started
     started = time.perf_counter()
     requests = [ConsumerGroupTopicPartitions(group_name(g), [TopicPartition(names[g % topics], p, g % (records + 1))

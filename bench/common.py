@@ -32,8 +32,11 @@ def bench_stack(name: str, *, offsets_partitions: int = 1):
         node.start(stdout=log)
         node.wait_ready()
         os.environ["KAFKA_BOOTSTRAP_SERVERS"] = node.bootstrap
+    # The bench's Kafka client processes listen in a folder of its own, so it neither uses a `make run`'s nor
+    # leaves its own running (they are detached and would otherwise outlive it until idle).
     os.environ.update({"DJANGO_DEBUG": "1", "DATABASE_URL": f"sqlite:///{work / 'bench.sqlite3'}",
-                       "DJANGO_SETTINGS_MODULE": "console.settings", "DJANGO_ALLOW_ASYNC_UNSAFE": "true"})
+                       "DJANGO_SETTINGS_MODULE": "console.settings", "DJANGO_ALLOW_ASYNC_UNSAFE": "true",
+                       "KAFKA_CLIENT_SOCKET_DIR": str(work / "kafka-clients")})
     import django
 
     django.setup()
@@ -43,6 +46,9 @@ def bench_stack(name: str, *, offsets_partitions: int = 1):
     try:
         yield node
     finally:
+        from console.kafka.sandbox import stop_host_processes
+
+        stop_host_processes()
         if node is not None:
             node.stop()
         shutil.rmtree(work, ignore_errors=True)

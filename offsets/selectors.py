@@ -36,13 +36,16 @@ def groups_of_every_type(cluster: str) -> tuple[list[GroupListing], str]:
     admin = cluster_admin(cluster)
     # Both lists are asked at once (librdkafka's and the Java client's, side by side in the cluster's client
     # process): with tens of thousands of groups each takes a noticeable part of the page.
-    with ThreadPoolExecutor(max_workers=1) as pool:
+    pool = ThreadPoolExecutor(max_workers=1)
+    try:
         every_type = pool.submit(admin.list_groups_of_every_type)
-        consumer = admin.list_groups()
+        consumer = admin.list_groups()  # a cluster that does not answer fails here, without waiting for the other
         try:
             others = [g for g in every_type.result() if g.group_type in OTHER_TYPES]
         except KafkaGatewayError as exc:
             return consumer, f"Share and streams groups could not be listed: {exc.message}"
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
     known = {g.group_id for g in consumer}
     merged = consumer + [g for g in others if g.group_id not in known]
     return sorted(merged, key=lambda g: g.group_id), ""

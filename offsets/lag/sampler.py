@@ -2,8 +2,9 @@
 row per group and topic, and re-evaluates each group's status; rollups and pruning keep the storage bounded.
 
 A sweep is bounded three ways, whatever the cluster's size: every gateway call covers a bounded number of groups
-or partitions, storing goes a batch of groups at a time, and a budget (LAG_SWEEP_BUDGET_S) ends the fetching early,
-the most urgent groups having been asked first (offsets/lag/priority.py).
+or partitions (offsets/lag/observe.py, which hands each batch over as soon as Kafka has answered for it, so storing
+it overlaps asking for the next), storing goes a batch of groups at a time, and a budget (LAG_SWEEP_BUDGET_S) ends
+the asking early, the most urgent groups having been asked first (offsets/lag/priority.py).
 
 These record observations of the cluster and change nothing in Kafka, so they write no audit events.
 """
@@ -13,37 +14,25 @@ from __future__ import annotations
 import logging
 import time
 from collections import defaultdict
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
 
-from console.clusters.models import Cluster
 from console.bulk_sql import insert_rows
-from console.clusters.selectors import cluster_admin
+from console.clusters.models import Cluster
 from console.errors import ConsoleError
-from console.kafka.admin import KafkaAdmin
-from console.kafka.errors import ClusterUnavailable, KafkaGatewayError
-from console.kafka.ops_offsets import LATEST, STABLE
-from console.kafka.types import GroupListing, PartitionRef
-from offsets.lag.priority import PreviousSample, previous_sample, sweep_order
+from console.kafka.errors import KafkaGatewayError
+from console.kafka.types import GroupListing
+from offsets.lag.observe import Asked, Failed, Finished, Listed, Sweeps
+from offsets.lag.priority import PreviousSample, previous_sample
 from offsets.lag.status import group_verdict, window_append, window_totals
 from offsets.models import GROUP_ID_MAX_STORED, GroupCommitStat, GroupLagStatus, LagSample, LagSweep
 
 log = logging.getLogger(__name__)
-MAX_PARALLEL_CLUSTERS = 32
 ROLLUP_STEPS = (300, 3600)  # each rolled up from the step before it (raw samples are step 0)
 _NO_MEMBERS = {"Empty", "Dead"}
-# Each gateway call of a sweep covers at most this many groups (OffsetFetch; the gateway keeps MAX_IN_FLIGHT of
-# them in flight) or partitions (ListOffsets, in the gateway's windows), so every call stays within the bounded
-# wait of the cluster's client process, and the sweep can stop between calls when its budget is spent.
-SWEEP_GROUPS_PER_CALL = 2000
-SWEEP_PARTITIONS_PER_CALL = 20000
-# OffsetFetch calls start only within this share of the budget: ListOffsets and storing what was fetched need
-# the rest.
-FETCH_SHARE = 0.6
 _SAMPLE_FIELDS = ("cluster", "group", "topic", "step", "time", "lag", "lag_max", "committed", "end", "partitions")
 _SAMPLE_KEY = ("cluster", "group", "topic", "step", "time")
 _STATUS_FIELDS = ("cluster", "group", "status", "reason", "window", "partition_status", "totals", "sampled_at")
@@ -59,91 +48,9 @@ MSG_SKIPPED_ERROR = ("{skipped:,} of {listed:,} groups not sampled: the cluster 
 class SweepResult:
     groups: int  # listed; all but `skipped` of them sampled
     partitions: int
-    duration_ms: int
+    duration_ms: int  # asking, and the storing that did not overlap it
     skipped: int = 0
-
-
-@dataclass(frozen=True)
-class SweepAnswer:
-    """What a cluster answered to one sweep: every group listed, the offsets of those asked, and which were not
-    asked (in the order they would have been)."""
-
-    listings: list[GroupListing]
-    committed: dict[str, dict[PartitionRef, int]]
-    ends: dict[PartitionRef, int]
-    stables: dict[PartitionRef, int]
-    skipped: list[str] = field(default_factory=list)
-    budget_s: float = 0.0
-    stopped_by: str = ""  # the error that ended fetching early, when it was not the budget
-
-
-def _observe(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: float) -> SweepAnswer:
-    """ListGroups, then OffsetFetch for the groups in sweep_order, SWEEP_GROUPS_PER_CALL at a time until the
-    budget's fetching share is spent, then ListOffsets (latest, and read_committed's last stable offset) for every
-    partition they committed on, SWEEP_PARTITIONS_PER_CALL at a time. The first call of each kind always runs,
-    so a sweep samples something however short its budget."""
-    started = time.monotonic()
-    listings = admin.list_groups()
-    streams = _streams_groups(admin, {g.group_id for g in listings})
-    listings = listings + streams
-    streams_ids = {g.group_id for g in streams}
-    order = sweep_order([g.group_id for g in listings], previous)
-    committed: dict[str, dict[PartitionRef, int]] = {}
-    skipped: list[str] = []
-    stopped_by = ""
-    for start in range(0, len(order), SWEEP_GROUPS_PER_CALL):
-        if start and time.monotonic() - started >= FETCH_SHARE * budget_s:
-            skipped = order[start:]
-            break
-        chunk = order[start:start + SWEEP_GROUPS_PER_CALL]
-        try:
-            _fetch_committed(admin, chunk, streams_ids, committed)
-        except KafkaGatewayError as exc:
-            if not start:
-                raise
-            skipped, stopped_by = order[start:], exc.message
-            break
-    if skipped:
-        log.warning("Lag sweep of %s: %d of %d groups not asked (%s)", admin.cluster, len(skipped), len(order),
-                    stopped_by or f"budget of {budget_s:g} s spent")
-    refs = sorted({ref for offsets in committed.values() for ref in offsets})
-    ends: dict[PartitionRef, int] = {}
-    stables: dict[PartitionRef, int] = {}
-    for start in range(0, len(refs), SWEEP_PARTITIONS_PER_CALL):
-        found = admin.list_offsets_many(refs[start:start + SWEEP_PARTITIONS_PER_CALL], [LATEST, STABLE],
-                                        strict=False)
-        ends.update((ref, at.offset) for ref, at in found[LATEST].items())
-        stables.update((ref, at.offset) for ref, at in found[STABLE].items())
-    return SweepAnswer(listings, committed, ends, stables, skipped, budget_s, stopped_by)
-
-
-def _fetch_committed(admin: KafkaAdmin, chunk: list[str], streams_ids: set[str], into: dict) -> None:
-    """One multi-group OffsetFetch per coordinator for the chunk (Kafka's Java Admin). If that fails for a reason
-    other than the cluster not answering (a group the console may not describe fails the whole batch, or Java's
-    clients are not installed), the chunk is asked again a group per request, so one group cannot cost the rest."""
-    consumers = [g for g in chunk if g not in streams_ids]
-    if consumers:
-        try:
-            into.update(admin.group_offsets_batched(consumers))
-        except ClusterUnavailable:
-            raise
-        except KafkaGatewayError as exc:
-            log.info("Lag sweep of %s: batched OffsetFetch failed (%s); asking group by group", admin.cluster,
-                     exc.message)
-            into.update(admin.group_offsets(consumers, skip_failed=True))
-    streams = [g for g in chunk if g in streams_ids]
-    if streams:
-        into.update(admin.streams_group_offsets(streams))
-
-
-def _streams_groups(admin: KafkaAdmin, known: set[str]) -> list:
-    """Streams groups commit offsets as consumer groups do, so their lag and status follow the same rules. Kafka's
-    Java client lists them; if it cannot, the consumer groups are still sampled."""
-    try:
-        return [g for g in admin.list_groups_of_every_type() if g.group_type == "streams" and g.group_id not in known]
-    except KafkaGatewayError as exc:
-        log.info("Streams groups of %s not sampled: %s", admin.cluster, exc.message)
-        return []
+    asked_ms: int = 0  # asking Kafka alone
 
 
 def _previous_samples(cluster: str) -> dict[str, PreviousSample]:
@@ -162,87 +69,76 @@ def _trusted_last_commits(cluster: str, now: datetime, span_s: float) -> dict[st
     return {group: at.timestamp() for group, at in stats.items()}
 
 
-@dataclass(frozen=True)
-class Observation:
-    """What one cluster answered (or the error it gave) and how long asking took."""
-
-    cluster: str
-    answer: SweepAnswer | None
-    error: KafkaGatewayError | ConsoleError | None
-    duration_s: float
-
-
-def observe_clusters(names: list[str], *, budget_s: float | None = None) -> dict[str, Observation]:
-    """Asks every cluster at once, each bounded on its own, so a sweep takes as long as the slowest cluster
-    rather than the sum of their timeouts. Only the Kafka calls run in threads; the database stays here."""
-    budget_s = settings.LAG_SWEEP_BUDGET_S if budget_s is None else budget_s
-    admins: dict[str, KafkaAdmin] = {}
-    observations: dict[str, Observation] = {}
-    for name in names:
-        try:
-            admins[name] = cluster_admin(name)
-        except ConsoleError as exc:  # e.g. a secret's environment variable is not set
-            observations[name] = Observation(name, None, exc, 0.0)
-    previous = {name: _previous_samples(name) for name in admins}
-
-    def observe(name: str) -> Observation:
-        started = time.monotonic()
-        try:
-            return Observation(name, _observe(admins[name], previous[name], budget_s), None,
-                               time.monotonic() - started)
-        except (KafkaGatewayError, ConsoleError) as exc:
-            return Observation(name, None, exc, time.monotonic() - started)
-
-    if admins:
-        with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL_CLUSTERS, len(admins))) as pool:
-            for observation in pool.map(observe, list(admins)):
-                observations[observation.cluster] = observation
-    return observations
-
-
-def lag_sample(*, cluster: str, now: datetime | None = None, observation: Observation | None = None,
-               budget_s: float | None = None) -> SweepResult:
+def lag_sample(*, cluster: str, now: datetime | None = None, budget_s: float | None = None,
+               sweeps: Sweeps | None = None) -> SweepResult:
     """One sweep of a cluster. Raises ClusterUnavailable (and notes it on the cluster's LagSweep) when it is down.
 
-    Groups the sweep had no time for keep their earlier status; how many, and why, go on the LagSweep row."""
+    Each batch of groups is stored as soon as Kafka has answered for it, while the next is asked. Groups the sweep
+    had no time for keep their earlier status; how many, and why, go on the LagSweep row."""
     now = now or datetime.now(UTC)
-    observation = observation or observe_clusters([cluster], budget_s=budget_s)[cluster]
-    if observation.error is not None:
-        LagSweep.objects.update_or_create(cluster=cluster, defaults={"last_error": observation.error.message,
-                                                                     "last_error_at": now})
-        raise observation.error
-    answer = observation.answer
-    listings = answer.listings
+    own = sweeps is None
+    if own:
+        budget = settings.LAG_SWEEP_BUDGET_S if budget_s is None else budget_s
+        sweeps = Sweeps([cluster], {cluster: _previous_samples(cluster)}, budget)
+    try:
+        return _store_parts(cluster, now, sweeps.parts(cluster))
+    finally:
+        if own:
+            sweeps.close()
+
+
+def _store_parts(cluster: str, now: datetime, parts) -> SweepResult:
+    listed: dict[str, GroupListing] = {}
+    size = settings.LAG_STATUS_WINDOW
+    last_commits = _trusted_last_commits(cluster, now, size * settings.LAG_SAMPLE_INTERVAL_S)
+    partitions = 0
+    storing_s = 0.0
+    for part in parts:
+        if isinstance(part, Failed):
+            LagSweep.objects.update_or_create(cluster=cluster, defaults={"last_error": part.error.message,
+                                                                         "last_error_at": now})
+            raise part.error
+        if isinstance(part, Finished):
+            finished = part
+            break
+        storing_from = time.monotonic()
+        if isinstance(part, Listed):
+            listed = _storable(cluster, part.listings)
+            continue
+        batch = [listed[g] for g in part.groups if g in listed]
+        for start in range(0, len(batch), STORE_BATCH):
+            partitions += _store_batch(cluster, now, batch[start:start + STORE_BATCH], part, last_commits, size)
+        storing_s += time.monotonic() - storing_from
+    storing_from = time.monotonic()
+    _forget_gone_groups(cluster, set(listed))
+    skipped = [g for g in finished.skipped if g in listed]
+    storing_s += time.monotonic() - storing_from
+    # What storing added after the asking ended; no more than this cluster's own storing (in a sweep of several
+    # clusters, this one's parts may have waited while another's were stored).
+    overhang = min(storing_s, max(0.0, time.monotonic() - finished.at))
+    duration_ms = int((finished.asked_s + overhang) * 1000)
+    reason = ""
+    if skipped:
+        reason = (MSG_SKIPPED_ERROR.format(skipped=len(skipped), listed=len(listed), error=finished.stopped_by)
+                  if finished.stopped_by else
+                  MSG_SKIPPED_BUDGET.format(skipped=len(skipped), listed=len(listed), budget=finished.budget_s))
+    LagSweep.objects.update_or_create(cluster=cluster, defaults={
+        "last_ok_at": now, "groups": len(listed), "partitions": partitions, "duration_ms": duration_ms,
+        "skipped_groups": len(skipped), "skipped_reason": reason,
+        "skipped_sample": skipped[:SKIPPED_NAMES_KEPT]})
+    return SweepResult(groups=len(listed), partitions=partitions, duration_ms=duration_ms, skipped=len(skipped),
+                       asked_ms=int(finished.asked_s * 1000))
+
+
+def _storable(cluster: str, listings: list[GroupListing]) -> dict[str, GroupListing]:
     too_long = [g.group_id for g in listings if len(g.group_id) > GROUP_ID_MAX_STORED]
     if too_long:  # one odd name must not stop the sweep for every other group
         log.warning("Lag of %d group(s) on %s not stored: ids longer than %d characters", len(too_long), cluster,
                     GROUP_ID_MAX_STORED)
-        listings = [g for g in listings if len(g.group_id) <= GROUP_ID_MAX_STORED]
-    storing_from = time.monotonic()
-    skipped = [g for g in answer.skipped if len(g) <= GROUP_ID_MAX_STORED]
-    not_asked = set(skipped)
-    sampled = [g for g in listings if g.group_id not in not_asked]
-    size = settings.LAG_STATUS_WINDOW
-    last_commits = _trusted_last_commits(cluster, now, size * settings.LAG_SAMPLE_INTERVAL_S)
-    partitions = 0
-    for start in range(0, len(sampled), STORE_BATCH):
-        partitions += _store_batch(cluster, now, sampled[start:start + STORE_BATCH], answer, last_commits, size)
-    listed = {g.group_id for g in listings}
-    _forget_gone_groups(cluster, listed)
-    duration_ms = int((observation.duration_s + time.monotonic() - storing_from) * 1000)
-    reason = ""
-    if skipped:
-        reason = (MSG_SKIPPED_ERROR.format(skipped=len(skipped), listed=len(listings), error=answer.stopped_by)
-                  if answer.stopped_by else
-                  MSG_SKIPPED_BUDGET.format(skipped=len(skipped), listed=len(listings), budget=answer.budget_s))
-    LagSweep.objects.update_or_create(cluster=cluster, defaults={
-        "last_ok_at": now, "groups": len(listings), "partitions": partitions, "duration_ms": duration_ms,
-        "skipped_groups": len(skipped), "skipped_reason": reason,
-        "skipped_sample": skipped[:SKIPPED_NAMES_KEPT]})
-    return SweepResult(groups=len(listings), partitions=partitions, duration_ms=duration_ms, skipped=len(skipped))
+    return {g.group_id: g for g in listings if len(g.group_id) <= GROUP_ID_MAX_STORED}
 
 
-def _store_batch(cluster: str, now: datetime, batch: list[GroupListing], answer: SweepAnswer,
+def _store_batch(cluster: str, now: datetime, batch: list[GroupListing], answer: Asked,
                  last_commits: dict[str, float], size: int) -> int:
     """Samples (one row per group and topic) and statuses of one batch of groups, in one transaction: only this
     batch's windows are read and held. Returns the partitions sampled."""
@@ -341,15 +237,19 @@ def lag_sample_all() -> dict[str, str]:
     the others), then pruning. Returns how each cluster went."""
     outcome = {}
     names = list(Cluster.objects.order_by("name").values_list("name", flat=True))
-    observations = observe_clusters(names)
-    for name in names:
-        try:
-            result = lag_sample(cluster=name, observation=observations[name])
-            lag_rollup(cluster=name)
-            outcome[name] = f"{result.groups} groups, {result.partitions} partitions in {result.duration_ms} ms" + (
-                f", {result.skipped} groups skipped" if result.skipped else "")
-        except (KafkaGatewayError, ConsoleError) as exc:
-            log.warning("Lag sample of %s failed: %s", name, exc.message)
-            outcome[name] = f"failed: {exc.message}"
+    now = datetime.now(UTC)
+    sweeps = Sweeps(names, {name: _previous_samples(name) for name in names}, settings.LAG_SWEEP_BUDGET_S)
+    try:
+        for name in names:
+            try:
+                result = lag_sample(cluster=name, now=now, sweeps=sweeps)
+                lag_rollup(cluster=name)
+                outcome[name] = f"{result.groups} groups, {result.partitions} partitions in {result.duration_ms} ms" + (
+                    f", {result.skipped} groups skipped" if result.skipped else "")
+            except (KafkaGatewayError, ConsoleError) as exc:
+                log.warning("Lag sample of %s failed: %s", name, exc.message)
+                outcome[name] = f"failed: {exc.message}"
+    finally:
+        sweeps.close()
     lag_prune()
     return outcome

@@ -246,7 +246,7 @@ def test_without_kafkas_java_clients_a_sweep_asks_group_by_group(kafka_node, db,
     groups = [group_name("nojava") for _ in range(3)]
     for i, group in enumerate(groups):
         commit(group, {(topic, 0): i, (topic, 1): 1})
-    with caplog.at_level("INFO", logger="offsets.lag.sampler"):
+    with caplog.at_level("INFO", logger="offsets.lag.observe"):
         result = lag_sample(cluster=name, now=T0)
     assert result.skipped == 0
     lags = dict(LagSample.objects.filter(cluster=name, group__in=groups, topic=topic).values_list("group", "lag"))

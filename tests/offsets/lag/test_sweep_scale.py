@@ -11,7 +11,7 @@ import pytest
 from console.kafka import base, client, ops_offsets
 from console.kafka.admin import KafkaAdmin
 from console.kafka.types import ClusterConnection, PartitionRef
-from offsets.lag import sampler
+from offsets.lag import observe, sampler
 from offsets.lag.sampler import lag_sample
 from offsets.models import GroupLagStatus, LagSample, LagSweep
 
@@ -47,12 +47,12 @@ def test_a_sweep_over_hundreds_of_groups_in_small_windows_stores_every_group(loc
     commit_many(kafka_node, commit, commits)
 
     monkeypatch.setattr(base, "MAX_IN_FLIGHT", 16)
-    monkeypatch.setattr(sampler, "SWEEP_GROUPS_PER_CALL", 64)
-    monkeypatch.setattr(sampler, "SWEEP_PARTITIONS_PER_CALL", 5)
+    monkeypatch.setattr(observe, "SWEEP_GROUPS_PER_CALL", 64)
+    monkeypatch.setattr(observe, "SWEEP_PARTITIONS_PER_CALL", 5)
     monkeypatch.setattr(sampler, "STORE_BATCH", 37)
     monkeypatch.setattr(ops_offsets, "OFFSETS_WINDOW", 3)
     monkeypatch.setattr(ops_offsets, "OFFSETS_WINDOWS_IN_FLIGHT", 2)
-    librdkafka = client.admin_client(sampler.cluster_admin("local").connection)
+    librdkafka = client.admin_client(observe.cluster_admin("local").connection)
     batches: list[int] = []
     per_group_fetches = 0
     largest_offsets_request = 0
@@ -123,7 +123,7 @@ def test_a_sweep_out_of_time_samples_the_most_lagging_groups_first_and_says_what
     assert first.skipped == 0
 
     # No budget at all: the sweep still makes its first call, of SWEEP_GROUPS_PER_CALL groups, and stops there.
-    monkeypatch.setattr(sampler, "SWEEP_GROUPS_PER_CALL", len(hot))
+    monkeypatch.setattr(observe, "SWEEP_GROUPS_PER_CALL", len(hot))
     produce(topic, [(0, None, b"x", None)] * 7)
     second = lag_sample(cluster="local", now=T1 + timedelta(seconds=30), budget_s=0)
 
@@ -153,3 +153,40 @@ def test_a_sweep_out_of_time_samples_the_most_lagging_groups_first_and_says_what
     assert third.skipped == 0
     assert LagSweep.objects.get(cluster="local").skipped_groups == 0
     assert all(len(s.window["times"]) == 2 for s in GroupLagStatus.objects.filter(group__in=quiet))
+
+
+def test_a_batch_is_stored_while_the_next_is_asked(local_cluster, kafka_node, topic_factory, produce, commit,
+                                                   monkeypatch, settings):
+    """Storing overlaps asking: the second batch's OffsetFetch waits until the first batch is stored, which can
+    only happen if the first batch was handed over before the asking went on (otherwise the wait runs out)."""
+    import threading
+
+    settings.KAFKA_CLIENT_ISOLATION = False  # the spies apply in this process
+    topic = topic_factory("overlap", partitions=2)
+    produce(topic, [(p, None, b"x", None) for p in range(2) for _ in range(3)])
+    prefix = f"overlap-{uuid.uuid4().hex[:6]}"
+    groups = [f"{prefix}-{i:03d}" for i in range(120)]
+    commit_many(kafka_node, commit, {g: {(topic, 0): 1, (topic, 1): 2} for g in groups})
+    monkeypatch.setattr(observe, "SWEEP_GROUPS_PER_CALL", 50)
+    first_stored = threading.Event()
+    events: list[str] = []
+    real_batch, real_store = KafkaAdmin.group_offsets_batched, sampler._store_batch
+
+    def watched_batch(self, group_ids):
+        if events:  # every batch after the first waits for the first to be stored
+            events.append(f"waited {first_stored.wait(20)}")
+        events.append("ask")
+        return real_batch(self, group_ids)
+
+    def watched_store(*args, **kwargs):
+        first_stored.set()
+        return real_store(*args, **kwargs)
+
+    monkeypatch.setattr(KafkaAdmin, "group_offsets_batched", watched_batch)
+    monkeypatch.setattr(sampler, "_store_batch", watched_store)
+    result = lag_sample(cluster="local", now=T1 + timedelta(hours=1), budget_s=600)
+
+    assert result.skipped == 0 and events[0] == "ask" and "waited False" not in events
+    assert events.count("ask") >= result.groups // 50
+    stored = LagSample.objects.filter(group__in=groups, time=T1 + timedelta(hours=1), topic=topic)
+    assert sorted(stored.values_list("lag", flat=True)) == [3] * len(groups)

@@ -1,0 +1,191 @@
+"""The Kafka side of a lag sweep: what each cluster answers, handed over a part at a time.
+
+At 50,000 groups asking Kafka and storing what it said each take seconds; handing over each batch of groups as soon
+as its committed and log end offsets are known lets the storing of one batch overlap the asking for the next.
+Every call covers a bounded number of groups or partitions, and a budget ends the asking early, the most urgent
+groups having been asked first (offsets/lag/priority.py).
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from console.clusters.selectors import cluster_admin
+from console.errors import ConsoleError
+from console.kafka.admin import KafkaAdmin
+from console.kafka.errors import ClusterUnavailable, KafkaGatewayError
+from console.kafka.ops_offsets import LATEST, STABLE
+from console.kafka.types import GroupListing, PartitionRef
+from offsets.lag.priority import PreviousSample, sweep_order
+
+log = logging.getLogger(__name__)
+MAX_PARALLEL_CLUSTERS = 32
+# Each gateway call of a sweep covers at most this many groups (OffsetFetch: one multi-group request per
+# coordinator) or partitions (ListOffsets, in the gateway's windows), so every call stays within the bounded wait
+# of the cluster's client process, and the sweep can stop between calls when its budget is spent.
+SWEEP_GROUPS_PER_CALL = 2000
+SWEEP_PARTITIONS_PER_CALL = 20000
+# OffsetFetch calls start only within this share of the budget: storing what was fetched needs the rest.
+FETCH_SHARE = 0.6
+
+
+@dataclass(frozen=True)
+class Listed:
+    """First of a sweep's parts: every group the cluster listed."""
+
+    listings: list[GroupListing]
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A batch of groups (in sweep order) with their committed offsets and the offsets of the partitions behind
+    them: the log end and read_committed's last stable offset. A partition whose leader did not answer is absent."""
+
+    groups: list[str]
+    committed: dict[str, dict[PartitionRef, int]]
+    ends: dict[PartitionRef, int]
+    stables: dict[PartitionRef, int]
+
+
+@dataclass(frozen=True)
+class Finished:
+    """Last part: the groups not asked (in the order they would have been), and why."""
+
+    asked_s: float
+    budget_s: float
+    at: float  # time.monotonic() when the asking ended
+    skipped: list[str] = field(default_factory=list)
+    stopped_by: str = ""  # the error that ended asking early, when it was not the budget
+
+
+@dataclass(frozen=True)
+class Failed:
+    """The only part of a sweep whose first calls failed: the cluster is down, say."""
+
+    error: KafkaGatewayError | ConsoleError
+    asked_s: float
+
+
+Part = Listed | Asked | Finished | Failed
+
+
+def ask(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: float, hand_over) -> None:
+    """ListGroups, then for the groups in sweep_order, SWEEP_GROUPS_PER_CALL at a time until the budget's asking
+    share is spent: OffsetFetch, and ListOffsets (latest and last stable) for the partitions not yet known,
+    SWEEP_PARTITIONS_PER_CALL at a time. Each batch is handed over as soon as it is complete. The first batch is
+    always asked, so a sweep samples something however short its budget; an error there fails the sweep, an error
+    later ends it with the rest skipped."""
+    started = time.monotonic()
+    listings = admin.list_groups()
+    streams = _streams_groups(admin, {g.group_id for g in listings})
+    listings = listings + streams
+    hand_over(Listed(listings))
+    streams_ids = {g.group_id for g in streams}
+    order = sweep_order([g.group_id for g in listings], previous)
+    ends: dict[PartitionRef, int] = {}
+    stables: dict[PartitionRef, int] = {}
+    skipped: list[str] = []
+    stopped_by = ""
+    for start in range(0, len(order), SWEEP_GROUPS_PER_CALL):
+        if start and time.monotonic() - started >= FETCH_SHARE * budget_s:
+            skipped = order[start:]
+            break
+        chunk = order[start:start + SWEEP_GROUPS_PER_CALL]
+        committed: dict[str, dict[PartitionRef, int]] = {}
+        try:
+            _fetch_committed(admin, chunk, streams_ids, committed)
+            refs = {ref for offsets in committed.values() for ref in offsets}
+            _fetch_ends(admin, sorted(refs - ends.keys()), ends, stables)
+        except KafkaGatewayError as exc:
+            if not start:
+                raise
+            skipped, stopped_by = order[start:], exc.message
+            break
+        hand_over(Asked(chunk, committed, {ref: ends[ref] for ref in refs if ref in ends},
+                        {ref: stables[ref] for ref in refs if ref in stables}))
+    if skipped:
+        log.warning("Lag sweep of %s: %d of %d groups not asked (%s)", admin.cluster, len(skipped), len(order),
+                    stopped_by or f"budget of {budget_s:g} s spent")
+    hand_over(Finished(time.monotonic() - started, budget_s, time.monotonic(), skipped, stopped_by))
+
+
+def _fetch_ends(admin: KafkaAdmin, refs: list[PartitionRef], ends: dict, stables: dict) -> None:
+    for start in range(0, len(refs), SWEEP_PARTITIONS_PER_CALL):
+        found = admin.list_offsets_many(refs[start:start + SWEEP_PARTITIONS_PER_CALL], [LATEST, STABLE],
+                                        strict=False)
+        ends.update((ref, at.offset) for ref, at in found[LATEST].items())
+        stables.update((ref, at.offset) for ref, at in found[STABLE].items())
+
+
+def _fetch_committed(admin: KafkaAdmin, chunk: list[str], streams_ids: set[str], into: dict) -> None:
+    """One multi-group OffsetFetch per coordinator for the chunk (Kafka's Java Admin). If that fails for a reason
+    other than the cluster not answering (a group the console may not describe fails the whole batch, or Java's
+    clients are not installed), the chunk is asked again a group per request, so one group cannot cost the rest."""
+    consumers = [g for g in chunk if g not in streams_ids]
+    if consumers:
+        try:
+            into.update(admin.group_offsets_batched(consumers))
+        except ClusterUnavailable:
+            raise
+        except KafkaGatewayError as exc:
+            log.info("Lag sweep of %s: batched OffsetFetch failed (%s); asking group by group", admin.cluster,
+                     exc.message)
+            into.update(admin.group_offsets(consumers, skip_failed=True))
+    streams = [g for g in chunk if g in streams_ids]
+    if streams:
+        into.update(admin.streams_group_offsets(streams))
+
+
+def _streams_groups(admin: KafkaAdmin, known: set[str]) -> list:
+    """Streams groups commit offsets as consumer groups do, so their lag and status follow the same rules. Kafka's
+    Java client lists them; if it cannot, the consumer groups are still sampled."""
+    try:
+        return [g for g in admin.list_groups_of_every_type() if g.group_type == "streams" and g.group_id not in known]
+    except KafkaGatewayError as exc:
+        log.info("Streams groups of %s not sampled: %s", admin.cluster, exc.message)
+        return []
+
+
+class Sweeps:
+    """Asks every cluster at once, each in a thread of its own and bounded on its own, so a sweep takes about as
+    long as the slowest cluster rather than the sum of their timeouts. Only the Kafka calls run in the threads; the
+    caller reads each cluster's parts (parts(name)) and keeps the database to itself."""
+
+    def __init__(self, names: list[str], previous: dict[str, dict[str, PreviousSample]], budget_s: float) -> None:
+        self._queues: dict[str, queue.Queue] = {name: queue.Queue() for name in names}
+        self._pool = ThreadPoolExecutor(max_workers=max(1, min(MAX_PARALLEL_CLUSTERS, len(names))))
+        for name in names:
+            try:
+                admin = cluster_admin(name)  # reads the registration: here, not in the thread
+            except ConsoleError as exc:  # e.g. a secret's environment variable is not set
+                self._queues[name].put(Failed(exc, 0.0))
+                continue
+            self._pool.submit(self._ask, admin, previous.get(name, {}), budget_s, self._queues[name].put)
+
+    @staticmethod
+    def _ask(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: float, hand_over) -> None:
+        started = time.monotonic()
+        try:
+            ask(admin, previous, budget_s, hand_over)
+        except (KafkaGatewayError, ConsoleError) as exc:
+            hand_over(Failed(exc, time.monotonic() - started))
+        except BaseException as exc:  # the reader must never wait for a part that will not come
+            hand_over(Failed(ConsoleError(f"The lag sweep of {admin.cluster} failed: {exc!r}"),
+                             time.monotonic() - started))
+            raise
+
+    def parts(self, name: str) -> Iterator[Part]:
+        """The cluster's parts in order, each as soon as it is there, ending with Finished or Failed."""
+        while True:
+            part = self._queues[name].get()
+            yield part
+            if isinstance(part, Finished | Failed):
+                return
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)

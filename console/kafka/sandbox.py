@@ -26,7 +26,7 @@ from itertools import count
 from console.kafka import sandbox_socket
 from console.kafka.errors import ClusterUnavailable
 from console.kafka.java_admin import WARMUP_S
-from console.kafka.sandbox_child import FORGET, IDLE_NOTICE, STOP, read_message, send_message
+from console.kafka.sandbox_child import FORGET, IDLE_NOTICE, STOP, read_messages, send_message
 from console.kafka.types import ClusterConnection
 
 log = logging.getLogger(__name__)
@@ -138,13 +138,7 @@ class ClientProcess:
 
     def _read_answers(self) -> None:
         stream = self.sock.makefile("rb")
-        while True:
-            try:
-                answer = read_message(stream)
-            except Exception:  # a torn message from a dying process
-                answer = None
-            if answer is None:
-                break
+        for answer in read_messages(stream):
             request_id, ok, value = answer
             if request_id == IDLE_NOTICE:
                 self._stopped_idle = True

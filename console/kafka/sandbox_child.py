@@ -23,6 +23,7 @@ import struct
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 HEADER = struct.Struct("!I")
@@ -47,6 +48,18 @@ def read_message(stream) -> object | None:
     if len(payload) < size:
         return None
     return pickle.loads(payload)
+
+
+def read_messages(stream) -> Iterator[object]:
+    """Messages until the stream ends or one is torn (its sender died mid-write)."""
+    while True:
+        try:
+            message = read_message(stream)
+        except Exception:  # a torn message from a dying peer
+            return
+        if message is None:
+            return
+        yield message
 
 
 def encode_message(message: object) -> bytes:
@@ -134,13 +147,7 @@ class Server:
         try:
             send_message(sock, send_lock, ("hello", os.getpid()))
             stream = sock.makefile("rb")
-            while True:
-                try:
-                    request = read_message(stream)
-                except Exception:  # a torn message from a dying peer
-                    request = None
-                if request is None:
-                    break
+            for request in read_messages(stream):
                 if request[1] == STOP:
                     log.warning("Kafka client process for cluster '%s' retired by a caller", self.connection.name)
                     self._exit()

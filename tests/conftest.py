@@ -103,7 +103,7 @@ _no_redis_for_celery()
 
 
 @pytest.fixture(scope="session")
-def secured_kafka(tmp_path_factory) -> KafkaNode:
+def secured_kafka_node(tmp_path_factory) -> KafkaNode:
     """A second broker, started on first use: SASL_SSL (SCRAM-SHA-512) and mTLS listeners with certificates
     made for this session, SCRAM users whose passwords only the environment holds (`console`, a super user like
     the mTLS client, and `limited`, with no rights until a test grants some), and Kafka's StandardAuthorizer.
@@ -129,6 +129,15 @@ def secured_kafka(tmp_path_factory) -> KafkaNode:
     yield node
     node.stop()
     shutil.rmtree(TEST_CERT_DIR, ignore_errors=True)
+
+
+@pytest.fixture
+def secured_kafka(secured_kafka_node) -> KafkaNode:
+    """The session's secured broker, running when the test starts: a test that stops it and fails before it
+    starts it again must not fail every test after it."""
+    if secured_kafka_node.process is None or secured_kafka_node.process.poll() is not None:
+        start_broker(secured_kafka_node)
+    return secured_kafka_node
 
 
 @pytest.fixture(scope="module")

@@ -63,6 +63,8 @@ def main() -> None:
             list_url = "/clusters/local/topics/"
             search_url = "/clusters/local/topics/?q=bench-001&page=2"  # bench-00100..bench-00199: 100 topics
             regex_url = "/clusters/local/topics/?q=%5Ebench-0%5B0-4%5D.*7%24&regex=1"
+            import redis
+
             from topics import table
             from topics.selectors import topic_snapshot_refresh
 
@@ -74,7 +76,7 @@ def main() -> None:
                 complete_in_a_row = complete_in_a_row + 1 if complete else 0
                 time.sleep(1)
             settle_s = time.perf_counter() - settle_started
-            blob = table.RedisStore(redis_node.url).client.get("console:topics:snapshot:local")
+            blob = redis.Redis.from_url(redis_node.url).get("console:topics:snapshot:local")
 
             def cold():  # a web process that has not read the table yet: it is in Redis, not decoded here
                 table.forget_redis_state()

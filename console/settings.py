@@ -370,3 +370,12 @@ TOPIC_SNAPSHOT_WINDOW = env.int("TOPIC_SNAPSHOT_WINDOW", default=2000)
 CELERY_BEAT_SCHEDULE["refresh-topic-snapshots"] = {
     "task": "topics.tasks.refresh_topic_snapshots", "schedule": TOPIC_SNAPSHOT_INTERVAL_S,
     "options": {"expires": TOPIC_SNAPSHOT_INTERVAL_S}}
+# Groups lists read one snapshot per cluster in Redis too (offsets/group_table.py): the lag sweep's task rewrites it
+# after each sweep, and beat rebuilds, every GROUP_SNAPSHOT_INTERVAL_S, any cluster's snapshot older than 1.5 times
+# that (a sweep failing or switched off); each Kafka call of a rebuild may take GROUP_SNAPSHOT_TIMEOUT_S.
+GROUP_SNAPSHOT_INTERVAL_S = env.float("GROUP_SNAPSHOT_INTERVAL_S", default=float(LAG_SAMPLE_INTERVAL_S))
+GROUP_SNAPSHOT_TIMEOUT_S = env.float("GROUP_SNAPSHOT_TIMEOUT_S", default=30.0)
+GROUP_SNAPSHOT_LOCK_S = env.float("GROUP_SNAPSHOT_LOCK_S", default=10 * GROUP_SNAPSHOT_TIMEOUT_S)
+CELERY_BEAT_SCHEDULE["refresh-group-snapshots"] = {
+    "task": "offsets.tasks.refresh_group_snapshots", "schedule": GROUP_SNAPSHOT_INTERVAL_S,
+    "options": {"expires": GROUP_SNAPSHOT_INTERVAL_S}}

@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from django.conf import settings
+from django.db import connections
+
 from console.clusters.selectors import cluster_admin
+from console.errors import ConsoleError
 from console.kafka.errors import MSG_GROUP_NOT_FOUND, GroupNotFound, KafkaGatewayError
 from console.kafka.ops_offsets import EARLIEST, LATEST, STABLE
 from console.kafka.types import GroupDescription, GroupListing, PartitionRef
+from console.shared_table import Snapshot, connection_version
+from offsets import group_table
+from offsets.lag.selectors import group_status_briefs
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -33,7 +44,10 @@ OTHER_TYPES = ("share", "streams")
 def groups_of_every_type(cluster: str) -> tuple[list[GroupListing], str]:
     """Consumer groups, then Kafka 4's share and streams groups (Kafka's own ListGroups, through the Java client):
     the listings and, if the second list could not be read, why (the consumer groups are still shown)."""
-    admin = cluster_admin(cluster)
+    return _groups_of_every_type(cluster_admin(cluster))
+
+
+def _groups_of_every_type(admin) -> tuple[list[GroupListing], str]:
     # Both lists are asked at once (librdkafka's and the Java client's, side by side in the cluster's client
     # process): with tens of thousands of groups each takes a noticeable part of the page.
     pool = ThreadPoolExecutor(max_workers=1)
@@ -53,13 +67,12 @@ def groups_of_every_type(cluster: str) -> tuple[list[GroupListing], str]:
 
 def group_rows(cluster: str, listings: Sequence[GroupListing] | None = None) -> list[GroupRow]:
     """State, members, topics and total lag of the listed groups (default: all of them): one DescribeGroups for
-    all, one OffsetFetch per group sent together, and one ListOffsets round for every committed partition."""
+    all, one OffsetFetch per group sent together, and one ListOffsets round for every committed partition. A
+    listed group that is gone by now (deleted by another client since it was listed) is left out."""
     admin = cluster_admin(cluster)
     listings = admin.list_groups() if listings is None else listings
-    share = [g.group_id for g in listings if g.group_type == "share"]
-    typed_rows = _share_rows(admin, share) if share else {}
-    streams = [g.group_id for g in listings if g.group_type == "streams"]
-    typed_rows.update(_streams_rows(admin, streams) if streams else {})
+    typed_rows = _typed_rows(_share_rows, admin, [g.group_id for g in listings if g.group_type == "share"])
+    typed_rows.update(_typed_rows(_streams_rows, admin, [g.group_id for g in listings if g.group_type == "streams"]))
     ids = [g.group_id for g in listings if g.group_type not in OTHER_TYPES]
     described = admin.describe_groups(ids)
     committed = admin.group_offsets(ids)
@@ -67,11 +80,14 @@ def group_rows(cluster: str, listings: Sequence[GroupListing] | None = None) -> 
     ends = admin.list_offsets_many(refs, [LATEST], strict=False)[LATEST]
     rows = []
     for listing in listings:
-        if listing.group_id in typed_rows:
-            rows.append(typed_rows[listing.group_id])
+        if listing.group_type in OTHER_TYPES:
+            if listing.group_id in typed_rows:
+                rows.append(typed_rows[listing.group_id])
             continue
         offsets = committed.get(listing.group_id, {})
         description = described.get(listing.group_id)
+        if description is not None and description.state == "Dead" and not offsets:
+            continue
         known = [(ref, o) for ref, o in offsets.items() if ref in ends]
         rows.append(GroupRow(
             group_id=listing.group_id, protocol=listing.protocol,
@@ -81,6 +97,23 @@ def group_rows(cluster: str, listings: Sequence[GroupListing] | None = None) -> 
             lag=sum(max(0, ends[ref].offset - o) for ref, o in known) if known else None,
         ))
     return rows
+
+
+def _typed_rows(rows_of, admin, group_ids: list[str]) -> dict[str, GroupRow]:
+    """Share or streams rows for all the groups at once; Kafka fails the whole request for one unknown id, so then
+    each is asked alone and the ones gone are left out (rare: a group deleted since the list was taken)."""
+    if not group_ids:
+        return {}
+    try:
+        return rows_of(admin, group_ids)
+    except GroupNotFound:
+        rows = {}
+        for group_id in group_ids:
+            try:
+                rows.update(rows_of(admin, [group_id]))
+            except GroupNotFound:
+                pass
+        return rows
 
 
 def _share_rows(admin, group_ids: list[str]) -> dict[str, GroupRow]:
@@ -116,6 +149,72 @@ def _streams_rows(admin, group_ids: list[str]) -> dict[str, GroupRow]:
                                   topics=tuple(sorted({ref.topic for ref in offsets})),
                                   lag=sum(max(0, ends[ref].offset - o) for ref, o in known) if known else None)
     return rows
+
+
+def group_table_snapshot(cluster: str) -> Snapshot | None:
+    """The cluster's shared groups list, never built here: None while there is none yet (a rebuild is started in
+    the background then, and when the one found is older than its jobs should allow). See offsets/group_table.py."""
+    admin = cluster_admin(cluster)
+    version = connection_version(admin.connection)
+    found = group_table.TABLE.read(cluster, version)
+    if found is None or found.age_s > group_table.TABLE.stale_after(found):
+        patient = _patient(admin)
+        group_table.TABLE.refresh_in_background(cluster, version, lambda: _built_in_thread(patient))
+    if found is None:
+        # One small request, so that a cluster that is down says so (503) instead of "being built" forever.
+        admin.describe_cluster()
+    return found
+
+
+def group_snapshot_refresh(cluster: str, *, wait_s: float = 0.0, unless_younger_than_s: float | None = None
+                           ) -> Snapshot | None:
+    """Rebuilds the cluster's shared groups list now, with the longer bounds of a background job; None when
+    another process is already rebuilding it (after waiting up to `wait_s`), or when the one there is younger
+    than `unless_younger_than_s` (the lag sweep refreshed it)."""
+    admin = _patient(cluster_admin(cluster))
+    version = connection_version(admin.connection)
+    if unless_younger_than_s is not None:
+        found = group_table.TABLE.read(cluster, version)
+        if found is not None and found.age_s < unless_younger_than_s:
+            return None
+    return group_table.TABLE.refresh(cluster, version, lambda: _build_group_table(admin), wait_s=wait_s)
+
+
+def group_snapshots_refresh(names: list[str]) -> dict[str, str]:
+    """After a lag sweep: each cluster's list rebuilt with the statuses the sweep just stored. A cluster that
+    does not answer keeps the list it had."""
+    outcome = {}
+    for name in names:
+        try:
+            fresh = group_snapshot_refresh(name)
+            outcome[name] = "being rebuilt elsewhere" if fresh is None else f"{len(fresh.rows)} groups"
+        except (KafkaGatewayError, ConsoleError) as exc:
+            log.warning("The groups list of %s keeps its last snapshot: %s", name, exc.message)
+            outcome[name] = f"failed: {exc.message}"
+    return outcome
+
+
+def _patient(admin):
+    """The same gateway with a rebuild's longer bound on each call (a page's stays KAFKA_REQUEST_TIMEOUT_S)."""
+    return type(admin)(admin.connection, timeout=settings.GROUP_SNAPSHOT_TIMEOUT_S,
+                       unreachable_backoff=admin.unreachable_backoff)
+
+
+def _build_group_table(admin) -> Snapshot:
+    """Every group of every type (two ListGroups, side by side) and every group's last status and lag (one
+    query): a row each. Share and streams groups that could not be listed make the snapshot incomplete, and
+    the page says why."""
+    taken_at = time.time()
+    listings, problem = _groups_of_every_type(admin)
+    rows = group_table.entries(listings, group_status_briefs(admin.cluster))
+    return Snapshot(rows=rows, taken_at=taken_at, complete=not problem, note=problem)
+
+
+def _built_in_thread(admin) -> Snapshot:
+    try:
+        return _build_group_table(admin)
+    finally:
+        connections.close_all()  # this thread's own database connections, which nothing else would close
 
 
 @dataclass(frozen=True)

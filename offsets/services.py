@@ -10,6 +10,7 @@ from console.clusters.selectors import cluster_admin, cluster_connection, cluste
 from console.kafka.kafka_tools import delete_group_offsets
 from console.errors import Conflict, ConsoleError, NotFound
 from console.kafka.types import PartitionRef
+from offsets import group_table
 from offsets.models import GROUP_ID_MAX_STORED
 from offsets.resets.planning import AllTopics
 
@@ -65,6 +66,7 @@ def group_delete(*, actor: Actor, cluster: str, group: str, confirm: str, reason
     with audited(actor=actor, action="group.delete", cluster=cluster, target=f"group:{group}", reason=reason,
                  before=offsets_json(committed)):
         admin.delete_group(group)
+    group_table.note_deleted(cluster, group)
 
 
 def scope_text(scope) -> str:

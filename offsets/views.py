@@ -33,40 +33,48 @@ from offsets.share import services as share_services
 from offsets.share.selectors import share_group_detail, share_reset_preview
 from offsets.streams import services as streams_services
 from offsets.streams.selectors import streams_group_detail, streams_reset_preview
-from offsets.lag.selectors import (
-    filter_group_listings, group_lag_chart, group_status_briefs, group_statuses, sampler_health,
-)
+from offsets.group_table import filter_entries
+from offsets.lag.selectors import group_lag_chart, group_statuses, sampler_health
 
 LAG_STATUSES = ["ERR", "STOP", "BLOCKED", "WARN", "OK"]
 GROUPS_PAGE_SIZE = 100
+MSG_GROUPS_BUILDING = ("The groups list of {cluster} is being built in the background (every group of every "
+                       "type); this page fills in by itself when it is ready.")
+MSG_GROUPS_NOT_SHARED = ("Redis did not answer: this list comes from this web process's own snapshot, rebuilt in "
+                         "the background, which other processes do not share.")
 
 
 @require_GET
 @role_required(Role.VIEWER)
 def group_list(request: HtmxHttpRequest, cluster: str):
+    """Filters, orders and pages the cluster's shared groups list (offsets/group_table.py), never Kafka's whole
+    list; only the page's groups are described and fetched from Kafka. Without a list yet, says it is being built
+    and polls."""
     cluster_get(cluster)
     q = request.GET.get("q", "").strip().lower()
     state = request.GET.get("state", "")
     lag_status = request.GET.get("status", "")
     sort = request.GET.get("sort", "")
     group_type = request.GET.get("type", "")
-    briefs = group_status_briefs(cluster)
-    every, types_problem = selectors.groups_of_every_type(cluster)
-    if group_type:
-        every = [g for g in every if (g.group_type or g.protocol) == group_type]
-    listings = filter_group_listings(every, briefs, query=q, state=state, lag_status=lag_status, sort=sort)
-    # Only the page shown is described and fetched from Kafka, and only its statuses are read whole.
-    page = Paginator(listings, GROUPS_PAGE_SIZE).get_page(request.GET.get("page"))
-    rows = selectors.group_rows(cluster, list(page.object_list))
-    statuses = group_statuses(cluster, groups=[r.group_id for r in rows])
     params = request.GET.copy()
     params.pop("page", None)
     states = ["Stable", "Empty", "PreparingRebalance", "CompletingRebalance", "Dead", "Unknown"]
-    context = {"cluster": cluster, "rows": [(r, statuses.get(r.group_id)) for r in rows], "page": page,
-               "total": len(listings), "query": params.urlencode(), "q": q, "state": state, "states": states,
+    context = {"cluster": cluster, "query": params.urlencode(), "q": q, "state": state, "states": states,
                "lag_status": lag_status, "lag_statuses": LAG_STATUSES, "sort": sort,
                "sampler": sampler_health(cluster), "group_type": group_type,
-               "group_types": ["classic", "consumer", "share", "streams"], "types_problem": types_problem}
+               "group_types": ["classic", "consumer", "share", "streams"]}
+    snapshot = selectors.group_table_snapshot(cluster)
+    if snapshot is None:
+        context["building"] = MSG_GROUPS_BUILDING.format(cluster=cluster)
+    else:
+        chosen = filter_entries(snapshot.rows, query=q, group_type=group_type, state=state, lag_status=lag_status,
+                                sort=sort)
+        page = Paginator(chosen, GROUPS_PAGE_SIZE).get_page(request.GET.get("page"))
+        rows = selectors.group_rows(cluster, [entry.listing() for entry in page.object_list])
+        statuses = group_statuses(cluster, groups=[r.group_id for r in rows])
+        context.update(rows=[(r, statuses.get(r.group_id)) for r in rows], page=page, total=len(chosen),
+                       age_s=round(snapshot.age_s), types_problem=snapshot.note,
+                       not_shared=None if snapshot.shared else MSG_GROUPS_NOT_SHARED)
     return render(request, "offsets/list.html#group-table" if request.htmx else "offsets/list.html", context)
 
 

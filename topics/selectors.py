@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 from dataclasses import dataclass, field, replace
@@ -12,6 +11,7 @@ from django.core.cache import cache
 
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
+from console.shared_table import connection_version
 from console.kafka.errors import KafkaGatewayError, TopicNotFound
 from console.kafka.ops_configs import BROKER, TOPIC
 from console.kafka.ops_offsets import EARLIEST, LATEST, STABLE
@@ -36,10 +36,7 @@ SORT_KEYS = {
 
 
 def _version(admin) -> str:
-    """Which connection a snapshot was built with (a moved cluster must not show its old brokers' topics); a hash,
-    because the settings may hold secrets and the snapshot sits in Redis."""
-    settings_text = repr((admin.connection.bootstrap_servers, sorted(admin.connection.config.items())))
-    return hashlib.sha256(settings_text.encode()).hexdigest()[:16]
+    return connection_version(admin.connection)
 
 
 def topic_table_snapshot(cluster: str) -> table.Snapshot | None:

@@ -10,9 +10,7 @@ from datetime import UTC, datetime, timedelta
 from django.conf import settings
 
 from console.audit.models import AuditEvent
-from console.kafka.types import GroupListing
 from offsets.lag.chart import ChartGeometry, chart_geometry, sparkline
-from offsets.lag.status import SEVERITY
 from offsets.models import GroupGeneration, GroupLagStatus, LagSample, LagSweep
 
 RANGES = {"1h": 3600, "6h": 6 * 3600, "24h": 86400, "3d": 3 * 86400, "7d": 7 * 86400, "30d": 30 * 86400}
@@ -260,28 +258,6 @@ def group_status_briefs(cluster: str) -> dict[str, GroupStatusBrief]:
     rows = GroupLagStatus.objects.filter(cluster=cluster).values_list("group", "status", "totals")
     return {group: GroupStatusBrief(status, totals[-1] if totals else None)
             for group, status, totals in rows.iterator(5000)}
-
-
-def filter_group_listings(listings: list[GroupListing], statuses: dict[str, GroupStatusBrief | GroupStatusView], *,
-                          query: str = "", state: str = "", lag_status: str = "",
-                          sort: str = "") -> list[GroupListing]:
-    """The groups list's filters and orders, on what ListGroups and the last lag sample know (no Kafka call):
-    name contains `query`, state, lag status; sorted by name, worst status then most lag, or most lag."""
-
-    def status_of(group_id: str) -> str:
-        return getattr(statuses.get(group_id), "status", "")
-
-    def sampled_lag(group_id: str) -> int:
-        return getattr(statuses.get(group_id), "lag", None) or 0
-
-    query = query.lower()
-    chosen = [g for g in listings if query in g.group_id.lower() and (not state or g.state == state)
-              and (not lag_status or status_of(g.group_id) == lag_status)]
-    if sort == "status":
-        chosen.sort(key=lambda g: (-SEVERITY.get(status_of(g.group_id), 0), -sampled_lag(g.group_id)))
-    elif sort == "lag":
-        chosen.sort(key=lambda g: -sampled_lag(g.group_id))
-    return chosen
 
 
 def sampler_health(cluster: str, *, now: datetime | None = None) -> SamplerHealth:

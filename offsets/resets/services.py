@@ -9,6 +9,7 @@ from console.audit.models import AuditEvent
 from console.audit.services import audit_refusal, audited
 from console.clusters.selectors import cluster_admin
 from console.errors import Conflict, ConsoleError, NotFound
+from offsets import group_table
 from offsets.resets.planning import AllTopics, Strategy, ToRecorded, TopicScope, describe_strategy
 from offsets.resets.preview import reset_preview
 from offsets.services import (
@@ -65,6 +66,8 @@ def group_offsets_reset(*, actor: Actor, cluster: str, group: str, scope: AllTop
         record.after = offsets_json({ref: committed.get(ref) for ref in touched})
         if failed:
             raise Conflict("Kafka refused to delete some offsets: " + "; ".join(failed))
+    if preview.state == "Dead" and targets:  # the commit made the group
+        group_table.note_created(cluster, group)
     return record.after
 
 

@@ -10,6 +10,7 @@ from console.audit.models import AuditEvent
 from console.audit.services import audit_refusal, audited
 from console.clusters.selectors import cluster_admin
 from console.errors import Conflict, ConsoleError, NotFound
+from offsets import group_table
 from offsets.resets.planning import AllTopics, Strategy, ToRecorded, TopicScope, describe_strategy
 from offsets.resets.services import recorded_scope
 from offsets.services import (
@@ -106,5 +107,6 @@ def share_group_delete(*, actor: Actor, cluster: str, group: str, confirm: str, 
                  before=offsets_json(before)) as record:
         admin.delete_share_groups([group])
         record.after = {}
+    group_table.note_deleted(cluster, group)
 
 

@@ -7,6 +7,7 @@ import pytest
 from console.audit.models import AuditEvent
 from console.clusters.selectors import cluster_admin
 from console.kafka.types import PartitionRef
+from offsets.selectors import group_snapshot_refresh
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
 
@@ -16,6 +17,7 @@ def _committed(group):
 
 
 def test_groups_list_and_filters(client_for, viewer, seeded, local_cluster):
+    group_snapshot_refresh("local", wait_s=30)  # made behind the console's back: the next snapshot lists it
     client = client_for(viewer)
 
     body = client.get("/clusters/local/groups/", {"q": seeded["group"]}).content.decode()
@@ -39,6 +41,7 @@ def test_groups_list_pages_and_asks_kafka_about_one_page_only(client_for, viewer
     for i, group in enumerate(groups):
         commit(group, {(topic, 0): i})
         GroupLagStatus.objects.create(cluster="local", group=group, status="OK", reason="", totals=[9 - i])
+    group_snapshot_refresh("local", wait_s=30)
     monkeypatch.setattr(views, "GROUPS_PAGE_SIZE", 2)
     fetched = []
     original = AdminClient.list_consumer_group_offsets

@@ -8,6 +8,7 @@ from console.clusters.models import Cluster
 from console.kafka.errors import ClusterUnavailable
 from offsets.lag.sampler import lag_prune, lag_rollup, lag_sample, lag_sample_all
 from offsets.models import GroupCommitStat, GroupLagStatus, LagSample, LagSweep
+from offsets.selectors import group_snapshot_refresh
 from tests.offsets.conftest import wait_for_state
 
 T0 = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
@@ -71,6 +72,7 @@ def test_statuses_from_successive_sweeps(local_cluster, topic_factory, produce, 
     assert statuses[err].reason == f"{topic}-0: committed offset 1 has not moved for 60 s with lag 39"
     assert statuses[err].partition_status == {f"{topic}-0": "ERR"}
 
+    group_snapshot_refresh("local", wait_s=30)  # what the sweep's task does after each sweep
     page = client_for(viewer).get("/clusters/local/groups/", {"q": "lag-"}).content.decode()
     for group, status in ((ok, "OK"), (warn, "WARN"), (stop, "STOP"), (err, "ERR")):
         row = re.search(rf'<tr data-group="{group}">(.*?)</tr>', page, re.S).group(1)
@@ -222,6 +224,7 @@ def test_a_group_id_too_long_to_store_does_not_stop_the_sweep_or_the_pages(local
 
     assert result.groups >= 1 and LagSample.objects.filter(group=short).exists()
     assert not LagSample.objects.filter(group__startswith="long-üü").exists()
+    group_snapshot_refresh("local", wait_s=30)
     page = client_for(operator).get("/clusters/local/groups/?q=long-").content.decode()
     assert "long-üü" in page
     from console.audit.actor import Actor

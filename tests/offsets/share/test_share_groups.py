@@ -17,7 +17,7 @@ from console.clusters.selectors import cluster_admin
 from console.devstack.kafka import java_classpath
 from console.errors import Conflict, ConsoleError
 from offsets.resets.planning import ALL_TOPICS, ShiftBy, ToEarliest, ToLatest, TopicScope
-from offsets.selectors import groups_of_every_type
+from offsets.selectors import group_snapshot_refresh, groups_of_every_type
 from offsets.share.selectors import share_group_detail, share_reset_preview
 from offsets.share.services import share_offsets_reset, share_offsets_revert
 
@@ -168,6 +168,7 @@ def test_pages_and_shell_show_share_groups(unchanged_share_group, client_for, vi
     from django.core.management import call_command
 
     topic, group = unchanged_share_group
+    group_snapshot_refresh("local", wait_s=30)
     listing = client_for(viewer).get("/clusters/local/groups/", {"type": "share"}).content.decode()
     assert f'data-group="{group}"' in listing and "<td>share</td>" in listing
     detail = client_for(viewer).get(f"/clusters/local/groups/{group}/")

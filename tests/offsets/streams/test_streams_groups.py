@@ -23,7 +23,7 @@ from console.errors import Conflict
 from console.kafka.admin import KafkaAdmin
 from console.kafka.types import ClusterConnection, PartitionRef
 from offsets.resets.planning import ALL_TOPICS, ShiftBy, ToDatetime, ToEarliest, ToLatest, ToOffset, TopicScope
-from offsets.selectors import group_rows, groups_of_every_type
+from offsets.selectors import group_rows, group_snapshot_refresh, groups_of_every_type
 from offsets.streams.selectors import streams_group_detail, streams_reset_preview
 from offsets.streams.services import streams_offsets_reset, streams_offsets_revert
 
@@ -223,6 +223,7 @@ def test_reset_executed_audited_and_reverted(stopped, local_cluster, operator):
 
 def test_pages_and_shell_show_streams_groups(stopped, client_for, viewer, operator, local_cluster):
     group = stopped.group
+    group_snapshot_refresh("local", wait_s=30)
     listing = client_for(viewer).get("/clusters/local/groups/", {"type": "streams"}).content.decode()
     assert f'data-group="{group}"' in listing and "<td>streams</td>" in listing
     page = client_for(viewer).get(f"/clusters/local/groups/{group}/").content.decode()
@@ -275,6 +276,7 @@ def test_an_operator_resets_and_reverts_a_streams_group_in_the_browser(stopped, 
         return {ref.partition: o for ref, o in offsets.items() if ref.topic == INPUT}
 
     before = committed()
+    group_snapshot_refresh("local", wait_s=30)
     page = logged_in_page(make_user("streams-oncall", "operator"))
     page.goto("/clusters/local/groups/?type=streams")
     page.click(f"a:has-text('{group}')")

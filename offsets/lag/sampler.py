@@ -21,6 +21,7 @@ from django.conf import settings
 from django.db import transaction
 
 from console.bulk_sql import insert_rows
+from console.gc_pause import cycle_collector_paused
 from console.clusters.models import Cluster
 from console.errors import ConsoleError
 from console.kafka.errors import KafkaGatewayError
@@ -81,7 +82,8 @@ def lag_sample(*, cluster: str, now: datetime | None = None, budget_s: float | N
         budget = settings.LAG_SWEEP_BUDGET_S if budget_s is None else budget_s
         sweeps = Sweeps([cluster], {cluster: _previous_samples(cluster)}, budget)
     try:
-        return _store_parts(cluster, now, sweeps.parts(cluster))
+        with cycle_collector_paused():
+            return _store_parts(cluster, now, sweeps.parts(cluster))
     finally:
         if own:
             sweeps.close()

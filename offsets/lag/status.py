@@ -40,19 +40,22 @@ class GroupVerdict:
 
 def window_append(window: dict, time_s: float, observed: dict[str, tuple[int, ...]], size: int) -> dict:
     """The window with one more sample (committed, end and, when known, the last stable offset per partition),
-    keeping the newest `size`."""
-    times = list(window.get("times", []))
+    keeping the newest `size`. Runs for every committed partition of every sweep: kept to plain list operations."""
+    times = window.get("times", [])
     old = window.get("partitions", {})
-    keys = set(old) | set(observed)
     partitions = {}
-    for key in keys:
-        series = list(old.get(key, [None] * len(times)))
-        series.append(list(observed[key]) if key in observed else None)
-        series = series[-size:]
-        if any(v is not None for v in series):
+    for key, series in old.items():
+        point = observed.get(key)
+        series = series + [None if point is None else list(point)]
+        if len(series) > size:
+            series = series[-size:]
+        if point is not None or any(v is not None for v in series):
             partitions[key] = series
-    times = (times + [time_s])[-size:]
-    return {"times": times, "partitions": partitions}
+    padding = min(len(times), size - 1)
+    for key, point in observed.items():
+        if key not in old:
+            partitions[key] = [None] * padding + [list(point)]
+    return {"times": (times + [time_s])[-size:], "partitions": partitions}
 
 
 def _since_rewind(points: list[tuple[float, int, int]]) -> list[tuple[float, int, int]]:

@@ -67,17 +67,23 @@ def _groups_of_every_type(admin) -> tuple[list[GroupListing], str]:
 
 def group_rows(cluster: str, listings: Sequence[GroupListing] | None = None) -> list[GroupRow]:
     """State, members, topics and total lag of the listed groups (default: all of them): one DescribeGroups for
-    all, one OffsetFetch per group sent together, and one ListOffsets round for every committed partition. A
-    listed group that is gone by now (deleted by another client since it was listed) is left out."""
+    all, asked while one OffsetFetch per group (sent together) and then one ListOffsets round for every committed
+    partition are. A listed group that is gone by now (deleted by another client since it was listed) is left
+    out."""
     admin = cluster_admin(cluster)
     listings = admin.list_groups() if listings is None else listings
     typed_rows = _typed_rows(_share_rows, admin, [g.group_id for g in listings if g.group_type == "share"])
     typed_rows.update(_typed_rows(_streams_rows, admin, [g.group_id for g in listings if g.group_type == "streams"]))
     ids = [g.group_id for g in listings if g.group_type not in OTHER_TYPES]
-    described = admin.describe_groups(ids)
-    committed = admin.group_offsets(ids)
-    refs = sorted({ref for offsets in committed.values() for ref in offsets})
-    ends = admin.list_offsets_many(refs, [LATEST], strict=False)[LATEST]
+    described, committed, ends = {}, {}, {}
+    if ids:
+        # Side by side: for a page of 100 groups each takes a good part of the page's time.
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            describing = pool.submit(admin.describe_groups, ids)
+            committed = admin.group_offsets(ids)
+            refs = sorted({ref for offsets in committed.values() for ref in offsets})
+            ends = admin.list_offsets_many(refs, [LATEST], strict=False)[LATEST] if refs else {}
+            described = describing.result()
     rows = []
     for listing in listings:
         if listing.group_type in OTHER_TYPES:

@@ -56,7 +56,7 @@ def topic_table_snapshot(cluster: str) -> table.Snapshot | None:
 
 def topic_table(cluster: str) -> list[TopicRow]:
     """For the shell: the shared table, built now if there is none yet (or it is older than beat should allow)."""
-    admin = _refresh_admin(cluster)
+    admin = background_admin(cluster)
     version = _version(admin)
     found = table.read(cluster, version)
     if found is None or found.age_s > table.stale_after(found):
@@ -73,11 +73,12 @@ MSG_TABLE_BEING_BUILT = "The topic list of '{cluster}' is being built by another
 def topic_snapshot_refresh(cluster: str, *, wait_s: float = 0.0) -> table.Snapshot | None:
     """Rebuilds the cluster's shared topic table now, with the longer bounds of a background job (what the beat
     task runs); None when another process is already rebuilding it (after waiting up to `wait_s` for it)."""
-    admin = _refresh_admin(cluster)
+    admin = background_admin(cluster)
     return table.refresh(cluster, _version(admin), lambda: _build_table(admin), wait_s=wait_s)
 
 
-def _refresh_admin(cluster: str):
+def background_admin(cluster: str):
+    """The cluster's gateway for the shared tables' background rebuilds."""
     return _patient(cluster_admin(cluster))
 
 

@@ -2,6 +2,9 @@ from celery import shared_task
 from django.conf import settings
 
 from console.clusters.models import Cluster
+from console.errors import ConsoleError
+from console.kafka.errors import KafkaGatewayError
+from topics.disk import disk_usage_refresh
 from topics.selectors import topic_snapshot_refresh
 
 
@@ -17,7 +20,12 @@ def refresh_topic_snapshots() -> list[str]:
 @shared_task(ignore_result=False)
 def refresh_topic_snapshot(cluster: str) -> dict:
     snapshot = topic_snapshot_refresh(cluster)
+    try:  # sizes: one DescribeLogDirs per rebuild for every process, not one per process
+        disk_usage_refresh(cluster)
+        sizes = "read"
+    except (KafkaGatewayError, ConsoleError) as exc:  # the topic table is written; only sizes wait for the next run
+        sizes = f"not read: {exc.message}"
     if snapshot is None:
-        return {"cluster": cluster, "skipped": "another process is rebuilding it"}
+        return {"cluster": cluster, "skipped": "another process is rebuilding it", "sizes": sizes}
     return {"cluster": cluster, "topics": len(snapshot.rows), "complete": snapshot.complete,
-            "taken_at": snapshot.taken_at}
+            "taken_at": snapshot.taken_at, "sizes": sizes}

@@ -10,7 +10,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from django.utils.html import escape
 
 from console.kafka.types import PartitionRef
-from topics import table
+from topics import disk, table
 from topics.selectors import leader_windows, topic_snapshot_refresh, topic_table
 from topics.table import LocalStore, Snapshot, TopicRow
 from topics.views import MSG_TABLE_BUILDING, MSG_TABLE_NOT_SHARED
@@ -116,13 +116,14 @@ def _delete(admin: AdminClient, name: str) -> None:
 
 @pytest.fixture
 def kafka_calls(monkeypatch):
-    """Every list_topics and list_offsets_many made in this process, through the real gateway methods."""
+    """Every list_topics, list_offsets_many and describe_log_dirs made in this process, through the real gateway
+    methods."""
     from console.kafka.admin import KafkaAdmin
     from console.kafka.isolated import IsolatedKafkaAdmin
 
     calls = []
     for cls in (KafkaAdmin, IsolatedKafkaAdmin):
-        for name in ("list_topics", "list_offsets_many"):
+        for name in ("list_topics", "list_offsets_many", "describe_log_dirs"):
             def spy(self, *args, _real=getattr(cls, name), _name=name, **kwargs):
                 calls.append((_name, args))
                 return _real(self, *args, **kwargs)
@@ -177,6 +178,8 @@ def test_a_celery_worker_builds_the_table_this_process_reads(
     table.forget_redis_state()  # nothing decoded here before: whatever this process shows comes from Redis
     status, body = _names(client_for(viewer), name)
     assert status == 200 and _listed(body, name)
+    assert done["sizes"] == "read"
+    assert disk.disk_usage("local").by_topic[name] == 0  # sizes too: no process asks every broker for its own
     assert kafka_calls == []  # built in the worker, not here
     assert table.read("local", _version()).taken_at == done["taken_at"]
 

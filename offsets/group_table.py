@@ -14,7 +14,7 @@ Pure: the row, its encoding and the list's filters and orders.
 
 from __future__ import annotations
 
-from dataclasses import astuple, dataclass
+from typing import NamedTuple
 
 from console import shared_table
 from console.kafka.types import GroupListing
@@ -23,9 +23,9 @@ from offsets.lag.status import SEVERITY
 FORMAT = 1  # bump when the encoded row layout changes; older blobs are then ignored (and rebuilt)
 
 
-@dataclass(frozen=True)
-class GroupEntry:
-    """What the list filters and orders on, for one group."""
+class GroupEntry(NamedTuple):
+    """What the list filters and orders on, for one group. A named tuple rather than a frozen dataclass: a
+    process decodes 50,000 of them per snapshot, and a tuple is made several times faster."""
 
     group_id: str
     protocol: str  # classic, consumer, share, streams, or "unknown"
@@ -44,16 +44,8 @@ class GroupEntry:
                             group_type=self.group_type)
 
 
-def _row_out(row: GroupEntry) -> list:
-    return list(astuple(row))
-
-
-def _row_in(values: list) -> GroupEntry:
-    return GroupEntry(*values)
-
-
 TABLE = shared_table.SharedTable(
-    "groups", format=FORMAT, row_out=_row_out, row_in=_row_in, key=lambda row: row.group_id,
+    "groups", format=FORMAT, row_out=list, row_in=GroupEntry._make, key=lambda row: row.group_id,
     interval_setting="GROUP_SNAPSHOT_INTERVAL_S", lock_setting="GROUP_SNAPSHOT_LOCK_S")
 
 

@@ -20,7 +20,6 @@ topics/table.py and offsets/group_table.py are the two tables; each says what a 
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
 import logging
@@ -33,6 +32,8 @@ from typing import Any
 
 import redis
 from django.conf import settings
+
+from console.gc_pause import cycle_collector_paused
 
 log = logging.getLogger(__name__)
 
@@ -272,16 +273,11 @@ class SharedTable:
         """(version, snapshot), or None for a blob of another format."""
         # Tens of thousands of short-lived lists and rows, none in a reference cycle: without pausing the cycle
         # collector, its passes over them took about as long as the decoding itself.
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
+        with cycle_collector_paused():
             document = json.loads(zlib.decompress(blob))
             if document.get("format") != self.format:
                 return None
             rows = [self.row_in(values) for values in document["rows"]]
-        finally:
-            if collecting:
-                gc.enable()
         return document["version"], Snapshot(rows=rows, taken_at=document["taken_at"],
                                              complete=document["complete"], note=document.get("note", ""))
 

@@ -18,7 +18,6 @@ import os
 import statistics
 import sys
 import tempfile
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 

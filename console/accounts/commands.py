@@ -9,18 +9,20 @@ from console.accounts.roles import Role, require_role
 from console.audit.actor import Actor
 from console.commands import ConsoleCommand
 from console.errors import ConsoleError
+from console.shell import shared_argument
 
 MSG_UNKNOWN_ACTOR = "Unknown or inactive user '{username}' given as --actor."
 MSG_REASON_REQUIRED = "--reason is required: say why, it goes into the audit log."
 
 
 class ActorCommand(ConsoleCommand):
-    """Adds --actor and --reason and resolves them into an Actor (source "cli") and a reason."""
+    """Adds --actor and --reason (before or after a subcommand, as every shared option) and resolves them into
+    an Actor (source "cli") and a reason; the role is checked here, in the command, whatever else checks it."""
 
     def add_actor_arguments(self, parser, *, required: bool = True) -> None:
-        parser.add_argument("--actor", required=required,
-                            help="username of the person acting (checked against the role)")
-        parser.add_argument("--reason", default="", help="why: recorded in the audit log")
+        shared_argument(parser, "--actor", required=required,
+                        help="username of the person acting (checked against the role)")
+        shared_argument(parser, "--reason", default="", help="why: recorded in the audit log")
 
     def acting(self, options, *, role: Role, reason_required: bool = True) -> tuple[Actor, str]:
         user_model = get_user_model()

@@ -14,6 +14,7 @@ from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
 from console.kafka.types import ACL_OPERATIONS, ACL_PATTERN_TYPES, ACL_PERMISSIONS, ACL_RESOURCE_TYPES
 
+FORMAT_HELP = "table (as kafka-acls --list prints them; 'kafka' is the same) or json"
 MSG_REMOVE_NEEDS_FILTER = "Name at least a principal or a resource: remove never matches every binding."
 
 
@@ -37,8 +38,7 @@ class Command(ActorCommand):
     help = __doc__
 
     def add_arguments(self, parser):
-        parser.add_argument("--cluster", default="local")
-        sub = parser.add_subparsers(dest="subcommand", required=True)
+        sub = self.add_subcommands(parser)
         listing = sub.add_parser("list", help="bindings matching the filter (all without one)")
         add = sub.add_parser("add", help="create bindings: one per --operation (admin)")
         remove = sub.add_parser("remove", help="delete the bindings matching the filter (admin)")
@@ -57,13 +57,13 @@ class Command(ActorCommand):
         add.add_argument("--operation", action="append", required=True, choices=ACL_OPERATIONS)
         add.add_argument("--permission", default="ALLOW", choices=ACL_PERMISSIONS)
         add.add_argument("--host", default="*")
-        add.add_argument("--confirm", action="store_true", help="create them; without it only the preview prints")
+        self.add_yes_argument(add, confirm=True, help="create them; without it only the preview prints")
         remove.add_argument("--confirm", default="", metavar="COUNT",
                             help="the number of bindings the preview listed; without it only the preview prints")
         for command in (add, remove):
             self.add_actor_arguments(command, required=False)
         for command in (listing, add, remove):
-            command.add_argument("--format", choices=["kafka", "json"], default="kafka")
+            self.add_format_argument(command, also=("kafka",), help=FORMAT_HELP)
 
     def handle(self, *args, **options):
         getattr(self, "_" + options["subcommand"])(options["cluster"], options)

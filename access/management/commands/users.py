@@ -17,6 +17,7 @@ from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
 from console.kafka.ops_scram import SCRAM_MECHANISMS
 
+FORMAT_HELP = "table (as kafka-configs --describe words it; 'kafka' is the same) or json"
 MSG_ONE_PASSWORD_SOURCE = "Give the password with exactly one of --password-env VAR or --password-stdin."
 MSG_EMPTY_ENV = "Environment variable {name} is not set or empty."
 
@@ -44,8 +45,7 @@ class Command(ActorCommand):
     help = __doc__
 
     def add_arguments(self, parser):
-        parser.add_argument("--cluster", default="local")
-        sub = parser.add_subparsers(dest="subcommand", required=True)
+        sub = self.add_subcommands(parser)
         listing = sub.add_parser("list", help="users with SCRAM credentials")
         quotas = sub.add_parser("quotas", help="client quotas by user and client id")
         setting = sub.add_parser("set-password", help="create a user's credential or replace its password (admin)")
@@ -61,7 +61,7 @@ class Command(ActorCommand):
         for command in (setting, delete):
             self.add_actor_arguments(command)
         for command in (listing, quotas):
-            command.add_argument("--format", choices=["kafka", "json"], default="kafka")
+            self.add_format_argument(command, also=("kafka",), help=FORMAT_HELP)
 
     def handle(self, *args, **options):
         getattr(self, "_" + options["subcommand"].replace("-", "_"))(options["cluster"], options)

@@ -23,13 +23,14 @@ class Command(ActorCommand):
     help = __doc__
 
     def add_arguments(self, parser):
-        sub = parser.add_subparsers(dest="subcommand", required=True)
+        # --cluster here names what a rule or silence covers, so its default is every cluster, not local.
+        sub = self.add_subcommands(parser, cluster=False)
         listing = sub.add_parser("list", help="rules, open alerts and active silences")
-        listing.add_argument("--format", choices=["table", "json"], default="table")
+        self.add_format_argument(listing, help="table or json")
         add = sub.add_parser("add", help="add a rule")
         add.add_argument("name")
         add.add_argument("--kind", required=True, choices=AlertRule.Kind.values)
-        add.add_argument("--cluster", default="", help="default: every cluster")
+        self.add_cluster_argument(add, default="", help="the cluster the rule covers (default: every cluster)")
         add.add_argument("--group", default="*", help="a group id or a pattern such as 'orders-*'")
         add.add_argument("--status", action="append", default=[], help="WARN, BLOCKED, STOP or ERR (repeat, or comma-separated)")
         add.add_argument("--for-minutes", type=int, default=0, help="how long the condition must hold")
@@ -43,7 +44,7 @@ class Command(ActorCommand):
         self.add_actor_arguments(remove)
         silence = sub.add_parser("silence", help="notify nobody of matching alerts for a while")
         silence.add_argument("--rule", default="", help="default: every rule")
-        silence.add_argument("--cluster", default="")
+        self.add_cluster_argument(silence, default="", help="the cluster silenced (default: every cluster)")
         silence.add_argument("--group", default="*")
         until = silence.add_mutually_exclusive_group(required=True)
         until.add_argument("--hours", type=float)

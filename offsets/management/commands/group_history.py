@@ -12,8 +12,8 @@ class Command(ConsoleCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("group")
-        parser.add_argument("--cluster", default="local")
-        parser.add_argument("--format", choices=["json", "table"], default="table")
+        self.add_cluster_argument(parser)
+        self.add_format_argument(parser, help="table or json")
 
     def handle(self, *args, **options):
         cluster_get(options["cluster"])  # an unknown name is an error, not an empty history

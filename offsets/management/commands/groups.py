@@ -39,12 +39,11 @@ class Command(ActorCommand):
     help = __doc__
 
     def add_arguments(self, parser):
-        parser.add_argument("--cluster", default="local")
-        sub = parser.add_subparsers(dest="subcommand", required=True)
+        sub = self.add_subcommands(parser)
         listing = sub.add_parser("list", help="every consumer group (kafka-consumer-groups --list)")
         listing.add_argument("--state", action="store_true", help="with each group's state")
         listing.add_argument("--type", action="store_true", help="with each group's type (classic, consumer)")
-        listing.add_argument("--format", choices=["table", "json"], default="table")
+        self.add_format_argument(listing)
         listing.add_argument("--all-types", action="store_true",
                              help="share and streams groups too (Kafka's ListGroups of every type, as kafka-groups)")
         describe = sub.add_parser("describe", help="a group's offsets and lag (kafka-consumer-groups --describe)")
@@ -52,15 +51,15 @@ class Command(ActorCommand):
         view = describe.add_mutually_exclusive_group()
         view.add_argument("--members", action="store_true")
         view.add_argument("--state", action="store_true")
-        describe.add_argument("--format", choices=["table", "json"], default="table")
+        self.add_format_argument(describe)
         delete = sub.add_parser("delete", help="delete an inactive group and its committed offsets")
         delete.add_argument("group")
-        delete.add_argument("--yes", action="store_true", help="delete; without it, only say what would go")
+        self.add_yes_argument(delete)
         self.add_actor_arguments(delete, required=False)
         offsets = sub.add_parser("delete-offsets", help="delete a group's committed offsets for a topic")
         offsets.add_argument("group")
         offsets.add_argument("--topic", required=True, metavar="TOPIC[:P,P]")
-        offsets.add_argument("--yes", action="store_true", help="delete; without it, only say what would go")
+        self.add_yes_argument(offsets)
         self.add_actor_arguments(offsets, required=False)
 
     def handle(self, *args, **options):

@@ -15,9 +15,9 @@ class Command(ConsoleCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("group")
-        parser.add_argument("--cluster", default="local")
+        self.add_cluster_argument(parser)
         parser.add_argument("--range", choices=list(RANGES), default="6h")
-        parser.add_argument("--format", choices=["json", "table"], default="table")
+        self.add_format_argument(parser, help="table or json")
 
     def handle(self, *args, **options):
         try:

@@ -18,7 +18,8 @@ class Command(ConsoleCommand):
     help = __doc__
 
     def add_arguments(self, parser):
-        parser.add_argument("--cluster", help="record this cluster only (default: every registered cluster)")
+        self.add_cluster_argument(parser, default=None,
+                                  help="record this cluster only (default: every registered cluster)")
         parser.add_argument("--sample", action="store_true", help="poll DescribeGroups instead of the internal topic")
         parser.add_argument("--until-caught-up", action="store_true", help="stop at the end of the backlog")
 

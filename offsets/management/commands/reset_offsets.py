@@ -40,7 +40,7 @@ class Command(ActorCommand):
     help = __doc__
 
     def add_arguments(self, parser):
-        parser.add_argument("--cluster", default="local")
+        self.add_cluster_argument(parser)
         parser.add_argument("--group", required=True)
         parser.add_argument("--all-topics", action="store_true")
         parser.add_argument("--topic", action="append", default=[], metavar="TOPIC[:P,P]")

@@ -19,10 +19,10 @@ from records.search import (
 from records.selectors import match_rows
 
 STEP_S = 2.0
+FORMAT_LINES_HELP = "table, or json: one object per line for each record, then one with the counts"
 
 
 def _range_arguments(parser) -> None:
-    parser.add_argument("--cluster", default="local")
     parser.add_argument("--topic", required=True)
     parser.add_argument("--partitions", default="", help="e.g. 0,2 (default: all)")
     parser.add_argument("--from", dest="start", default="earliest",
@@ -30,8 +30,6 @@ def _range_arguments(parser) -> None:
     parser.add_argument("--to", dest="end", default="latest", help="latest, an offset, or a time")
     parser.add_argument("--newest-first", action="store_true")
     parser.add_argument("--isolation", choices=["read_committed", "read_uncommitted"], default="read_committed")
-    parser.add_argument("--format", choices=["table", "json"], default="table",
-                        help="json: one object per record, then one with the counts")
     parser.add_argument("--max-seconds", type=float, default=300.0, help="time budget (default 300)")
 
 
@@ -39,12 +37,14 @@ class Command(ActorCommand):
     help = "Read, search (no consumer group, nothing committed) or produce records."
 
     def add_arguments(self, parser):
-        sub = parser.add_subparsers(dest="subcommand", required=True)
+        sub = self.add_subcommands(parser)
         read = sub.add_parser("read", help="records of a range, all partitions or chosen ones")
         _range_arguments(read)
+        self.add_format_argument(read, help=FORMAT_LINES_HELP)
         read.add_argument("--limit", type=int, default=50, help="records to print (default 50)")
         search = sub.add_parser("search", help="the records of a range that pass the filters")
         _range_arguments(search)
+        self.add_format_argument(search, help=FORMAT_LINES_HELP)
         search.add_argument("--key", default="", help="key contains")
         search.add_argument("--key-regex", default="")
         search.add_argument("--value", default="", help="value contains (decoded JSON for registry records)")
@@ -58,7 +58,6 @@ class Command(ActorCommand):
         search.add_argument("--max-records", type=int, default=100_000_000, help="records budget")
         search.add_argument("--limit", type=int, default=1000, help="matches to print at most (default 1000)")
         produce = sub.add_parser("produce", help="send one record (operator)")
-        produce.add_argument("--cluster", default="local")
         produce.add_argument("--topic", required=True)
         produce.add_argument("--partition", type=int, default=None, help="default: by the key's hash")
         produce.add_argument("--key", default=None, help="the key as text (default: null)")
@@ -68,7 +67,7 @@ class Command(ActorCommand):
         produce.add_argument("--value-subject", default="", help="encode the value (JSON) with this subject")
         produce.add_argument("--value-version", type=int, default=None, help="subject version (default latest)")
         produce.add_argument("--header", action="append", default=[], metavar="NAME=VALUE")
-        produce.add_argument("--format", choices=["table", "json"], default="table")
+        self.add_format_argument(produce)
         self.add_actor_arguments(produce)
 
     def handle(self, *args, **options):

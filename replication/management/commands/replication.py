@@ -16,14 +16,13 @@ class Command(ActorCommand):
     help = __doc__
 
     def add_arguments(self, parser):
-        parser.add_argument("--cluster", default="local")
-        sub = parser.add_subparsers(dest="subcommand", required=True)
+        sub = self.add_subcommands(parser)
         brokers = sub.add_parser("brokers", help="every broker, up or down, with its rack and share of replicas")
-        brokers.add_argument("--format", choices=["table", "json"], default="table")
+        self.add_format_argument(brokers)
         elect = sub.add_parser("elect", help="preferred leader election (admin)")
         elect.add_argument("--topic", action="append", metavar="TOPIC[:P,P]",
                            help="a topic, or chosen partitions of it (repeatable); default: every topic")
-        elect.add_argument("--confirm", action="store_true", help="elect; without it only the preview prints")
+        self.add_yes_argument(elect, confirm=True, help="elect; without it only the preview prints")
         reassign = sub.add_parser("reassign", help="move replicas or change the replication factor (admin)")
         reassign.add_argument("--topic", required=True)
         how = reassign.add_mutually_exclusive_group(required=True)
@@ -31,7 +30,7 @@ class Command(ActorCommand):
         how.add_argument("--replication-factor", type=int)
         reassign.add_argument("--throttle", type=int, metavar="BYTES_PER_S",
                               help="replication throttle per broker while the data moves")
-        reassign.add_argument("--confirm", action="store_true", help="start; without it only the preview prints")
+        self.add_yes_argument(reassign, confirm=True, help="start; without it only the preview prints")
         status = sub.add_parser("status", help="a topic's reassignment in progress")
         status.add_argument("--topic", required=True)
         cancel = sub.add_parser("cancel", help="cancel a topic's reassignment in progress (admin)")

@@ -32,7 +32,7 @@ class Command(ActorCommand):
     help = __doc__
 
     def add_arguments(self, parser):
-        parser.add_argument("--cluster", default="local")
+        self.add_cluster_argument(parser)
         parser.add_argument("--topic", required=True)
         parser.add_argument("--start", required=True,
                             help="earliest | offsets:P=O,... | timestamp:ISO | group:G | reset:AUDIT_EVENT_ID")

@@ -26,12 +26,11 @@ class Command(ActorCommand):
     help = "Topics: list | describe | create | alter-config | add-partitions | delete | purge"
 
     def add_arguments(self, parser):
-        sub = parser.add_subparsers(dest="action", required=True)
+        sub = self.add_subcommands(parser, dest="action")
 
         def command(name: str, help_text: str, *, mutating: bool, topic: bool = True):
             p = sub.add_parser(name, help=help_text)
-            p.add_argument("--cluster", default="local")
-            p.add_argument("--format", choices=["table", "json"], default="table")
+            self.add_format_argument(p)
             if topic:
                 p.add_argument("--topic", required=True)
             if mutating:
@@ -53,7 +52,7 @@ class Command(ActorCommand):
         grow = command("add-partitions", "grow the partition count (keyed ordering changes)", mutating=True)
         grow.add_argument("--partitions", type=int, required=True, help="the new total")
         delete = command("delete", "delete a topic", mutating=True)
-        delete.add_argument("--yes", action="store_true", help="confirm the deletion")
+        self.add_yes_argument(delete, help="confirm the deletion (without it, nothing is deleted)")
         purge = command("purge", "delete records below an offset (DeleteRecords)", mutating=True)
         purge.add_argument("--partition", action="append", default=[], metavar="P[,P]", help="default: all")
         purge.add_argument("--offset", type=int, help="delete below this offset (default: everything now present)")
@@ -102,7 +101,7 @@ class Command(ActorCommand):
         services.topic_create(actor=actor, cluster=options["cluster"], name=options["topic"],
                               partitions=options["partitions"], replication_factor=options["replication_factor"],
                               configs=_pairs(options["config"]), reason=reason)
-        self.stdout.write(f"Created topic {options['topic']}.")
+        self.emit(options, {"topic": options["topic"], "created": True}, [f"Created topic {options['topic']}."])
 
     def do_alter_config(self, options):
         actor, reason = self.acting(options, role=Role.ADMIN)
@@ -115,7 +114,8 @@ class Command(ActorCommand):
         actor, reason = self.acting(options, role=Role.ADMIN)
         services.topic_partitions_add(actor=actor, cluster=options["cluster"], topic=options["topic"],
                                       new_total=options["partitions"], reason=reason)
-        self.stdout.write(f"{options['topic']} now has {options['partitions']} partitions.")
+        self.emit(options, {"topic": options["topic"], "partitions": options["partitions"]},
+                  [f"{options['topic']} now has {options['partitions']} partitions."])
 
     def do_delete(self, options):
         if not options["yes"]:
@@ -123,7 +123,7 @@ class Command(ActorCommand):
         actor, reason = self.acting(options, role=Role.ADMIN)
         services.topic_delete(actor=actor, cluster=options["cluster"], topic=options["topic"],
                               confirm=options["topic"], reason=reason)
-        self.stdout.write(f"Deleted topic {options['topic']}.")
+        self.emit(options, {"topic": options["topic"], "deleted": True}, [f"Deleted topic {options['topic']}."])
 
     def do_purge(self, options):
         try:

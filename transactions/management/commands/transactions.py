@@ -28,8 +28,7 @@ class Command(ActorCommand):
     help = __doc__
 
     def add_arguments(self, parser):
-        parser.add_argument("--cluster", default="local")
-        sub = parser.add_subparsers(dest="subcommand", required=True)
+        sub = self.add_subcommands(parser)
         listing = sub.add_parser("list", help="every transactional id the coordinators know")
         describe = sub.add_parser("describe", help="one transactional id's state")
         describe.add_argument("--transactional-id", required=True)
@@ -53,7 +52,7 @@ class Command(ActorCommand):
                            help="the producer id shown by the preview; without it, only the preview is printed")
         self.add_actor_arguments(abort, required=False)
         for command in (listing, describe, producers, hanging, abort):
-            command.add_argument("--format", choices=["table", "json"], default="table")
+            self.add_format_argument(command)
 
     def handle(self, *args, **options):
         handler = getattr(self, "_" + options["subcommand"].replace("-", "_"))

@@ -11,9 +11,9 @@ class Command(ActorCommand):
     help = "List accounts with their console role, or set one's role (admin; audited as account.role.set)."
 
     def add_arguments(self, parser):
-        sub = parser.add_subparsers(dest="subcommand", required=True)
+        sub = self.add_subcommands(parser, cluster=False)
         listing = sub.add_parser("list", help="every account and its role")
-        listing.add_argument("--format", choices=["table", "json"], default="table")
+        self.add_format_argument(listing, help="table or json")
         setting = sub.add_parser("set", help="make ROLE the user's only role (none takes every role away)")
         setting.add_argument("username")
         setting.add_argument("role", choices=[value for value, _ in ROLE_CHOICES])

@@ -23,9 +23,9 @@ class Command(ActorCommand):
     help = "List registered clusters with their health, or register one (admin)."
 
     def add_arguments(self, parser):
-        sub = parser.add_subparsers(dest="subcommand", required=True)
+        sub = self.add_subcommands(parser, cluster=False)  # --name says which cluster: this is the registry
         listing = sub.add_parser("list", help="clusters with reachability, broker count and controller")
-        listing.add_argument("--format", choices=["table", "json"], default="table")
+        self.add_format_argument(listing, help="table or json")
         add = sub.add_parser("add", help="register or update a cluster")
         add.add_argument("--name", required=True)
         add.add_argument("--bootstrap-servers", required=True)
@@ -40,7 +40,7 @@ class Command(ActorCommand):
         self.add_actor_arguments(add)
         remove = sub.add_parser("remove", help="unregister a cluster and delete what the console kept about it")
         remove.add_argument("--name", required=True)
-        remove.add_argument("--yes", action="store_true", help="remove; without it, only say what would go")
+        self.add_yes_argument(remove, help="remove; without it, only say what would go")
         self.add_actor_arguments(remove)
 
     def handle(self, *args, **options):

@@ -381,7 +381,8 @@ def main() -> None:
                                             "--access-logformat", "%(p)s %(s)s %(U)s"],
                             env)
         stack.spawn("worker", [PYTHON, "-m", "celery", "-A", "console", "worker", "--concurrency=2",
-                               "--loglevel=WARNING", f"--hostname=scale-bench-{os.getpid()}@%h"], env)
+                               "--loglevel=WARNING", f"--hostname=scale-bench-{os.getpid()}@%h"],
+                    {**env, "LAG_SWEEP_LOG_LEVEL": "DEBUG"})
         stack.spawn("beat", [PYTHON, "-m", "celery", "-A", "console", "beat", "--loglevel=WARNING",
                              "--schedule", str(work / "celerybeat-schedule")], env)
         base = f"http://127.0.0.1:{port}"
@@ -461,6 +462,11 @@ def main() -> None:
         redis_node.stop()
         stop_postgres(postgres_dir)
         total_s = time.perf_counter() - started_all
+        worker_log = work / "worker.log"
+        if worker_log.exists():  # how the sweeps went, batch by batch (offsets/lag/observe.py logs each)
+            for line in worker_log.read_text(errors="replace").splitlines():
+                if "Lag sweep of" in line or "Lag sample of" in line:
+                    print(line[-300:], flush=True)
         shutil.rmtree(work, ignore_errors=True)
 
     bad = sum(n for code, n in statuses.items() if code >= 500 or code == 404)

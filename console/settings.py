@@ -356,6 +356,8 @@ LOGGING = {
         "axes": {"level": "WARNING"},  # a line per login otherwise; lockouts are warnings
         # Connection failures already reach people as ClusterUnavailable; librdkafka would repeat them every 100 ms.
         "console.kafka.librdkafka": {"level": env("LIBRDKAFKA_LOG_LEVEL", default="CRITICAL")},
+        # DEBUG: how long each batch of a lag sweep took to ask (OffsetFetch, then ListOffsets).
+        "offsets.lag.observe": {"level": env("LAG_SWEEP_LOG_LEVEL", default="INFO")},
     },
 }
 TOPIC_LIST_CACHE_S = env.float("TOPIC_LIST_CACHE_S", default=15.0)

@@ -98,9 +98,14 @@ def ask(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: float,
         chunk = order[start:start + SWEEP_GROUPS_PER_CALL]
         committed: dict[str, dict[PartitionRef, int]] = {}
         try:
+            batch_started = time.monotonic()
             _fetch_committed(admin, chunk, streams_ids, committed)
             refs = {ref for offsets in committed.values() for ref in offsets}
-            _fetch_ends(admin, sorted(refs - ends.keys()), ends, stables)
+            fetched = time.monotonic()
+            new_refs = sorted(refs - ends.keys())
+            _fetch_ends(admin, new_refs, ends, stables)
+            log.debug("Lag sweep of %s: offsets of %d groups in %.2f s, end offsets of %d partitions in %.2f s",
+                      admin.cluster, len(chunk), fetched - batch_started, len(new_refs), time.monotonic() - fetched)
         except KafkaGatewayError as exc:
             if not start:
                 raise
@@ -133,8 +138,9 @@ def _fetch_committed(admin: KafkaAdmin, chunk: list[str], streams_ids: set[str],
         except ClusterUnavailable:
             raise
         except KafkaGatewayError as exc:
-            log.info("Lag sweep of %s: batched OffsetFetch failed (%s); asking group by group", admin.cluster,
-                     exc.message)
+            # A warning: group by group is many times slower, and a big cluster's sweep may then run out of time.
+            log.warning("Lag sweep of %s: batched OffsetFetch of %d groups failed (%s); asking group by group",
+                        admin.cluster, len(consumers), exc.message)
             into.update(admin.group_offsets(consumers, skip_failed=True))
     streams = [g for g in chunk if g in streams_ids]
     if streams:

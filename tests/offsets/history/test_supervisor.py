@@ -59,10 +59,25 @@ def _rebalance_on_secured(secured_kafka, topic: str, group: str) -> None:
     consumer.close()
 
 
-def _recorder_pid(cluster: str) -> int | None:
-    found = subprocess.run(["pgrep", "-f", f"record_groups --cluster {cluster}$"], capture_output=True, text=True)
-    pids = found.stdout.split()
-    return int(pids[0]) if pids else None
+def _recorders(supervisor_pid: int) -> dict[str, int]:
+    """The recorder processes this test's supervisor started, by cluster: its own children only, so a recorder of
+    another stack on the machine (`make run`'s) is never taken for one of them."""
+    found = subprocess.run(["pgrep", "-a", "-P", str(supervisor_pid)], capture_output=True, text=True)
+    recorders = {}
+    for line in found.stdout.splitlines():
+        pid, _, command = line.partition(" ")
+        words = command.split()
+        if words[-3:-1] == ["record_groups", "--cluster"]:
+            recorders[words[-1]] = int(pid)
+    return recorders
+
+
+def _running(pid: int) -> bool:
+    """Whether `pid` is still a recorder (a zombie or a pid used again since is not)."""
+    try:
+        return b"record_groups" in open(f"/proc/{pid}/cmdline", "rb").read()
+    except FileNotFoundError:
+        return False
 
 
 def test_every_registered_cluster_is_recorded_and_the_registry_is_followed(
@@ -102,18 +117,23 @@ def test_every_registered_cluster_is_recorded_and_the_registry_is_followed(
                   "a recorder for the cluster added meanwhile", log_path=log_path)
 
         # A recorder killed by a native abort is started again, and says so meanwhile.
-        first = _wait_for(lambda: _recorder_pid("late"), "the late cluster's recorder process")
+        first = _wait_for(lambda: _recorders(supervisor.pid).get("late"), "the late cluster's recorder process")
         os.kill(first, signal.SIGABRT)
-        second = _wait_for(lambda: (pid := _recorder_pid("late")) and pid != first and pid,
+        second = _wait_for(lambda: (pid := _recorders(supervisor.pid).get("late")) and pid != first and pid,
                            "the killed recorder to be started again", log_path=log_path)
         assert second != first
         assert "Cluster 'late': The recorder process stopped (signal 6)" in open(log_path).read()
 
         # A removed cluster's recorder stops.
         Cluster.objects.filter(name="late").delete()
-        _wait_for(lambda: _recorder_pid("late") is None, "the removed cluster's recorder to stop", log_path=log_path)
+        _wait_for(lambda: "late" not in _recorders(supervisor.pid), "the removed cluster's recorder to stop",
+                  log_path=log_path)
+        _wait_for(lambda: not _running(second), "the removed cluster's recorder to end", log_path=log_path)
         assert supervisor.poll() is None
+        recorders = _recorders(supervisor.pid)
+        assert {"local", "secured", "limited"} <= set(recorders)
     finally:
         supervisor.send_signal(signal.SIGTERM)
         supervisor.wait(30)
-    assert _recorder_pid("secured") is None and _recorder_pid("local") is None
+    # Once the supervisor is gone its children are no longer its own: the pids seen above say whether they ended.
+    assert [cluster for cluster, pid in recorders.items() if _running(pid)] == []

@@ -213,7 +213,8 @@ def test_cluster_before_and_after_the_subcommand_give_the_same_answer(twin):
         after = _json(command, subcommand, *rest, "--format", "json", "--cluster", name)
         assert _steady(before) == _steady(after), command
         assert _steady(_json(command, "--format", "json", "--cluster", name, subcommand, *rest)) == _steady(after)
-        for args in ([command, "--cluster", "nope", subcommand, *rest], [command, subcommand, *rest, "--cluster", "nope"]):
+        for args in ([command, "--cluster", "nope", subcommand, *rest],
+                     [command, subcommand, *rest, "--cluster", "nope"]):
             with pytest.raises(CommandError, match="no cluster named 'nope'"):
                 call_command(*args)
     # What the group and the topic hold, so the equalities above compared something.

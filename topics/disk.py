@@ -1,15 +1,16 @@
 """Bytes on disk per topic and partition (DescribeLogDirs to every broker, through Kafka's Java client).
 
 At 40,000 partitions the answer is tens of thousands of replicas: it is one more table of the cluster shared by
-every process (console/shared_table.py), rebuilt by the topic table's beat task, so a web worker only decodes it
-once per rebuild instead of asking every broker for it itself. Until the first one exists, pages show sizes as
+every process (console/shared_table.py), rebuilt by the topic table's beat task, so no web worker asks every broker
+for it itself. A row is a topic (its total and its replicas' sizes as plain lists), so a worker decoding a new
+snapshot makes one small object per topic, not one per replica. Until the first one exists, pages show sizes as
 not known yet (and start building it in the background)."""
 
 from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from django.conf import settings
 
@@ -18,68 +19,67 @@ from console.clusters.selectors import cluster_admin
 from console.kafka.types import PartitionRef, ReplicaSize
 from console.shared_table import Snapshot, connection_version
 
-FORMAT = 1  # bump when the stored row layout changes
+FORMAT = 2  # bump when the stored row layout changes
+
+
+@dataclass(frozen=True)
+class TopicDisk:
+    topic: str
+    size: int  # every replica, every broker (replicas being moved to another log dir not counted)
+    replicas: list  # [partition, broker, bytes] each
+
+
+def topic_rows(replicas: list[ReplicaSize]) -> list[TopicDisk]:
+    """Pure: DescribeLogDirs' replicas grouped by topic."""
+    per_topic: dict[str, list] = {}
+    for replica in replicas:
+        if not replica.future:
+            per_topic.setdefault(replica.ref.topic, []).append([replica.ref.partition, replica.broker, replica.size])
+    return [TopicDisk(topic, sum(r[2] for r in rows), rows) for topic, rows in sorted(per_topic.items())]
 
 
 @dataclass(frozen=True)
 class DiskUsage:
-    replicas: list[ReplicaSize]
     taken_at: float
-    by_topic: dict[str, int] = field(default_factory=dict)  # all replicas of the topic, every broker
-    of_topic: dict[str, list[ReplicaSize]] = field(default_factory=dict)  # a topic page reads only its own
+    by_topic: dict[str, int]  # all replicas of the topic, every broker
+    _rows: dict[str, TopicDisk]
 
     @classmethod
-    def of(cls, replicas: list[ReplicaSize]) -> DiskUsage:
-        by_topic: dict[str, int] = {}
-        of_topic: dict[str, list[ReplicaSize]] = {}
-        for replica in replicas:
-            if not replica.future:
-                by_topic[replica.ref.topic] = by_topic.get(replica.ref.topic, 0) + replica.size
-                of_topic.setdefault(replica.ref.topic, []).append(replica)
-        return cls(replicas=replicas, taken_at=time.time(), by_topic=by_topic, of_topic=of_topic)
+    def of(cls, rows: list[TopicDisk], taken_at: float) -> DiskUsage:
+        return cls(taken_at=taken_at, by_topic={r.topic: r.size for r in rows}, _rows={r.topic: r for r in rows})
 
     def partition_sizes(self, topic: str) -> dict[int, dict[int, int]]:
         """partition -> {broker: bytes} for one topic."""
         sizes: dict[int, dict[int, int]] = {}
-        for replica in self.of_topic.get(topic, ()):
-            sizes.setdefault(replica.ref.partition, {})[replica.broker] = replica.size
+        row = self._rows.get(topic)
+        for partition, broker, size in row.replicas if row else ():
+            sizes.setdefault(partition, {})[broker] = size
         return sizes
 
 
-def _row_out(replica: ReplicaSize) -> list:
-    return [replica.ref.topic, replica.ref.partition, replica.broker, replica.log_dir, replica.size,
-            replica.offset_lag, replica.future]
-
-
-def _row_in(values: list) -> ReplicaSize:
-    topic, partition, broker, log_dir, size, offset_lag, future = values
-    return ReplicaSize(PartitionRef(topic, partition), broker, log_dir, size, offset_lag, future)
-
-
 TABLE = shared_table.SharedTable(
-    "disk", format=FORMAT, row_out=_row_out, row_in=_row_in,
-    key=lambda r: f"{r.ref.topic}\n{r.ref.partition}\n{r.broker}\n{r.log_dir}\n{r.future}",
-    interval_setting="TOPIC_SNAPSHOT_INTERVAL_S", lock_setting="TOPIC_SNAPSHOT_LOCK_S")
+    "disk", format=FORMAT, row_out=lambda r: [r.topic, r.size, r.replicas], row_in=lambda v: TopicDisk(*v),
+    key=lambda r: r.topic, interval_setting="TOPIC_SNAPSHOT_INTERVAL_S", lock_setting="TOPIC_SNAPSHOT_LOCK_S")
 
-_usages: dict[str, tuple[float, DiskUsage]] = {}  # cluster -> (taken_at, what was made of that snapshot)
+_usages: dict[str, DiskUsage] = {}  # cluster -> what was made of its newest snapshot in this process
 _usages_lock = threading.Lock()
 
 
 def _build(admin) -> Snapshot:
     taken_at = time.time()
     brokers = [b.id for b in admin.describe_cluster().brokers]
-    return Snapshot(rows=admin.describe_log_dirs(brokers), taken_at=taken_at, complete=True)
+    return Snapshot(rows=topic_rows(admin.describe_log_dirs(brokers)), taken_at=taken_at, complete=True)
 
 
 def _usage_of(cluster: str, snapshot: Snapshot) -> DiskUsage:
-    """Totals per topic are added up once per process and snapshot, not per request."""
+    """Made once per process and snapshot, not per request."""
     with _usages_lock:
         known = _usages.get(cluster)
-        if known is not None and known[0] == snapshot.taken_at:
-            return known[1]
-    usage = replace(DiskUsage.of(snapshot.rows), taken_at=snapshot.taken_at)
+        if known is not None and known.taken_at == snapshot.taken_at:
+            return known
+    usage = DiskUsage.of(snapshot.rows, snapshot.taken_at)
     with _usages_lock:
-        _usages[cluster] = (snapshot.taken_at, usage)
+        _usages[cluster] = usage
     return usage
 
 
@@ -113,14 +113,26 @@ def forget(cluster: str) -> None:
     TABLE.invalidate(cluster)
     with _usages_lock:
         _usages.pop(cluster, None)
+        _sized.pop(cluster, None)
+
+
+_sized: dict[str, tuple[list, float, list]] = {}  # cluster -> (rows given, usage's taken_at, rows with sizes)
 
 
 def with_sizes(cluster: str, rows: list) -> list:
-    """Topic rows with `size_bytes` filled in where the usage is known."""
+    """Topic rows with `size_bytes` filled in where the usage is known; made once per process for the same rows
+    and usage (10,000 rows copied on every request were a noticeable part of the list page)."""
     usage = disk_usage(cluster)
     if usage is None:
         return rows
-    return [replace(r, size_bytes=usage.by_topic.get(r.name, 0)) for r in rows]
+    with _usages_lock:
+        known = _sized.get(cluster)
+    if known is not None and known[0] is rows and known[1] == usage.taken_at:
+        return known[2]
+    sized = [replace(r, size_bytes=usage.by_topic.get(r.name, 0)) for r in rows]
+    with _usages_lock:
+        _sized[cluster] = (rows, usage.taken_at, sized)
+    return sized
 
 
 def partition_refs_sizes(usage: DiskUsage | None, topic: str) -> dict[PartitionRef, dict[int, int]]:

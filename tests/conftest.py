@@ -158,6 +158,24 @@ def three_brokers(tmp_path_factory):
     cluster.stop(kill=True)
 
 
+@pytest.fixture
+def outsider(kafka_node):
+    """Another client changing the cluster (topics, groups) behind the console's back."""
+    from confluent_kafka.admin import AdminClient
+
+    return AdminClient({"bootstrap.servers": kafka_node.bootstrap})
+
+
+def forget_shared_table(table, cluster: str = "local") -> None:
+    """What Redis and this process hold of a cluster's shared table (console/shared_table.py) is dropped, once
+    any rebuild this process started has ended: the test sees only the snapshots it makes."""
+    from console import shared_table
+
+    shared_table.forget_redis_state()
+    table.wait_for_refresh(cluster)
+    table.invalidate(cluster)
+
+
 def restart_broker(node: KafkaNode) -> None:
     """Stops a broker with SIGTERM and starts it again on the same ports and data."""
     node.stop()

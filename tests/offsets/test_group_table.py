@@ -15,6 +15,7 @@ from offsets import group_table
 from offsets.group_table import GroupEntry, filter_entries
 from offsets.selectors import group_snapshot_refresh
 from offsets.views import MSG_GROUPS_BUILDING, MSG_GROUPS_NOT_SHARED
+from tests.conftest import forget_shared_table
 
 TABLE = group_table.TABLE
 ids = st.text(min_size=1, max_size=40)
@@ -78,20 +79,9 @@ def test_filters_and_orders_on_the_snapshot():
 
 @pytest.fixture
 def fresh_groups_table():
-    def reset():
-        shared_table.forget_redis_state()
-        TABLE.wait_for_refresh("local")
-        TABLE.invalidate("local")
-
-    reset()
+    forget_shared_table(TABLE)
     yield
-    reset()
-
-
-@pytest.fixture
-def outsider(kafka_node):
-    """Another client deleting groups behind the console's back."""
-    return AdminClient({"bootstrap.servers": kafka_node.bootstrap})
+    forget_shared_table(TABLE)
 
 
 def _delete_outside(admin: AdminClient, group: str) -> None:

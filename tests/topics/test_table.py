@@ -14,6 +14,7 @@ from topics import disk, table
 from topics.selectors import leader_windows, topic_snapshot_refresh, topic_table
 from topics.table import LocalStore, Snapshot, TopicRow
 from topics.views import MSG_TABLE_BUILDING, MSG_TABLE_NOT_SHARED
+from tests.conftest import forget_shared_table
 
 
 def row(name: str, partitions: int = 4, messages: int | None = 10) -> TopicRow:
@@ -88,20 +89,9 @@ def test_one_rebuild_at_a_time_per_cluster(settings):
 
 @pytest.fixture
 def fresh_table():
-    def reset():
-        table.forget_redis_state()
-        table.wait_for_refresh("local")
-        table.invalidate("local")
-
-    reset()
+    forget_shared_table(table.TABLE)
     yield
-    reset()
-
-
-@pytest.fixture
-def outsider(kafka_node):
-    """Another client changing topics behind the console's back."""
-    return AdminClient({"bootstrap.servers": kafka_node.bootstrap})
+    forget_shared_table(table.TABLE)
 
 
 def _create(admin: AdminClient, name: str, partitions: int = 2) -> None:

@@ -53,6 +53,7 @@ def test_lag_chart_ranges_swap_in_place_and_the_list_shows_status(logged_in_page
 
     from offsets.lag.sampler import lag_sample
     from offsets.models import LagSample
+    from offsets.selectors import group_snapshot_refresh
 
     group, topic = seeded["group"], seeded["topic"]
     now = datetime.now(UTC)
@@ -60,6 +61,7 @@ def test_lag_chart_ranges_swap_in_place_and_the_list_shows_status(logged_in_page
         lag_sample(cluster="local", now=now - timedelta(minutes=minutes))
     lag_sample(cluster="local", now=now)
     assert LagSample.objects.filter(group=group, step=0).count() == 3
+    assert group_snapshot_refresh("local", wait_s=30) is not None  # what the sweep's task does after a sweep
     page = logged_in_page(make_user("watcher", "viewer"))
 
     page.goto(f"/clusters/local/groups/?q={group}")

@@ -33,12 +33,14 @@ def test_a_group_behind_an_open_transaction_is_shown_as_blocked_by_it(logged_in_
                                                                        waiting_group):
     from offsets.lag.sampler import lag_sample
     from offsets.models import GroupLagStatus
+    from offsets.selectors import group_snapshot_refresh
 
     topic, group, transactional_id = waiting_group
     for _ in range(3):  # the status needs a short window of samples
         lag_sample(cluster="local")
     status = GroupLagStatus.objects.get(cluster="local", group=group)
     assert status.status == "BLOCKED" and "behind an open transaction" in status.reason
+    assert group_snapshot_refresh("local", wait_s=30) is not None  # what the sweep's task does after a sweep
 
     page = logged_in_page(make_user("oncall-browser", "viewer"))
     failures = []

@@ -1,7 +1,7 @@
 from celery import current_app, shared_task
 from django.conf import settings
 
-from console.clusters.models import Cluster
+from console.clusters.fan_out import task_per_cluster
 from offsets.lag.sampler import lag_sample_all
 from offsets.selectors import group_snapshot_refresh, group_snapshots_refresh
 
@@ -22,10 +22,7 @@ def sample_lag() -> dict[str, str]:
 @shared_task(ignore_result=False)
 def refresh_group_snapshots() -> list[str]:
     """One task per cluster, so a big or unanswering cluster delays no other's groups list."""
-    names = list(Cluster.objects.order_by("name").values_list("name", flat=True))
-    for name in names:
-        refresh_group_snapshot.apply_async((name,), expires=settings.GROUP_SNAPSHOT_INTERVAL_S)
-    return names
+    return task_per_cluster(refresh_group_snapshot, expires_s=settings.GROUP_SNAPSHOT_INTERVAL_S)
 
 
 @shared_task(ignore_result=False)

@@ -1,7 +1,7 @@
 from celery import shared_task
 from django.conf import settings
 
-from console.clusters.models import Cluster
+from console.clusters.fan_out import task_per_cluster
 from console.errors import ConsoleError
 from console.kafka.errors import KafkaGatewayError
 from topics.disk import disk_usage_refresh
@@ -11,10 +11,7 @@ from topics.selectors import topic_snapshot_refresh
 @shared_task(ignore_result=False)
 def refresh_topic_snapshots() -> list[str]:
     """One task per cluster, so a big or unanswering cluster delays no other's topic list."""
-    names = list(Cluster.objects.order_by("name").values_list("name", flat=True))
-    for name in names:
-        refresh_topic_snapshot.apply_async((name,), expires=settings.TOPIC_SNAPSHOT_INTERVAL_S)
-    return names
+    return task_per_cluster(refresh_topic_snapshot, expires_s=settings.TOPIC_SNAPSHOT_INTERVAL_S)
 
 
 @shared_task(ignore_result=False)

@@ -43,15 +43,11 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import re
 import secrets
 import shutil
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import defaultdict
 from datetime import UTC, datetime
@@ -59,267 +55,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import ROOT, kafka_tool_ms, machine, produce_filler, write_section  # noqa: E402
-from bench.lag_scale import SEED_IN_FLIGHT, commit_window  # noqa: E402
+from bench.common import ROOT, kafka_tool_ms, machine, write_section  # noqa: E402
+from bench.scale_stack import (  # noqa: E402
+    PARTITIONS, PASSWORD, PYTHON, USERNAME, Churn, CpuMeter, ServedBy, Stack, children, group_name, login, manage,
+    p95, plain_text, process_memory, redis_stamp, row, seed, start_postgres, stop_postgres, topic_name, wait_until,
+)
 
 TOPIC_COMMAND = "org.apache.kafka.tools.TopicCommand"
 GROUP_COMMAND = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
-PARTITIONS = 4
-PYTHON = str(ROOT / ".venv" / "bin" / "python")
-STAMP_KEY = "console:topics:snapshot:local:stamp"  # topics/table.py RedisStore: the table's taken_at
-USERNAME, PASSWORD = "bench", "bench-scale-pass-123"
 PAGES = ("topic list", "topic search", "topic page", "groups list", "group page", "metrics")
-
-
-def topic_name(i: int) -> str:
-    return f"scale-{i:05d}"
-
-
-def group_name(g: int) -> str:
-    return f"scale-group-{g:05d}"
-
-
-# -- the servers --------------------------------------------------------------------------------------------
-
-class Stack:
-    """The processes this bench starts, each in its own session so it and its children stop together."""
-
-    def __init__(self, work: Path) -> None:
-        self.work = work
-        self.processes: list[tuple[str, subprocess.Popen]] = []
-        # The console's Kafka client processes detach (a session of their own, one per cluster for the host);
-        # their environment names this folder, which tells them from anyone else's.
-        self.client_dir = work / "kafka-clients"
-
-    def client_pids(self) -> list[int]:
-        marker = f"KAFKA_CLIENT_SOCKET_DIR={self.client_dir}".encode()
-        found = []
-        for entry in Path("/proc").iterdir():
-            try:
-                if entry.name.isdigit() and b"sandbox_child" in (entry / "cmdline").read_bytes() \
-                        and marker in (entry / "environ").read_bytes().split(b"\0"):
-                    found.append(int(entry.name))
-            except OSError:
-                continue
-        return found
-
-    def spawn(self, name: str, command: list[str], env: dict[str, str]) -> subprocess.Popen:
-        log = open(self.work / f"{name}.log", "w")
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
-        self.processes.append((name, process))
-        return process
-
-    def check_alive(self) -> None:
-        for name, process in self.processes:
-            if process.poll() is not None:
-                raise RuntimeError(f"{name} exited with {process.returncode}; see {self.work / (name + '.log')}")
-
-    def stop(self) -> None:
-        for _, process in reversed(self.processes):
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGTERM)
-        for _, process in reversed(self.processes):
-            try:
-                process.wait(20)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
-            try:  # children left in the group
-                os.killpg(process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        for pid in self.client_pids():
-            os.kill(pid, signal.SIGKILL)
-
-
-def start_postgres(folder: Path) -> str:
-    from console.devstack.kafka import free_port
-
-    result = subprocess.run(["bash", str(ROOT / "console" / "devstack" / "postgres.sh"), "start", str(folder),
-                             str(free_port())], capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        raise RuntimeError(f"PostgreSQL did not start: {result.stderr[-2000:]}")
-    return result.stdout.strip().splitlines()[-1]
-
-
-def stop_postgres(folder: Path) -> None:
-    subprocess.run(["bash", str(ROOT / "console" / "devstack" / "postgres.sh"), "stop", str(folder)],
-                   capture_output=True, check=False)
-
-
-def manage(env: dict[str, str], *args: str) -> None:
-    result = subprocess.run([PYTHON, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True)
-    if result.returncode != 0:
-        raise RuntimeError(f"manage.py {' '.join(args)}: {result.stderr[-2000:]}")
-
-
-# -- seeding ------------------------------------------------------------------------------------------------
-
-def create_topics(admin, names: list[str]) -> None:
-    from confluent_kafka.admin import NewTopic
-
-    for start in range(0, len(names), 250):
-        futures = admin.create_topics([NewTopic(n, PARTITIONS, 1) for n in names[start:start + 250]],
-                                      operation_timeout=120)
-        for future in futures.values():
-            future.result()
-
-
-def wait_for_leaders(admin, expected_partitions: int, timeout: float = 600) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        metadata = admin.list_topics(timeout=60)
-        led = sum(1 for name, t in metadata.topics.items() if name.startswith("scale-")
-                  for p in t.partitions.values() if p.leader >= 0)
-        if led >= expected_partitions:
-            return
-        time.sleep(2)
-    raise TimeoutError(f"not every partition had a leader after {timeout:.0f} s")
-
-
-def seed(bootstrap: str, topics: int, groups: int, records: int) -> dict[str, float]:
-    from confluent_kafka import ConsumerGroupTopicPartitions, Producer, TopicPartition
-    from confluent_kafka.admin import AdminClient
-
-    admin = AdminClient({"bootstrap.servers": bootstrap, "log_level": 0})
-    names = [topic_name(i) for i in range(topics)]
-    took = {}
-    started = time.perf_counter()
-    create_topics(admin, names)
-    wait_for_leaders(admin, topics * PARTITIONS)
-    took["topics"] = time.perf_counter() - started
-    started = time.perf_counter()
-    if records:
-        producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 50, "batch.num.messages": 10000,
-                             "log_level": 0})
-        produce_filler(producer, names, PARTITIONS, records)
-    took["records"] = time.perf_counter() - started
-    started = time.perf_counter()
-    requests = [ConsumerGroupTopicPartitions(group_name(g), [TopicPartition(names[g % topics], p, g % (records + 1))
-                                                              for p in range(PARTITIONS)])
-                for g in range(groups)]
-    for start in range(0, groups, SEED_IN_FLIGHT):
-        commit_window(admin, requests[start:start + SEED_IN_FLIGHT])
-    took["groups"] = time.perf_counter() - started
-    return took
-
-
-class Churn(threading.Thread):
-    """Another client creating a topic and deleting an older one every second, as CI pipelines do."""
-
-    def __init__(self, bootstrap: str, interval: float, keep: int = 5) -> None:
-        super().__init__(daemon=True)
-        from confluent_kafka.admin import AdminClient
-
-        self.admin = AdminClient({"bootstrap.servers": bootstrap, "log_level": 0})
-        self.interval, self.keep = interval, keep
-        self.stopping = threading.Event()
-        self.created = self.deleted = 0
-        self.errors: list[str] = []
-
-    def run(self) -> None:
-        from confluent_kafka.admin import NewTopic
-
-        alive: list[str] = []
-        n = 0
-        while not self.stopping.wait(self.interval):
-            name = f"churn-{os.getpid()}-{n:05d}"
-            n += 1
-            try:
-                self.admin.create_topics([NewTopic(name, PARTITIONS, 1)], operation_timeout=30)[name].result()
-                alive.append(name)
-                self.created += 1
-                if len(alive) > self.keep:
-                    old = alive.pop(0)
-                    self.admin.delete_topics([old], operation_timeout=30)[old].result()
-                    self.deleted += 1
-            except Exception as exc:  # noqa: BLE001 - counted and reported: the churn must go on
-                self.errors.append(str(exc)[:200])
-
-
-# -- measuring ----------------------------------------------------------------------------------------------
-
-def login(base: str):
-    import requests
-
-    session = requests.Session()
-    page = session.get(f"{base}/accounts/login/", timeout=30)
-    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
-    answer = session.post(f"{base}/accounts/login/", data={"username": USERNAME, "password": PASSWORD,
-                                                           "csrfmiddlewaretoken": token},
-                          headers={"Referer": f"{base}/accounts/login/"}, timeout=30, allow_redirects=False)
-    if answer.status_code != 302:
-        raise RuntimeError(f"login failed with {answer.status_code}: {answer.text[-500:]}")
-    return session
-
-
-def redis_stamp(client) -> bytes | None:
-    return client.get(STAMP_KEY)
-
-
-def wait_until(what: str, check, timeout: float, stack: Stack) -> float:
-    started = time.monotonic()
-    while time.monotonic() - started < timeout:
-        stack.check_alive()
-        if check():
-            return time.monotonic() - started
-        time.sleep(1)
-    raise TimeoutError(f"{what}: not after {timeout:.0f} s")
-
-
-def process_memory(pid: int) -> tuple[float, float]:
-    """(VmRSS, VmHWM) in MiB."""
-    fields = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key, _, value = line.partition(":")
-        if key in ("VmRSS", "VmHWM"):
-            fields[key] = int(value.split()[0]) / 1024
-    return fields.get("VmRSS", 0.0), fields.get("VmHWM", 0.0)
-
-
-class ServedBy:
-    """Which gunicorn worker answered each request, read from the access log (requests go one at a time)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path, self.offset = path, 0
-
-    def next_pid(self, timeout: float = 5.0) -> str | None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            with open(self.path) as log:
-                log.seek(self.offset)
-                line = log.readline()
-                if line.endswith("\n"):
-                    self.offset = log.tell()
-                    return line.split()[0]
-            time.sleep(0.01)
-        return None
-
-
-def children(pid: int) -> list[int]:
-    found = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            found += [int(c) for c in (task / "children").read_text().split()]
-        except OSError:
-            continue
-    return found
-
-
-def plain_text(html: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).strip()
-
-
-def p95(samples: list[float]) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, max(0, round(0.95 * len(ordered)) - 1))]
-
-
-def row(samples: list[float]) -> str:
-    if not samples:
-        return "| — | — | — | 0 |"
-    return f"| {statistics.median(samples):.0f} ms | {p95(samples):.0f} ms | {max(samples):.0f} ms | {len(samples)} |"
 
 
 def main() -> None:
@@ -380,10 +124,10 @@ def main() -> None:
                                             "--access-logfile", str(access_log),
                                             "--access-logformat", "%(p)s %(s)s %(U)s"],
                             env)
-        stack.spawn("worker", [PYTHON, "-m", "celery", "-A", "console", "worker", "--concurrency=2",
+        worker = stack.spawn("worker", [PYTHON, "-m", "celery", "-A", "console", "worker", "--concurrency=2",
                                "--loglevel=WARNING", f"--hostname=scale-bench-{os.getpid()}@%h"],
                     {**env, "LAG_SWEEP_LOG_LEVEL": "DEBUG"})
-        stack.spawn("beat", [PYTHON, "-m", "celery", "-A", "console", "beat", "--loglevel=WARNING",
+        beat = stack.spawn("beat", [PYTHON, "-m", "celery", "-A", "console", "beat", "--loglevel=WARNING",
                              "--schedule", str(work / "celerybeat-schedule")], env)
         base = f"http://127.0.0.1:{port}"
         import redis
@@ -437,6 +181,12 @@ def main() -> None:
 
         churn = Churn(cluster.bootstrap, args.churn_interval)
         churn.start()
+        meter = CpuMeter({gunicorn.pid: "web (gunicorn)", worker.pid: "Celery worker", beat.pid: "Celery beat",
+                          os.getpid(): "this bench (pages, churn)",
+                          **{pid: "Kafka client processes" for pid in stack.client_pids()}},
+                         {str(work / "kafka").encode(): "brokers", str(postgres_dir).encode(): "PostgreSQL",
+                          str(work / "redis").encode(): "Redis"})
+        meter.start()
         mix_started = time.perf_counter()
         for i in range(args.loads):
             load(PAGES[i % len(PAGES)])
@@ -445,6 +195,7 @@ def main() -> None:
             wait_until("a new topic table", lambda: redis_stamp(redis_client) != before, 120, stack)
             load("topic list")
         mix_s = time.perf_counter() - mix_started
+        cpu_wall, cpu_spent = meter.stop()
         churn.stopping.set()
         churn.join(60)
 
@@ -519,6 +270,9 @@ def main() -> None:
         f"Last lag sweep (LagSweep row): {sweep_s:.1f} s for {sweep.groups:,} groups and {sweep.partitions:,} "
         f"partitions, {sweep.skipped_groups:,} skipped{' (' + sweep.skipped_reason + ')' if sweep.skipped_groups else ''}"
         f"; last error: {sweep.last_error[:200] if sweep.last_error else 'none'}.",
+        f"CPU during the mix ({cpu_wall:.0f} s of wall time, {os.cpu_count()} cores): "
+        + ", ".join(f"{part} {spent:.0f} s ({spent / cpu_wall:.0%} of a core)" for part, spent in cpu_spent.items())
+        + ".",
         "Memory of each gunicorn worker (RSS now / peak): "
         + ", ".join(f"{rss:.0f} / {hwm:.0f} MiB" for rss, hwm in web_memory.values())
         + "; the Kafka client processes the web and Celery workers started: "

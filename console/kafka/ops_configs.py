@@ -6,7 +6,7 @@ from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, C
 
 from console.kafka.base import AdminBase
 from console.kafka.errors import MSG_TOPIC_NOT_FOUND, TopicNotFound
-from console.kafka.types import ConfigEntryInfo, ConfigSynonym
+from console.kafka.types import BROKER, TOPIC, ConfigEntryInfo, ConfigSynonym
 
 # Kafka's DescribeConfigs sources by number; confluent-kafka hands them over as plain ints and its enum lacks 6 and 7.
 SOURCE_NAMES = {
@@ -20,7 +20,6 @@ SOURCE_NAMES = {
     7: "client-metrics",
     8: "group",
 }
-TOPIC, BROKER = "topic", "broker"
 _RESOURCE_TYPES = {TOPIC: ResourceType.TOPIC, BROKER: ResourceType.BROKER}
 
 

@@ -10,12 +10,8 @@ from confluent_kafka.admin import AdminClient, OffsetSpec
 from console.kafka.base import AdminBase
 from console.kafka.errors import KafkaGatewayError
 from console.kafka.mapping import RETRIABLE_PARTITION_CODES
-from console.kafka.types import OffsetAt, PartitionRef
+from console.kafka.types import EARLIEST, LATEST, STABLE, OffsetAt, PartitionRef
 
-EARLIEST, LATEST = "earliest", "latest"
-# The last stable offset: where a read_committed consumer must stop while a transaction is open (equal to the
-# log end when none is).
-STABLE = "stable"
 _ATTEMPTS = 3
 _RETRY_PAUSE_S = 0.3
 # Partitions per ListOffsets call, and such calls awaited together. librdkafka looks each call's leaders up and

@@ -6,9 +6,7 @@ from confluent_kafka.admin import (AdminClient, ScramCredentialInfo, ScramMechan
                                    UserScramCredentialUpsertion)
 
 from console.kafka.base import AdminBase
-from console.kafka.types import ScramCredential, ScramUser
-
-SCRAM_MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512")
+from console.kafka.types import SCRAM_MECHANISMS, ScramCredential, ScramUser
 
 
 def _mechanism(name: str) -> ScramMechanism:

@@ -1,0 +1,31 @@
+"""The gateway's vocabulary: frozen values it returns (callers never see confluent-kafka or Java objects) and the
+names callers pass it. One module per concern; every name is also importable from here, where its callers
+(every app, and Spark's executors) have always found it."""
+
+from console.kafka.types.access import (ACL_OPERATIONS, ACL_PATTERN_TYPES, ACL_PERMISSIONS, ACL_RESOURCE_TYPES,
+                                        SCRAM_MECHANISMS, AclEntry, AclQuery, ClientQuota, ScramCredential, ScramUser)
+from console.kafka.types.cluster import (BrokerInfo, ClusterConnection, ClusterDescription, GatewayFace, QuorumInfo,
+                                         QuorumReplica, Reassignment, RegisteredBroker)
+from console.kafka.types.groups import (INACTIVE_GROUP_STATES, GroupDescription, GroupListing, MemberInfo,
+                                        ShareGroupDescription, ShareMember, SharePartitionOffset,
+                                        StreamsGroupDescription, StreamsMember, StreamsSubtopology)
+from console.kafka.types.records import (AppendResult, CommittedTail, DecodedPart, ProducedRecord, RecordInfo,
+                                         ScanChunk, ScanCursor, ScanFilter, ScanMatch, ScanRequest, SchemaInfo,
+                                         SubjectInfo)
+from console.kafka.types.topics import (BROKER, EARLIEST, LATEST, STABLE, TOPIC, ConfigEntryInfo, ConfigSynonym,
+                                        OffsetAt, PartitionMetadata, PartitionRef, ReplicaSize, TopicMetadata)
+from console.kafka.types.transactions import ProducerState, TransactionInfo, TransactionListing
+
+__all__ = [
+    "ACL_OPERATIONS", "ACL_PATTERN_TYPES", "ACL_PERMISSIONS", "ACL_RESOURCE_TYPES", "SCRAM_MECHANISMS", "AclEntry",
+    "AclQuery", "ClientQuota", "ScramCredential", "ScramUser",
+    "BrokerInfo", "ClusterConnection", "ClusterDescription", "GatewayFace", "QuorumInfo", "QuorumReplica",
+    "Reassignment", "RegisteredBroker",
+    "INACTIVE_GROUP_STATES", "GroupDescription", "GroupListing", "MemberInfo", "ShareGroupDescription", "ShareMember",
+    "SharePartitionOffset", "StreamsGroupDescription", "StreamsMember", "StreamsSubtopology",
+    "AppendResult", "CommittedTail", "DecodedPart", "ProducedRecord", "RecordInfo", "ScanChunk", "ScanCursor",
+    "ScanFilter", "ScanMatch", "ScanRequest", "SchemaInfo", "SubjectInfo",
+    "BROKER", "EARLIEST", "LATEST", "STABLE", "TOPIC", "ConfigEntryInfo", "ConfigSynonym", "OffsetAt",
+    "PartitionMetadata", "PartitionRef", "ReplicaSize", "TopicMetadata",
+    "ProducerState", "TransactionInfo", "TransactionListing",
+]

@@ -6,8 +6,10 @@ class OffsetsConfig(AppConfig):
 
     def ready(self) -> None:
         from console.clusters.status import StatusLine, register_status_provider
+        from console.metrics.registry import register_metrics
         from offsets.history.selectors import recorder_health
         from offsets.lag.selectors import sampler_health
+        from offsets.metrics import group_metrics
 
         def history(cluster: str) -> StatusLine:
             health = recorder_health(cluster)
@@ -25,6 +27,7 @@ class OffsetsConfig(AppConfig):
         register_status_provider(lag)
         register_status_provider(history)
         self._register_cluster_data()
+        register_metrics("offsets", group_metrics, order=10)
 
     @staticmethod
     def _register_cluster_data() -> None:

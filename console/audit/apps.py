@@ -4,3 +4,9 @@ from django.apps import AppConfig
 class AuditConfig(AppConfig):
     name = "console.audit"
     label = "audit"
+
+    def ready(self) -> None:
+        from console.audit.metrics import audit_metrics
+        from console.metrics.registry import register_metrics
+
+        register_metrics("audit", audit_metrics, order=20)

@@ -12,11 +12,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from console.devstack.launcher import (
+    SMALL_JVM, Watched, java_command, maven_jars, start_logged, stop_process, wait_until_ready,
+)
 from console.devstack.paths import CACHE_DIR
 
 IDENTITY_LIBS = CACHE_DIR / "mock-oauth2-server" / "libs"
@@ -49,9 +51,13 @@ class IdentityProvider:
                 "OIDC_OP_JWKS_ENDPOINT": found["jwks_uri"],
                 "OIDC_OP_LOGOUT_ENDPOINT": found["end_session_endpoint"]}
 
+    @property
+    def log_path(self) -> Path:
+        return self.home / "identity.log"
+
     def start(self) -> None:
-        if not any(self.libs.glob("mock-oauth2-server-*.jar")):
-            raise SystemExit(f"mock-oauth2-server is missing in {self.libs}: run `make test-deps`.")
+        maven_jars(self.libs, "mock-oauth2-server-*.jar",
+                   f"mock-oauth2-server is missing in {self.libs}: run `make test-deps`.")
         self.home.mkdir(parents=True, exist_ok=True)
         # Any JSON config turns the interactive login off unless it says otherwise; the login page is ours (the
         # provider's own links a web font, which this machine cannot reach).
@@ -61,29 +67,20 @@ class IdentityProvider:
         env = {**{k: v for k, v in os.environ.items() if k not in ("JSON_CONFIG_PATH", "PORT")},
                "SERVER_HOSTNAME": "127.0.0.1", "SERVER_PORT": str(self.port), "JSON_CONFIG": json.dumps(config),
                "LOG_LEVEL": "WARN"}
-        with open(self.home / "identity.log", "a") as log:
-            # The working directory is its own: the server reads a config.json it finds there.
-            self.process = subprocess.Popen(["java", "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                                             "-cp", f"{self.libs}/*", MAIN_CLASS],
-                                            cwd=self.home, env=env, stdout=log, stderr=subprocess.STDOUT)
+        # The working directory is its own: the server reads a config.json it finds there.
+        command = java_command(MAIN_CLASS, heap=("-Xmx128m",), options=SMALL_JVM, classpath=f"{self.libs}/*")
+        self.process = start_logged(command, self.log_path, cwd=self.home, env=env)
+
+    def ready(self) -> bool:
+        try:
+            self.endpoints()
+        except OSError:
+            return False
+        return True
 
     def wait_ready(self, timeout: float = 60.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process is not None and self.process.poll() is not None:
-                raise RuntimeError(f"the identity provider exited with code {self.process.returncode}; see "
-                                   f"{self.home / 'identity.log'}")
-            try:
-                self.endpoints()
-                return
-            except OSError:
-                time.sleep(0.3)
-        raise TimeoutError(f"the identity provider on port {self.port} did not answer within {timeout:.0f} s")
+        wait_until_ready(self.ready, what=f"the identity provider on port {self.port}", timeout=timeout,
+                         interval=0.3, watch=[Watched("the identity provider", self.process, self.log_path)])
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
+        stop_process(self.process, timeout=10)

@@ -9,156 +9,30 @@ and stays as their parent. Tests use `KafkaNode` and `KafkaCluster` directly.
 from __future__ import annotations
 
 import argparse
-import base64
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
 import time
-import uuid
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from console.devstack.kafka_config import (  # noqa: F401  (tests and benchmarks import these from here)
+    FILES_PER_PARTITION, FILES_SPARE, MSG_FEW_FILES, BrokerSecurity, dev_cluster_ports, log4j2_properties,
+    new_cluster_id, raise_open_file_limit, server_properties, stored_cluster_id,
+)
+from console.devstack.launcher import (
+    Watched, free_port, java_command, maven_jars, start_logged, stop_process, wait_until_ready,
+)
 from console.devstack.paths import DATA_DIR, KAFKA_LIBS
-from console.devstack.tls import TlsFiles
-
-_SERVER_PROPERTIES = """\
-process.roles=broker,controller
-node.id={node_id}
-controller.quorum.voters={voters}
-listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}{extra_listeners}
-advertised.listeners=PLAINTEXT://127.0.0.1:{port}{extra_advertised}
-controller.listener.names=CONTROLLER
-inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT{extra_protocols}
-log.dirs={log_dir}
-num.partitions=1
-num.network.threads=2
-num.io.threads=2
-num.recovery.threads.per.data.dir=1
-offsets.topic.replication.factor={internal_replication}
-offsets.topic.num.partitions={offsets_partitions}
-transaction.state.log.replication.factor={internal_replication}
-transaction.state.log.min.isr=1
-share.coordinator.state.topic.replication.factor={internal_replication}
-share.coordinator.state.topic.min.isr=1
-group.initial.rebalance.delay.ms=0
-log.cleaner.dedupe.buffer.size=1048577
-auto.create.topics.enable=false
-delete.topic.enable=true
-# ACLs are enforced (and can be managed from the console) on every broker; the PLAINTEXT listener's ANONYMOUS
-# principal, which the broker itself and local clients use, is a super user.
-authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
-super.users={super_users}
-"""
-
-# A SASL_SSL listener (SCRAM-SHA-512) and an SSL listener that requires a client certificate (mTLS), both with
-# PEM files from console.devstack.tls. PLAINTEXT stays for the broker's own traffic and test set-up.
-_SECURED_PROPERTIES = """\
-sasl.enabled.mechanisms=SCRAM-SHA-512
-listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
-ssl.keystore.type=PEM
-ssl.keystore.location={keystore}
-ssl.truststore.type=PEM
-ssl.truststore.location={truststore}
-listener.name.ssl.ssl.client.auth=required
-"""
-
-_LOG4J2 = """\
-status = warn
-appender.out.type = Console
-appender.out.name = OUT
-appender.out.layout.type = PatternLayout
-appender.out.layout.pattern = [%d] %p %m (%c)%n
-rootLogger.level = {level}
-rootLogger.appenderRef.out.ref = OUT
-logger.kafka.name = kafka
-logger.kafka.level = {level}
-logger.apache.name = org.apache.kafka
-logger.apache.level = {level}
-"""
-
-
-FILES_PER_PARTITION = 3  # a partition's active segment keeps its .log, .index and .timeindex open
-FILES_SPARE = 2000  # sockets, jars, the metadata log
-MSG_FEW_FILES = ("The broker may open {allowed} files (the hard limit; it cannot be raised without root) and "
-                 "{partitions} partition folders in {log_dir} need about {needed}: it may fail with 'Too many open "
-                 "files'. Spread them over more brokers or raise the hard limit (Kafka's operations guide asks for "
-                 "100,000 or more).")
-
-
-def raise_open_file_limit(log_dir: Path) -> str | None:
-    """Raises this process's soft open-file limit to its hard one (the broker started from it inherits it) and
-    returns a warning when even that is below what the partition folders already on disk need."""
-    import resource
-
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft != hard:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    try:
-        partitions = sum(1 for entry in os.scandir(log_dir) if entry.is_dir() and entry.name.rpartition("-")[2].isdigit())
-    except FileNotFoundError:
-        partitions = 0
-    needed = partitions * FILES_PER_PARTITION + FILES_SPARE
-    if hard != resource.RLIM_INFINITY and hard < needed:
-        return MSG_FEW_FILES.format(allowed=hard, partitions=partitions, log_dir=log_dir, needed=needed)
-    return None
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def new_cluster_id() -> str:
-    cluster_id = "-"
-    while cluster_id.startswith("-"):  # StorageTool would read a leading '-' as an option
-        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
-    return cluster_id
-
-
-def stored_cluster_id(log_dir: Path) -> str | None:
-    try:
-        lines = (log_dir / "meta.properties").read_text().splitlines()
-    except OSError:
-        return None
-    return next((line.partition("=")[2].strip() for line in lines if line.startswith("cluster.id=")), None)
-
-
-def dev_cluster_ports(port: int, controller_port: int, brokers: int) -> list[tuple[int, int]]:
-    """`make run`'s brokers: node i on port + 2i with its controller on controller_port + 2i (9092/9093,
-    9094/9095, 9096/9097 by default); console/settings.py builds the same list for the `local` cluster."""
-    return [(port + 2 * i, controller_port + 2 * i) for i in range(brokers)]
 
 
 def java_classpath(libs: Path = KAFKA_LIBS) -> str:
-    if not libs.is_dir() or not any(libs.glob("kafka_2.13-*.jar")):
-        raise SystemExit(f"Kafka jars are missing in {libs}: run `make deps` (it fetches them with Maven).")
+    maven_jars(libs, "kafka_2.13-*.jar", f"Kafka jars are missing in {libs}: run `make deps` (it fetches them with "
+                                         "Maven).")
     return f"{libs}/*"
-
-
-@dataclass(frozen=True)
-class BrokerSecurity:
-    """The secured listeners of a test broker and the SCRAM users made when its storage is formatted."""
-
-    sasl_ssl_port: int
-    mtls_port: int
-    tls: TlsFiles
-    scram_users: dict[str, str]
-    # The broker's own PLAINTEXT traffic is ANONYMOUS; everyone else needs ACLs.
-    super_users: tuple[str, ...] = ("User:ANONYMOUS",)
-
-    @property
-    def sasl_ssl_bootstrap(self) -> str:
-        return f"127.0.0.1:{self.sasl_ssl_port}"
-
-    @property
-    def mtls_bootstrap(self) -> str:
-        return f"127.0.0.1:{self.mtls_port}"
 
 
 @dataclass
@@ -191,94 +65,76 @@ class KafkaNode:
     def log_dir(self) -> Path:
         return self.home / "data"
 
-    def jvm_args(self) -> list[str]:
-        return [
-            "java", *self.heap, "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-Djava.awt.headless=true",
-            f"-Dlog4j2.configurationFile={self.home / 'log4j2.properties'}",
-            f"-Dkafka.logs.dir={self.home / 'logs'}",
-            "-cp", java_classpath(self.libs),
-        ]
+    def java(self, main: str, *args: str | Path) -> list[str]:
+        return java_command(main, *args, heap=self.heap, classpath=java_classpath(self.libs), options=(
+            "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-Djava.awt.headless=true",
+            f"-Dlog4j2.configurationFile={self.home / 'log4j2.properties'}", f"-Dkafka.logs.dir={self.home / 'logs'}"))
 
     def prepare(self) -> None:
         """Writes the configuration and formats the storage once; later starts keep the data."""
         self.home.mkdir(parents=True, exist_ok=True)
         (self.home / "logs").mkdir(exist_ok=True)
-        secured = self.security
-        extra = {"extra_listeners": "", "extra_advertised": "", "extra_protocols": ""}
-        if secured is not None:
-            added = f",SASL_SSL://127.0.0.1:{secured.sasl_ssl_port},SSL://127.0.0.1:{secured.mtls_port}"
-            extra = {"extra_listeners": added, "extra_advertised": added,
-                     "extra_protocols": ",SASL_SSL:SASL_SSL,SSL:SSL"}
-        properties = _SERVER_PROPERTIES.format(
-            port=self.port, controller_port=self.controller_port, log_dir=self.log_dir,
-            offsets_partitions=self.offsets_partitions, node_id=self.node_id,
+        self.config_file.write_text(server_properties(
+            node_id=self.node_id, port=self.port, controller_port=self.controller_port, log_dir=self.log_dir,
             voters=self.quorum_voters or f"{self.node_id}@127.0.0.1:{self.controller_port}",
-            internal_replication=self.internal_replication,
-            super_users=";".join(secured.super_users if secured is not None else ("User:ANONYMOUS",)), **extra,
-        )
-        if self.rack:
-            properties += f"broker.rack={self.rack}\n"
-        if secured is not None:
-            properties += _SECURED_PROPERTIES.format(keystore=secured.tls.broker_keystore, truststore=secured.tls.ca)
-        self.config_file.write_text(properties)
-        (self.home / "log4j2.properties").write_text(_LOG4J2.format(level=self.log_level))
+            offsets_partitions=self.offsets_partitions, internal_replication=self.internal_replication,
+            rack=self.rack, security=self.security))
+        (self.home / "log4j2.properties").write_text(log4j2_properties(self.log_level))
         if (self.log_dir / "meta.properties").exists():
             return
         cluster_id = self.cluster_id or new_cluster_id()
         scram = []
         for user, password in (self.security.scram_users.items() if self.security else ()):
             scram += ["--add-scram", f"SCRAM-SHA-512=[name={user},password={password}]"]
-        subprocess.run(
-            [*self.jvm_args(), "kafka.tools.StorageTool", "format", "--cluster-id", cluster_id,
-             "--config", str(self.config_file), "--ignore-formatted", *scram],
-            check=True, stdout=subprocess.DEVNULL,
-        )
+        subprocess.run(self.java("kafka.tools.StorageTool", "format", "--cluster-id", cluster_id, "--config",
+                                 self.config_file, "--ignore-formatted", *scram),
+                       check=True, stdout=subprocess.DEVNULL)
 
     def server_command(self) -> list[str]:
-        return [*self.jvm_args(), "kafka.Kafka", str(self.config_file)]
+        return self.java("kafka.Kafka", self.config_file)
 
     def start(self, *, stdout=None) -> None:
+        """Starts the broker with its output to `stdout` (a file already open, or this process's own)."""
         self.prepare()
         warning = raise_open_file_limit(self.log_dir)
         if warning:
             print(warning, file=stdout or sys.stderr, flush=True)
-        self.process = subprocess.Popen(self.server_command(), stdout=stdout, stderr=subprocess.STDOUT)
+        self.process = start_logged(self.server_command(), stdout)
 
     def wait_ready(self, timeout: float = 90.0) -> None:
         """Waits until the broker answers a DescribeCluster, failing early if the JVM died."""
-        from console.kafka.admin import KafkaAdmin
-        from console.kafka.client import forget_clients
-        from console.kafka.errors import KafkaGatewayError
-        from console.kafka.types import ClusterConnection
-
-        deadline = time.monotonic() + timeout
-        admin = KafkaAdmin(ClusterConnection("devstack", self.bootstrap), timeout=3.0, unreachable_backoff=0.0)
-        while time.monotonic() < deadline:
-            if self.process is not None and self.process.poll() is not None:
-                raise RuntimeError(f"Kafka exited with code {self.process.returncode} before it was ready")
-            try:
-                if admin.describe_cluster().brokers:
-                    forget_clients()
-                    return
-            except KafkaGatewayError:
-                time.sleep(0.5)
-        raise TimeoutError(f"Kafka on {self.bootstrap} not ready after {timeout:.0f} s")
+        wait_until_ready(_cluster_answers(self.bootstrap, "devstack", brokers=1), what=f"Kafka on {self.bootstrap}",
+                         watch=[Watched("Kafka", self.process)], timeout=timeout, interval=0.5)
 
     def stop(self, timeout: float = 20.0) -> None:
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop_process(self.process, timeout=timeout)
 
     def run_tool(self, main_class: str, *args: str, timeout: float = 120.0) -> subprocess.CompletedProcess:
         """Runs one of Kafka's own command-line tools (TopicCommand, ConsumerGroupCommand...) from the jars."""
-        command = ["java", "-Xmx256m", f"-Dlog4j2.configurationFile={self.home / 'log4j2.properties'}",
-                   "-cp", java_classpath(self.libs), main_class, *args]
+        command = java_command(main_class, *args, heap=("-Xmx256m",), classpath=java_classpath(self.libs),
+                               options=(f"-Dlog4j2.configurationFile={self.home / 'log4j2.properties'}",))
         return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+
+
+def _cluster_answers(bootstrap: str, name: str, *, brokers: int):
+    """A readiness check: the cluster at `bootstrap` answers a DescribeCluster listing `brokers` brokers."""
+    from console.kafka.admin import KafkaAdmin
+    from console.kafka.errors import KafkaGatewayError
+    from console.kafka.reset import forget_clients
+    from console.kafka.types import ClusterConnection
+
+    admin = KafkaAdmin(ClusterConnection(name, bootstrap), timeout=3.0, unreachable_backoff=0.0)
+
+    def answers() -> bool:
+        try:
+            if len(admin.describe_cluster().brokers) < brokers:
+                return False
+        except KafkaGatewayError:
+            return False
+        forget_clients()  # the readiness probe's client must not linger for the code under test
+        return True
+
+    return answers
 
 
 class KafkaCluster:
@@ -316,29 +172,14 @@ class KafkaCluster:
                 warning = raise_open_file_limit(node.log_dir)
                 if warning:
                     print(warning, file=log, flush=True)
-                node.process = subprocess.Popen(node.server_command(), stdout=log, stderr=subprocess.STDOUT)
+                node.process = start_logged(node.server_command(), log)
 
     def wait_ready(self, timeout: float = 120.0) -> None:
         """Until every node answers and the cluster lists them all."""
-        from console.kafka.admin import KafkaAdmin
-        from console.kafka.client import forget_clients
-        from console.kafka.errors import KafkaGatewayError
-        from console.kafka.types import ClusterConnection
-
-        deadline = time.monotonic() + timeout
-        admin = KafkaAdmin(ClusterConnection("devstack-cluster", self.bootstrap), timeout=3.0, unreachable_backoff=0.0)
-        while time.monotonic() < deadline:
-            for node in self.nodes:
-                if node.process is not None and node.process.poll() is not None:
-                    raise RuntimeError(f"Kafka node {node.node_id} exited with code {node.process.returncode}")
-            try:
-                if len(admin.describe_cluster().brokers) == len(self.nodes):
-                    forget_clients()
-                    return
-            except KafkaGatewayError:
-                pass
-            time.sleep(0.5)
-        raise TimeoutError(f"the {len(self.nodes)}-node Kafka cluster was not ready after {timeout:.0f} s")
+        wait_until_ready(_cluster_answers(self.bootstrap, "devstack-cluster", brokers=len(self.nodes)),
+                         what=f"the {len(self.nodes)}-node Kafka cluster", timeout=timeout, interval=0.5,
+                         watch=[Watched(f"Kafka node {node.node_id}", node.process, node.home / "broker.log")
+                                for node in self.nodes])
 
     def stop(self, *, kill: bool = False) -> None:
         """All nodes at once: one by one, the last ones wait for a quorum that is leaving. `kill` when the data
@@ -393,7 +234,7 @@ def run_cluster(cluster: KafkaCluster) -> int:
         warning = raise_open_file_limit(node.log_dir)
         if warning:
             print(f"[kafka-{node.node_id}] {warning}", flush=True)
-        node.process = subprocess.Popen(node.server_command(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        node.process = start_logged(node.server_command(), subprocess.PIPE)
         tails[node.node_id] = deque(maxlen=40)
         readers.append(threading.Thread(target=_forward_node_output, daemon=True,
                                         args=(node, node.process.stdout, tails[node.node_id])))

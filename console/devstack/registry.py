@@ -25,6 +25,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from console.devstack.launcher import SMALL_JVM, Watched, java_command, start_logged, stop_process, wait_until_ready
 from console.devstack.paths import CACHE_DIR, DATA_DIR
 
 REGISTRY_APP = CACHE_DIR / "schema-registry" / "quarkus-app" / "quarkus-run.jar"
@@ -62,16 +63,14 @@ class SchemaRegistry:
             # Sentry is off; its client still warns at the first request that it has nowhere to send.
             'quarkus.log.category."io.sentry".level': "ERROR",
         }
-        return ["java", "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                *(f"-D{name}={value}" for name, value in settings.items()), "-jar", str(self.app)]
+        return java_command(self.app, heap=("-Xmx192m",), options=(
+            *SMALL_JVM, *(f"-D{name}={value}" for name, value in settings.items())))
 
     def start(self) -> None:
         if not self.app.is_file():
             raise SystemExit(f"The schema registry is missing ({self.app}): run `make deps`.")
         self.home.mkdir(parents=True, exist_ok=True)
-        with open(self.log_path, "a") as log:
-            self.process = subprocess.Popen(self.command(), cwd=self.home, stdin=subprocess.DEVNULL, stdout=log,
-                                            stderr=subprocess.STDOUT)
+        self.process = start_logged(self.command(), self.log_path, cwd=self.home)
 
     def ready(self) -> bool:
         try:
@@ -81,25 +80,11 @@ class SchemaRegistry:
             return False
 
     def wait_ready(self, timeout: float = 90.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process is not None and self.process.poll() is not None:
-                raise RuntimeError(f"the schema registry exited with code {self.process.returncode}; see "
-                                   f"{self.log_path}")
-            if self.ready():
-                return
-            time.sleep(0.25)
-        raise TimeoutError(f"the schema registry on port {self.port} did not answer within {timeout:.0f} s; see "
-                           f"{self.log_path}")
+        wait_until_ready(self.ready, what=f"the schema registry on port {self.port}", timeout=timeout,
+                         watch=[Watched("the schema registry", self.process, self.log_path)])
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process, timeout=15)
 
 
 def main(argv: list[str] | None = None) -> int:

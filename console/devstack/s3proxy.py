@@ -12,23 +12,22 @@ import secrets
 import signal
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from console.devstack.kafka import free_port
+from console.devstack.launcher import (
+    SMALL_JVM, Watched, free_port, java_command, maven_jars, start_logged, stop_process, wait_until_ready,
+)
 from console.devstack.paths import CACHE_DIR, DATA_DIR
 
 S3PROXY_LIBS = CACHE_DIR / "s3proxy" / "libs"
 
 
 def s3proxy_jar() -> Path:
-    jars = sorted(S3PROXY_LIBS.glob("s3proxy-*-jar-with-dependencies.jar"))
-    if not jars:
-        raise SystemExit(f"S3Proxy is missing in {S3PROXY_LIBS}: run `make test-deps`.")
-    return jars[-1]
+    return maven_jars(S3PROXY_LIBS, "s3proxy-*-jar-with-dependencies.jar",
+                      f"S3Proxy is missing in {S3PROXY_LIBS}: run `make test-deps`.")[-1]
 
 
 @dataclass
@@ -63,11 +62,8 @@ class S3Server:
             f"jclouds.filesystem.basedir={self.home / 'data'}",
         ]) + "\n")
         properties.chmod(0o600)
-        with open(self.log_path, "a") as log:
-            self.process = subprocess.Popen(
-                ["java", "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar", str(s3proxy_jar()),
-                 "--properties", str(properties)],
-                cwd=self.home, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+        command = java_command(s3proxy_jar(), "--properties", properties, heap=("-Xmx128m",), options=SMALL_JVM)
+        self.process = start_logged(command, self.log_path, cwd=self.home)
 
     def ready(self) -> bool:
         try:
@@ -79,23 +75,11 @@ class S3Server:
         return True
 
     def wait_ready(self, timeout: float = 60.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process is not None and self.process.poll() is not None:
-                raise RuntimeError(f"S3Proxy exited with code {self.process.returncode}; see {self.log_path}")
-            if self.ready():
-                return
-            time.sleep(0.2)
-        raise TimeoutError(f"S3Proxy on port {self.port} did not answer within {timeout:.0f} s; see {self.log_path}")
+        wait_until_ready(self.ready, what=f"S3Proxy on port {self.port}", timeout=timeout, interval=0.2,
+                         watch=[Watched("S3Proxy", self.process, self.log_path)])
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process, timeout=15)
 
 
 def main(argv: list[str] | None = None) -> int:

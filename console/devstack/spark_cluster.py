@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pyspark
 
-from console.devstack.kafka import free_port
+from console.devstack.launcher import Watched, free_port, start_logged, stop_process, wait_until_ready
 from console.devstack.paths import DATA_DIR
 
 SPARK_CLASS = Path(pyspark.__file__).parent / "bin" / "spark-class"
@@ -63,10 +63,9 @@ class SparkStandalone:
                                "--memory", self.memory, "--work-dir", str(self.home / "work"), self.url])
 
     def _spawn(self, name: str, args: list[str]) -> None:
-        with open(self.home / f"{name}.log", "a") as log:
-            self.processes.append(subprocess.Popen([str(SPARK_CLASS), *args], cwd=self.home, env=self.environment(),
-                                                   stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                                   start_new_session=True))
+        # spark-class is a script that starts the JVM as its child: a process group of their own stops both.
+        self.processes.append(start_logged([str(SPARK_CLASS), *args], self.home / f"{name}.log", cwd=self.home,
+                                           env=self.environment(), new_session=True))
 
     def alive_workers(self) -> int:
         try:
@@ -76,26 +75,15 @@ class SparkStandalone:
             return 0
 
     def wait_ready(self, timeout: float = 90.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            for process in self.processes:
-                if process.poll() is not None:
-                    raise RuntimeError(f"a Spark standalone daemon exited with code {process.returncode}; see "
-                                       f"{self.home}/*.log")
-            if self.alive_workers() >= 1:
-                return
-            time.sleep(0.25)
-        raise TimeoutError(f"the Spark master {self.url} had no worker within {timeout:.0f} s; see {self.home}")
+        """Until a worker has registered with the master."""
+        watch = [Watched(f"the Spark {role}", process, self.home / f"{role}.log")
+                 for role, process in zip(("master", "worker"), self.processes)]  # in the order start() spawns them
+        wait_until_ready(lambda: self.alive_workers() >= 1, what=f"the Spark master {self.url} (with a worker)",
+                         watch=watch, timeout=timeout)
 
     def stop(self) -> None:
         for process in reversed(self.processes):  # the worker first: it stops its executors
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGTERM)
-                try:
-                    process.wait(15)
-                except subprocess.TimeoutExpired:
-                    os.killpg(process.pid, signal.SIGKILL)
-                    process.wait()
+            stop_process(process, timeout=15, group=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from console.errors import ConsoleError
+from console.times import TimeTextError, parse_time_ms
 
 MSG_BAD_BOUND = ("Cannot read {which} '{text}': use earliest, offsets:P=O[,P=O], timestamp:ISO-8601, group:GROUP "
                  "or reset:AUDIT_EVENT_ID (start) / latest, offsets:..., timestamp:... (end).")
-MSG_BAD_TIME = "Cannot read the time '{text}': use ISO 8601, e.g. 2026-11-21T03:00:00+01:00 (no zone means UTC)."
 
 
 @dataclass(frozen=True)
@@ -46,12 +45,9 @@ class SkippedByReset:
 
 def parse_time(text: str) -> int:
     try:
-        moment = datetime.fromisoformat(text.strip())
-    except ValueError as exc:
-        raise ConsoleError(MSG_BAD_TIME.format(text=text)) from exc
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return int(moment.timestamp() * 1000)
+        return parse_time_ms(text)
+    except TimeTextError as exc:
+        raise ConsoleError(exc.message) from exc
 
 
 def _offsets(text: str, which: str) -> Offsets:

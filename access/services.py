@@ -12,8 +12,7 @@ from console.audit.actor import Actor
 from console.audit.services import audited
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
-from console.kafka.ops_scram import SCRAM_MECHANISMS
-from console.kafka.types import AclEntry, AclQuery
+from console.kafka.types import SCRAM_MECHANISMS, AclEntry, AclQuery
 
 MSG_NOTHING_NEW = "Every one of these bindings exists already; nothing to create."
 MSG_NOTHING_TO_DELETE = "None of these bindings exists (any more); nothing to delete."

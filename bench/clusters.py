@@ -5,7 +5,7 @@ on their pages and the lag sweep running) against the same pages with that clust
 
 The healthy clusters are names for the one bench broker; the down ones are refused ports and sockets that
 accept and never answer. Also times one gateway call in-process against one through the cluster's client
-process (console/kafka/sandbox.py). Writes bench/RESULTS.md.
+process (console/kafka/sandbox/). Writes bench/RESULTS.md.
 """
 
 from __future__ import annotations

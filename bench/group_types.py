@@ -76,7 +76,7 @@ def seed(bootstrap: str, consumer: int, share: int, streams: int) -> float:
     from confluent_kafka import ConsumerGroupTopicPartitions, Producer, TopicPartition
     from confluent_kafka.admin import AdminClient, NewTopic
 
-    from console.kafka import java_admin
+    from console.kafka.java import bridge
 
     started = time.perf_counter()
     admin = AdminClient({"bootstrap.servers": bootstrap})
@@ -90,7 +90,7 @@ def seed(bootstrap: str, consumer: int, share: int, streams: int) -> float:
     for g in range(consumer):
         request = ConsumerGroupTopicPartitions(f"types-consumer-{g:04d}", [TopicPartition(TOPIC, p, 50) for p in range(3)])
         admin.alter_consumer_group_offsets([request])[request.group_id].result()
-    jvm = java_admin.jvm()
+    jvm = bridge.jvm()
     state = tempfile.mkdtemp(prefix="bench-streams-")
     with ThreadPoolExecutor(8) as pool:
         list(pool.map(lambda g: _share_group(jvm, bootstrap, f"types-share-{g:04d}"), range(share)))

@@ -46,7 +46,7 @@ class Stack:
         found = []
         for entry in Path("/proc").iterdir():
             try:
-                if entry.name.isdigit() and b"sandbox_child" in (entry / "cmdline").read_bytes() \
+                if entry.name.isdigit() and b"console.kafka.sandbox.child" in (entry / "cmdline").read_bytes() \
                         and marker in (entry / "environ").read_bytes().split(b"\0"):
                     found.append(int(entry.name))
             except OSError:

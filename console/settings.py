@@ -288,7 +288,7 @@ PROCESS_STATUS_DIR = env("PROCESS_STATUS_DIR", default=str(BASE_DIR / ".data" / 
 KAFKA_REQUEST_TIMEOUT_S = env.float("KAFKA_REQUEST_TIMEOUT_S", default=3.0)
 # After a cluster failed to answer, fail fast for this long instead of waiting again on each call.
 KAFKA_UNREACHABLE_BACKOFF_S = env.float("KAFKA_UNREACHABLE_BACKOFF_S", default=5.0)
-# Each cluster's librdkafka clients run in a client process of their own (console/kafka/sandbox.py): a native abort
+# Each cluster's librdkafka clients run in a client process of their own (console/kafka/sandbox/): a native abort
 # in the client library then stops that cluster's calls, not the web process or worker serving every cluster. One
 # such process per cluster serves every web and Celery process of the host, over Unix sockets in this private
 # folder (0700, with the token every peer must present; a long path is swapped for a short one under /tmp).

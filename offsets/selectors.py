@@ -14,8 +14,7 @@ from django.db import connections
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
 from console.kafka.errors import MSG_GROUP_NOT_FOUND, GroupNotFound, KafkaGatewayError
-from console.kafka.ops_offsets import EARLIEST, LATEST, STABLE
-from console.kafka.types import GroupDescription, GroupListing, PartitionRef
+from console.kafka.types import EARLIEST, LATEST, STABLE, GroupDescription, GroupListing, PartitionRef
 from console.shared_table import Snapshot, connection_version
 from offsets import group_table
 from offsets.lag.selectors import group_status_briefs

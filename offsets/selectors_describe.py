@@ -6,8 +6,7 @@ from dataclasses import dataclass
 
 from console.clusters.selectors import cluster_admin
 from console.kafka.errors import MSG_GROUP_NOT_FOUND, GroupNotFound
-from console.kafka.ops_offsets import LATEST
-from console.kafka.types import GroupDescription, GroupListing, PartitionRef
+from console.kafka.types import LATEST, GroupDescription, GroupListing, PartitionRef
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django import forms
 
 from console.errors import ConsoleError
-from console.kafka.scan_filters import check_filter
+from console.kafka.records.filters import check_filter
 from console.kafka.errors import InvalidRequest
 from console.kafka.types import ScanFilter
 from records.search import SearchSpec, parse_bound, parse_fields, parse_partitions, parse_time_ms

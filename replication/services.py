@@ -7,8 +7,7 @@ from console.audit.actor import Actor
 from console.audit.services import audited
 from console.clusters.selectors import cluster_admin
 from console.errors import Conflict, ConsoleError
-from console.kafka.ops_configs import BROKER, TOPIC
-from console.kafka.types import PartitionRef
+from console.kafka.types import BROKER, TOPIC, PartitionRef
 from replication import selectors
 from replication.planning import (Move, checked_moves, parse_assignment, parse_scope, replication_factor_targets,
                                   throttled_replicas)

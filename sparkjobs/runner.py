@@ -29,13 +29,18 @@ from console.devstack.paths import SPARK_AVRO_JARS, SPARK_KAFKA_JARS, SPARK_S3A_
 
 APP = Path(__file__).resolve().parent / "jobs" / "replay.py"
 DRIVER_APP = APP.with_name("driver.py")
-# The topic sink's transactional writer runs in Spark's executors, which get it as a file of its own.
-SINK = Path(__file__).resolve().parent.parent / "console" / "kafka" / "spark_sink.py"
+# The topic sink's transactional writer and the Protobuf rows run in Spark's executors, which get each as a file
+# of its own.
+SINK = APP.with_name("spark_sink.py")
+PROTOBUF_ROWS = APP.with_name("protobuf_rows.py")
+CONSOLE_DIR = Path(__file__).resolve().parent.parent / "console"
 # The driver writes its token file with the console's one way of writing secrets.
-SECRET_FILES = SINK.parent.parent / "secret_files.py"
-# In the executors: the gateway's registry decoding and error codes, and what they import, without Django.
-GATEWAY_MODULES = ("__init__.py", "errors.py", "types.py", "registry.py", "mapping.py",
-                   "protobuf_rows.py")
+SECRET_FILES = CONSOLE_DIR / "secret_files.py"
+# In the executors: the gateway's registry decoding and error codes, and what they import, without Django (the
+# packages' __init__ files hold no imports).
+GATEWAY_MODULES = ("__init__.py", "errors.py", "registry.py", "librdkafka/__init__.py", "librdkafka/mapping.py",
+                   "types/__init__.py", "types/access.py", "types/cluster.py", "types/groups.py", "types/records.py",
+                   "types/topics.py", "types/transactions.py")
 _LINE = re.compile(r"^CONSOLE-(PROGRESS|RESULT|END) (\{.*\})\s*$")
 _ERROR = re.compile(r"((?:[\w$]+\.)*[\w$]*(?:Exception|Error)): (.+)")
 # Kafka's client timing out, or Spark's executor giving up polling a partition that returns nothing.
@@ -48,7 +53,7 @@ MSG_NO_JARS = "Spark's {what} jars are missing in {path}: run `make deps` (it fe
 def gateway_zip(folder: Path) -> Path:
     """A zip of console.kafka's registry decoding for --py-files (an empty console/__init__.py: no Celery)."""
     target = folder / "console-gateway.zip"
-    kafka = SINK.parent
+    kafka = CONSOLE_DIR / "kafka"
     with zipfile.ZipFile(target, "w") as archive:
         archive.writestr("console/__init__.py", "")
         archive.write(SECRET_FILES, "console/secret_files.py")
@@ -82,7 +87,8 @@ def missing_jars(spec: dict, jars: list[str]) -> str:
 
 
 def _code_files() -> list[Path]:
-    return [APP, DRIVER_APP, SINK, SECRET_FILES, *(SINK.parent / name for name in GATEWAY_MODULES)]
+    return [APP, DRIVER_APP, SINK, PROTOBUF_ROWS, SECRET_FILES,
+            *(CONSOLE_DIR / "kafka" / name for name in GATEWAY_MODULES)]
 
 
 def driver_fingerprint(jars: list[str]) -> str:
@@ -99,7 +105,7 @@ def driver_fingerprint(jars: list[str]) -> str:
 
 
 def driver_command(folder: Path, state: Path, jars: list[str]) -> list[str]:
-    py_files = [str(APP), str(SINK), str(gateway_zip(folder))]
+    py_files = [str(APP), str(SINK), str(PROTOBUF_ROWS), str(gateway_zip(folder))]
     spark_submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
     command = [
         str(spark_submit), "--master", settings.SPARK_MASTER, "--name", "console-replay-driver",

@@ -6,8 +6,7 @@ from dataclasses import dataclass
 
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
-from console.kafka.ops_offsets import EARLIEST, LATEST, STABLE
-from console.kafka.types import PartitionRef
+from console.kafka.types import EARLIEST, LATEST, STABLE, PartitionRef
 from sparkjobs import bounds
 
 MSG_PARTITION_MISSING = "Topic '{topic}' has no partition {partitions}."

@@ -16,7 +16,7 @@ from console.audit.models import AuditEvent
 from console.audit.services import audit_record
 from console.clusters.selectors import cluster_connection, cluster_get
 from console.errors import Conflict, ConsoleError
-from console.kafka.java_config import UntranslatableConfig, java_client_config
+from console.kafka.java.config import UntranslatableConfig, java_client_config
 from console.secret_files import write_secret_file
 from sparkjobs import runner, s3
 from sparkjobs.filters import filter_check, filter_spark_sql

@@ -13,9 +13,7 @@ from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
 from console.shared_table import connection_version
 from console.kafka.errors import KafkaGatewayError, TopicNotFound
-from console.kafka.ops_configs import BROKER, TOPIC
-from console.kafka.ops_offsets import EARLIEST, LATEST, STABLE
-from console.kafka.types import PartitionRef, TopicMetadata
+from console.kafka.types import BROKER, EARLIEST, LATEST, STABLE, TOPIC, PartitionRef, TopicMetadata
 from console.user_regex import RegexRefused, compile_user_regex
 from topics import table
 from topics.table import TopicRow

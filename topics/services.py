@@ -10,9 +10,7 @@ from console.audit.services import audited
 from console.audit.witness.guard import witness_topic_guard
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
-from console.kafka.ops_configs import BROKER, TOPIC
-from console.kafka.ops_offsets import EARLIEST, LATEST
-from console.kafka.types import PartitionRef
+from console.kafka.types import BROKER, EARLIEST, LATEST, TOPIC, PartitionRef
 from topics.diffing import PurgeRow, check_config_request, purge_plan
 from topics.selectors import broker_values_invalidate, topic_snapshot_note
 from topics.table import TopicRow

@@ -15,7 +15,7 @@ from console.clusters.selectors import cluster_get
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
 from offsets.lag.selectors import topic_lag_chart
 from topics import disk, forms, selectors, services
-from console.kafka.ops_configs import TOPIC
+from console.kafka.types import TOPIC
 
 PAGE_SIZE = 50
 MSG_TABLE_BUILDING = ("The topic list of {cluster} is being built in the background (a first look at every "

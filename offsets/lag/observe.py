@@ -19,8 +19,7 @@ from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
 from console.kafka.admin import KafkaAdmin
 from console.kafka.errors import ClusterUnavailable, KafkaGatewayError
-from console.kafka.ops_offsets import LATEST, STABLE
-from console.kafka.types import GroupListing, PartitionRef
+from console.kafka.types import LATEST, STABLE, GroupListing, PartitionRef
 from offsets.lag.priority import PreviousSample, sweep_order
 
 log = logging.getLogger(__name__)

@@ -1,7 +1,8 @@
 """The replay application: reads exact offset ranges of one topic with Spark's Kafka source and writes them to a
 topic or to Parquet / JSON-lines files.
 
-    spark-submit --jars <connector jars> --py-files console/kafka/spark_sink.py sparkjobs/jobs/replay.py SPEC.json
+    spark-submit --jars <connector jars> --py-files <spark_sink.py,protobuf_rows.py,the gateway's zip> \
+        sparkjobs/jobs/replay.py SPEC.json
 
 It imports no Django. The console runs it inside its resident Spark driver (jobs/driver.py), which passes on
 `CONSOLE-PROGRESS {"done": n}` lines while reading and, at the end, `CONSOLE-RESULT {"read": n, "written": m,
@@ -282,10 +283,10 @@ def avro_column(side: str, writers: dict[int, str]):
 
 
 def protobuf_column(records, side: str, ids: list[int], registry: dict, timeout_s: float):
-    """Protobuf records of the reader's message type as a struct column (console.kafka.protobuf_rows, in the
+    """Protobuf records of the reader's message type as a struct column (protobuf_rows, shipped to the
     executors), or None when none of the schemas can be read. Records of other message types keep their bytes; the
     descriptors travel with the tasks, so executors never ask the registry."""
-    from console.kafka import protobuf_rows
+    import protobuf_rows
     from console.kafka.registry import registry_codec
     from console.kafka.types import ClusterConnection
 

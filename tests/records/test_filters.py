@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from console.kafka.errors import InvalidRequest
-from console.kafka.scan_filters import NOT_DECODED, check_filter, compile_test
+from console.kafka.records.filters import NOT_DECODED, check_filter, compile_test
 from console.kafka.types import DecodedPart, ScanFilter
 from records.search import Bound, parse_bound, parse_fields, parse_partitions
 

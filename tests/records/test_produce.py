@@ -19,7 +19,7 @@ pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
 
 
 def _log_end(topic: str) -> int:
-    from console.kafka.ops_offsets import LATEST
+    from console.kafka.types import LATEST
     from console.kafka.types import PartitionRef
 
     admin = cluster_admin("local")

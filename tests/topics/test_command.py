@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from console.audit.models import AuditEvent
 from console.clusters.selectors import cluster_admin
 from console.devstack.paths import PROJECT_DIR
-from console.kafka.ops_configs import TOPIC
+from console.kafka.types import TOPIC
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
 

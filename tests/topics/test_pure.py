@@ -104,7 +104,7 @@ def test_purge_plan_clamps_to_the_log_and_counts_records():
 
 
 def test_replica_infos_parse_from_the_java_clients_text():
-    from console.kafka.ops_log_dirs import parse_replica_infos
+    from console.kafka.java.ops_log_dirs import parse_replica_infos
     from console.kafka.types import PartitionRef
 
     text = ("{orders-2-5=ReplicaInfo(size=1024, offsetLag=0, isFuture=false), "

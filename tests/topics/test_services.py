@@ -7,7 +7,7 @@ from console.audit.models import AuditEvent
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
 from console.kafka import errors
-from console.kafka.ops_configs import BROKER, TOPIC
+from console.kafka.types import BROKER, TOPIC
 from topics import services
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]

@@ -17,7 +17,7 @@ class WitnessConfig:
     @property
     def transactional_id(self) -> str:
         """One fixed id per topic: a second publisher, or one restarted after being killed mid-batch, fences the
-        earlier one (see console.kafka.ops_append)."""
+        earlier one (see console.kafka.records.ops_append)."""
         return f"kafka-console-audit-witness.{self.topic}"
 
     @property

@@ -15,7 +15,7 @@ from console.audit.actor import Actor
 from console.audit.services import audited
 from console.audit.witness.config import WitnessConfig
 from console.errors import ConsoleError
-from console.kafka.ops_append import TRANSACTION_TIMEOUT_MS
+from console.kafka.records.ops_append import TRANSACTION_TIMEOUT_MS
 from console.kafka.types import PartitionRef
 
 MSG_HELD = ("a transaction open since offset {offset} of the witness topic holds its readers back; it is aborted "

@@ -24,8 +24,7 @@ from console.audit.models import WitnessState
 from console.audit.witness.records import NotAWitnessRecord, record_link
 from console.errors import ConsoleError
 from console.kafka.errors import TopicNotFound
-from console.kafka.ops_configs import TOPIC
-from console.kafka.types import CommittedTail
+from console.kafka.types import TOPIC, CommittedTail
 
 log = logging.getLogger(__name__)
 
@@ -92,8 +91,8 @@ def find_loss(state: WitnessState, topic: TopicView | None, *, expiry_explains: 
 
 
 def topic_view(gateway, topic: str) -> tuple[CommittedTail | None, TopicView | None]:
-    """The topic's committed tail (console.kafka.ops_append) and what find_loss needs; (None, None) when the topic
-    does not exist. A last record that is no audit event counts as none here (the caller reports it)."""
+    """The topic's committed tail (console.kafka.records.ops_append) and what find_loss needs; (None, None) when the
+    topic does not exist. A last record that is no audit event counts as none here (the caller reports it)."""
     try:
         tail = gateway.last_committed_record(topic)
         topic_id = gateway.describe_topics([topic])[topic].topic_id

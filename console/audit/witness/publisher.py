@@ -4,7 +4,7 @@ The database write comes first and means what it always did (audit_record commit
 for its intent row). Publishing follows, in rounds: each round asks the topic for its last committed record (the
 only record of how far publishing got, so a publisher killed between writing and noting it neither loses nor
 repeats a batch), takes the rows after it in seq order, checks that each continues the chain, and appends them in
-one transaction that commits only if the topic still ends with that record (console.kafka.ops_append). Kafka
+one transaction that commits only if the topic still ends with that record (console.kafka.records.ops_append). Kafka
 down: the round records why and the next one tries again; nothing waits on it but the publisher. The database
 keeps only a high-water mark beside it (console.audit.witness.loss), so a topic that later holds less is an alarm,
 not a reason to start again from #1.

@@ -10,7 +10,7 @@ from django.core.management.base import CommandError
 
 from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
-from console.kafka.scan_filters import check_filter
+from console.kafka.records.filters import check_filter
 from console.kafka.types import ScanFilter
 from records import services
 from records.search import (

@@ -1,5 +1,5 @@
-"""Calls over many groups keep a bounded number of requests in flight (console.kafka.base.MAX_IN_FLIGHT) and still
-answer for every group. The real client is watched, not replaced: each send goes through to the broker."""
+"""Calls over many groups keep a bounded number of requests in flight (console.kafka.librdkafka.base.MAX_IN_FLIGHT)
+and still answer for every group. The real client is watched, not replaced: each send goes through to the broker."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from console.kafka import base, client
+from console.kafka.librdkafka import base, client
 from console.kafka.admin import KafkaAdmin
 from console.kafka.types import ClusterConnection, PartitionRef
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from console.kafka import java_admin
+from console.kafka.java import bridge
 from console.kafka.admin import KafkaAdmin
 from console.kafka.errors import ClusterUnavailable
 from console.kafka.types import ClusterConnection, PartitionRef
@@ -69,13 +69,13 @@ def test_thousands_of_groups_cost_one_gateway_call(gateway, kafka_node, topic_fa
     groups = [f"many {i} <b>\"'#%/ {uuid.uuid4().hex[:4]}" for i in range(3000)]
     _seed(kafka_node.bootstrap, {g: {(topic, 0): i, (topic, 1): i + 1} for i, g in enumerate(groups)})
     calls = []
-    real = java_admin.JavaCalls._java
+    real = bridge.JavaCalls._java
 
     def counted(self, call):
         calls.append(call)
         return real(self, call)
 
-    monkeypatch.setattr(java_admin.JavaCalls, "_java", counted)
+    monkeypatch.setattr(bridge.JavaCalls, "_java", counted)
     found = gateway.group_offsets_batched(groups)
     assert len(calls) == 1
     assert len(found) == 3000

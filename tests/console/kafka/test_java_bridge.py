@@ -1,4 +1,4 @@
-"""The JVM bridge (console.kafka.java_admin) is a trust boundary: only the process that started the JVM drives it,
+"""The JVM bridge (console.kafka.java.bridge) is a trust boundary: only the process that started the JVM drives it,
 the JVM holds none of the console's secrets, and a JVM that dies is reported to the calls it was serving and
 replaced on the next one. Against the session broker and a real JVM."""
 
@@ -13,7 +13,7 @@ import pytest
 from py4j.java_gateway import GatewayParameters, JavaGateway
 from py4j.protocol import Py4JError
 
-from console.kafka import java_admin
+from console.kafka.java import bridge
 from console.kafka.admin import KafkaAdmin
 from console.kafka.errors import ClusterUnavailable
 from console.kafka.types import ClusterConnection
@@ -26,14 +26,14 @@ CANARY = "CONSOLE_TEST_BRIDGE_CANARY"
 @pytest.fixture
 def fresh_bridge(kafka_node, monkeypatch):
     """A JVM started by this test, with a secret-looking variable in the environment it was started from."""
-    java_admin.bridge_stop()
+    bridge.bridge_stop()
     monkeypatch.setenv(CANARY, "must-not-reach-the-jvm")
     monkeypatch.setenv("SECRET_KEY", "must-not-reach-the-jvm-either")
     admin = KafkaAdmin(ClusterConnection("bridge", kafka_node.bootstrap), timeout=10)
     admin.list_groups_of_every_type()  # any Java Admin call starts the JVM
-    assert java_admin.bridge_port() is not None
+    assert bridge.bridge_port() is not None
     yield admin
-    java_admin.bridge_stop()
+    bridge.bridge_stop()
 
 
 def _stranger(port: int, token: str | None = None) -> JavaGateway:
@@ -42,7 +42,7 @@ def _stranger(port: int, token: str | None = None) -> JavaGateway:
 
 
 def test_a_client_without_the_token_is_refused(fresh_bridge):
-    port = java_admin.bridge_port()
+    port = bridge.bridge_port()
     for token in (None, "wrong-token"):
         stranger = _stranger(port, token)
         try:
@@ -57,14 +57,14 @@ def test_a_client_without_the_token_is_refused(fresh_bridge):
 
 
 def test_the_jvm_holds_none_of_the_consoles_environment(fresh_bridge):
-    environment = open(f"/proc/{java_admin.bridge_pid()}/environ", "rb").read().split(b"\0")
+    environment = open(f"/proc/{bridge.bridge_pid()}/environ", "rb").read().split(b"\0")
     names = {entry.split(b"=", 1)[0].decode() for entry in environment if entry}
     assert CANARY not in names and "SECRET_KEY" not in names and "DATABASE_URL" not in names
-    assert names <= set(java_admin.JVM_ENVIRONMENT)
+    assert names <= set(bridge.JVM_ENVIRONMENT)
 
 
 def test_the_bridge_listens_on_loopback_only(fresh_bridge):
-    port = java_admin.bridge_port()
+    port = bridge.bridge_port()
     listening = []
     for line in open("/proc/net/tcp").read().splitlines()[1:] + open("/proc/net/tcp6").read().splitlines()[1:]:
         local, state = line.split()[1], line.split()[3]
@@ -89,21 +89,21 @@ def test_a_jvm_killed_mid_call_is_reported_and_replaced(fresh_bridge, kafka_node
     caller = threading.Thread(target=call)
     caller.start()
     time.sleep(1.5)
-    killed = java_admin.bridge_pid()
+    killed = bridge.bridge_pid()
     os.kill(killed, signal.SIGKILL)
     caller.join(15)
     assert not caller.is_alive()
     assert len(outcome) == 1 and isinstance(outcome[0], ClusterUnavailable)
     assert "killed by SIGKILL" in outcome[0].message and "new one starts" in outcome[0].message
     assert fresh_bridge.list_groups_of_every_type() is not None
-    assert java_admin.bridge_pid() not in (None, killed)
+    assert bridge.bridge_pid() not in (None, killed)
 
 
 def test_a_jvm_that_died_between_calls_is_replaced_quietly(fresh_bridge):
-    killed = java_admin.bridge_pid()
+    killed = bridge.bridge_pid()
     os.kill(killed, signal.SIGKILL)
     deadline = time.monotonic() + 5
-    while java_admin.bridge_pid() is not None and time.monotonic() < deadline:
+    while bridge.bridge_pid() is not None and time.monotonic() < deadline:
         time.sleep(0.05)
     assert fresh_bridge.list_groups_of_every_type() is not None
-    assert java_admin.bridge_pid() not in (None, killed)
+    assert bridge.bridge_pid() not in (None, killed)

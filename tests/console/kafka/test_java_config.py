@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from console.kafka.java_config import UntranslatableConfig, java_client_config, properties_text
+from console.kafka.java.config import UntranslatableConfig, java_client_config, properties_text
 
 
 def test_scram_over_tls_becomes_a_jaas_line_and_a_pem_truststore():

@@ -13,5 +13,5 @@ from console.kafka.sandbox import JAVA_OPERATIONS
 def test_the_java_operations_are_the_ones_that_use_the_java_client():
     uses_java = {name for name in PUBLIC_OPERATIONS
                  if "self._java(" in (source := inspect.getsource(getattr(KafkaAdmin, name)))
-                 or "java_admin." in source}
+                 or "bridge." in source}
     assert uses_java == JAVA_OPERATIONS

@@ -5,7 +5,7 @@ import stat
 
 import pytest
 
-from console.kafka import kafka_tools
+from console.kafka.java import tools
 from console.kafka.types import ClusterConnection
 
 pytestmark = [pytest.mark.kafka]
@@ -16,7 +16,7 @@ def test_the_tools_properties_file_is_0600_while_the_tool_reads_it_and_gone_afte
     topic = topic_factory("tools-props")
     commit("tools-props-group", {(topic, 0): 0})
     seen = []
-    real = kafka_tools._java
+    real = tools._java
 
     def watched(main_class, args, timeout):
         path = args[args.index("--command-config") + 1]
@@ -24,11 +24,11 @@ def test_the_tools_properties_file_is_0600_while_the_tool_reads_it_and_gone_afte
             seen.append((path, stat.S_IMODE(os.stat(path).st_mode), properties.read()))
         return real(main_class, args, timeout)
 
-    monkeypatch.setattr(kafka_tools, "_java", watched)
+    monkeypatch.setattr(tools, "_java", watched)
     # A setting the file must carry (a secret would travel the same way).
     connection = ClusterConnection("local", kafka_node.bootstrap, config={"client.id": "tools-props-test"})
 
-    rows = kafka_tools.delete_group_offsets(connection, "tools-props-group", topic, None, timeout=20)
+    rows = tools.delete_group_offsets(connection, "tools-props-group", topic, None, timeout=20)
 
     assert [(r.topic, r.error) for r in rows] == [(topic, None)]
     [(path, mode, text)] = seen

@@ -4,7 +4,7 @@ import pytest
 from confluent_kafka import KafkaError, KafkaException
 
 from console.kafka import errors
-from console.kafka.mapping import kafka_error_to_exception, map_exception
+from console.kafka.librdkafka.mapping import kafka_error_to_exception, map_exception
 
 
 @pytest.mark.parametrize(
@@ -65,7 +65,7 @@ def test_partition_errors_list_each_failed_partition():
     (KafkaError.GROUP_AUTHORIZATION_FAILED, False),
 ])
 def test_a_coordinator_loading_or_moving_is_told_from_a_cluster_that_does_not_answer(code, moving):
-    from console.kafka.mapping import coordinator_moving
+    from console.kafka.librdkafka.mapping import coordinator_moving
 
     assert coordinator_moving(kafka_error_to_exception(KafkaError(code), cluster="c", timeout=3)) is moving
     assert coordinator_moving(None) is False

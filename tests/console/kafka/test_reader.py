@@ -4,7 +4,7 @@ import pytest
 from confluent_kafka import KafkaError, Message
 
 from console.kafka.errors import KafkaGatewayError
-from console.kafka.reader import RawRecord, TailBatch, TopicTail
+from console.kafka.records.reader import RawRecord, TailBatch, TopicTail
 from console.kafka.types import ClusterConnection
 
 

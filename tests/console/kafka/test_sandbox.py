@@ -18,10 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from console.kafka import sandbox, sandbox_socket
+from console.kafka import sandbox
 from console.kafka.errors import ClusterUnavailable
 from console.kafka.isolated import IsolatedKafkaAdmin
-from console.kafka.sandbox_child import HEADER, TOKEN_DEADLINE_S, read_message
+from console.kafka.sandbox import sockets
+from console.kafka.sandbox.child import TOKEN_DEADLINE_S
+from console.kafka.sandbox.wire import HEADER, read_message
 from console.kafka.types import ClusterConnection
 from console.devstack.paths import PROJECT_DIR
 
@@ -61,8 +63,8 @@ def _outcome(process: subprocess.Popen) -> dict:
 
 
 def _socket_of(connection: ClusterConnection) -> tuple[Path, bytes]:
-    folder, token, _ = sandbox_socket.host_sockets()
-    name = sandbox_socket.socket_name(token, sandbox._connection_key(connection))
+    folder, token, _ = sockets.host_sockets()
+    name = sockets.socket_name(token, sandbox._connection_key(connection))
     return folder / f"{name}.sock", token
 
 

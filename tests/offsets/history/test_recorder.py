@@ -45,7 +45,7 @@ class Member:
 
 def wait_members(group, clients, timeout=40.0):
     """Until the group's members are exactly `clients` and every partition is assigned (or it is empty)."""
-    from console.kafka.client import forget_clients
+    from console.kafka.reset import forget_clients
     from console.kafka.errors import KafkaGatewayError
 
     deadline = time.monotonic() + timeout
@@ -218,7 +218,7 @@ def test_the_commit_shortcut_reads_the_brokers_commit_records_as_the_full_decode
     from confluent_kafka import Consumer, TopicPartition
 
     from console.clusters.selectors import cluster_connection, cluster_get
-    from console.kafka.reader import TopicTail
+    from console.kafka.records.reader import TopicTail
     from offsets.history.records import OffsetCommit, commit_group, commit_timestamp, decode_record
 
     topic = topic_factory("shortcut", partitions=2)
@@ -262,7 +262,7 @@ def test_a_batch_counts_commits_alike_through_the_shortcut_and_the_full_decoder(
     """No broker: records built from the schemas. Commits the shortcut reads, commits only the full decoder reads
     (a compact metadata string of 127 bytes or more), tombstones, a damaged record and a group metadata record,
     spread over two batches: one count and the latest time per group, and the positions after each batch."""
-    from console.kafka.reader import RawRecord, TailBatch
+    from console.kafka.records.reader import RawRecord, TailBatch
     from offsets.models import GroupCommitStat
     from tests.offsets.history.test_records import W, commit_value, group_value
 

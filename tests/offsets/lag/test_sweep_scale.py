@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from console.kafka import base, client, ops_offsets
+from console.kafka.librdkafka import base, client, ops_offsets
 from console.kafka.admin import KafkaAdmin
 from console.kafka.types import ClusterConnection, PartitionRef
 from offsets.lag import observe, sampler

@@ -13,8 +13,7 @@ from console.audit.models import AuditEvent
 from console.audit.services import audit_record
 from console.audit.witness.config import WitnessConfig
 from console.kafka.admin import KafkaAdmin
-from console.kafka.ops_offsets import LATEST, STABLE
-from console.kafka.types import ClusterConnection, PartitionRef
+from console.kafka.types import LATEST, STABLE, ClusterConnection, PartitionRef
 
 
 @pytest.fixture

@@ -24,8 +24,7 @@ from console.audit.witness.records import Link
 from console.audit.witness.verify import absence_rule
 from console.kafka.admin import KafkaAdmin
 from console.kafka.errors import KafkaGatewayError, TopicNotFound
-from console.kafka.ops_offsets import LATEST
-from console.kafka.types import ClusterConnection, PartitionRef
+from console.kafka.types import LATEST, ClusterConnection, PartitionRef
 from tests.console.audit.witness.conftest import append_events, read_witness
 
 

@@ -9,11 +9,11 @@ from typing import TypeVar
 
 from confluent_kafka.admin import AdminClient
 
-from console.kafka import client
 from console.kafka.errors import (MSG_SLOW_REQUEST, ClusterUnavailable, KafkaGatewayError, PartitionError,
                                   PartitionErrors)
-from console.kafka.futures import future_result, futures_outcomes, futures_results
-from console.kafka.mapping import coordinator_moving, explain_unavailable, map_exception
+from console.kafka.librdkafka import client
+from console.kafka.librdkafka.futures import future_result, futures_outcomes, futures_results
+from console.kafka.librdkafka.mapping import coordinator_moving, explain_unavailable, map_exception
 from console.kafka.types import GatewayFace
 
 T = TypeVar("T")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from console.kafka import java_admin
 from console.kafka.errors import KafkaRequestFailed
+from console.kafka.java import bridge
 from console.kafka.types import PartitionRef, ReplicaSize
 
 # One Java call per log dir hands back its whole replica map as text, instead of a py4j round trip per replica:
@@ -17,7 +17,7 @@ def parse_replica_infos(text: str) -> list[tuple[PartitionRef, int, int, bool]]:
     return [(PartitionRef(m[1], int(m[2])), int(m[3]), int(m[4]), m[5] == "true") for m in _REPLICA.finditer(text)]
 
 
-class LogDirOps(java_admin.JavaCalls):
+class LogDirOps(bridge.JavaCalls):
     def describe_log_dirs(self, broker_ids: list[int]) -> list[ReplicaSize]:
         """Every replica in every log dir of the given brokers (one DescribeLogDirs request to each)."""
         if not broker_ids:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from console.kafka.errors import ClusterUnavailable, GroupNotFound, KafkaRequestFailed, MSG_GROUP_NOT_FOUND
-from console.kafka.java_config import java_client_config, properties_text
+from console.kafka.java.config import java_client_config, properties_text
 from console.kafka.types import ClusterConnection, PartitionRef
 from console.secret_files import temporary_secret_file
 

@@ -28,10 +28,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from console.kafka.errors import ClusterUnavailable
-from console.kafka.sandbox_child import encode_message, read_message
+from console.kafka.sandbox.wire import encode_message, read_message
 from console.secret_files import write_secret_file
 
-_PROJECT_DIR = Path(__file__).resolve().parents[2]
+_GATEWAY_DIR = Path(__file__).resolve().parents[1]
+_PROJECT_DIR = _GATEWAY_DIR.parents[1]
 DEFAULT_SOCKET_DIR = _PROJECT_DIR / ".data" / "kafka-clients"
 TOKEN_FILE = "token"
 TOKEN_HEX = 64  # characters, as sent on the socket
@@ -114,9 +115,9 @@ def code_stamp() -> str:
     socket's name, so after a deploy (or an edit in development) callers start client processes of the new code
     instead of sending requests to old ones that keep running while they are used."""
     parts = [sys.version, sys.executable, importlib.metadata.version("confluent-kafka")]
-    for path in sorted(Path(__file__).parent.glob("*.py")):
+    for path in sorted(_GATEWAY_DIR.rglob("*.py")):
         info = path.stat()
-        parts.append(f"{path.name}:{info.st_mtime_ns}:{info.st_size}")
+        parts.append(f"{path.relative_to(_GATEWAY_DIR)}:{info.st_mtime_ns}:{info.st_size}")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
@@ -165,7 +166,7 @@ def _launch(connection, path: Path, token: bytes, idle_s: float, log_path: Path)
     descriptor = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
         process = subprocess.Popen(
-            [sys.executable, "-m", "console.kafka.sandbox_child"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            [sys.executable, "-m", "console.kafka.sandbox.child"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=descriptor, cwd=_PROJECT_DIR, env=env, start_new_session=True,
         )
     finally:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
 from confluent_kafka.admin import AdminClient
 
-from console.kafka.base import AdminBase
 from console.kafka.errors import MSG_GROUP_NOT_FOUND, ClusterUnavailable, GroupNotFound, KafkaGatewayError
-from console.kafka.mapping import kafka_error_to_exception
+from console.kafka.librdkafka.base import AdminBase
+from console.kafka.librdkafka.mapping import kafka_error_to_exception
 from console.kafka.types import BrokerInfo, GroupDescription, GroupListing, MemberInfo, PartitionRef
 
 _STATE_NAMES = {0: "Unknown", 1: "PreparingRebalance", 2: "CompletingRebalance", 3: "Stable", 4: "Dead", 5: "Empty"}

@@ -1,10 +1,10 @@
 """The client process of one cluster connection on this host (the server side of console.kafka.sandbox).
 
 It holds that connection's librdkafka clients, and the Java Admin bridge's JVM, for every web and Celery process
-of the host, which reach it over a Unix socket in a private folder (console.kafka.sandbox_socket). If librdkafka
+of the host, which reach it over a Unix socket in a private folder (console.kafka.sandbox.sockets). If librdkafka
 aborts, only this process dies; each caller notices its socket close and answers for it.
 
-Started as `python -m console.kafka.sandbox_child` by the first process that needs it: it reads the connection
+Started as `python -m console.kafka.sandbox.child` by the first process that needs it: it reads the connection
 (secrets included), the socket path, the host's token and its idle time from stdin, never from its command line,
 binds the socket, then detaches (a second fork) so it outlives its starter, and prints its pid. A peer must send
 the token before anything of it is read as a request: requests are pickles, which only our own processes may
@@ -19,63 +19,25 @@ import logging
 import os
 import pickle
 import socket
-import struct
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
-HEADER = struct.Struct("!I")
+from console.kafka.admin import KafkaAdmin
+from console.kafka.errors import KafkaRequestFailed
+from console.kafka.librdkafka.client import forget_clients
+from console.kafka.librdkafka.mapping import map_exception
+from console.kafka.sandbox.wire import FORGET, IDLE_NOTICE, STOP, read_message, read_messages, send_message
+
 # Shared by every process of the host: enough for all their request threads at once (8 gunicorn workers x 8
 # threads), so a queue here never outlasts a caller's bounded wait and gets the process killed as stuck.
 MAX_THREADS = 64
-FORGET = "__forget__"  # drops cached clients and fail-fast marks, as forget_clients() does in-process
-STOP = "__stop__"  # retires this process at once: its calls in flight end with it
-# The answer id of the notice sent before an idle stop: requests a peer still awaits then were never run, so it
-# may send them again to a fresh process.
-IDLE_NOTICE = 0
 TOKEN_DEADLINE_S = 5.0  # a peer that has not sent its token by then is dropped
 MAX_UNAUTHENTICATED = 64  # peers waiting to send their token; more are closed at once
 
 
-def read_message(stream) -> object | None:
-    header = stream.read(HEADER.size)
-    if len(header) < HEADER.size:
-        return None
-    (size,) = HEADER.unpack(header)
-    payload = stream.read(size)
-    if len(payload) < size:
-        return None
-    return pickle.loads(payload)
-
-
-def read_messages(stream) -> Iterator[object]:
-    """Messages until the stream ends or one is torn (its sender died mid-write)."""
-    while True:
-        try:
-            message = read_message(stream)
-        except Exception:  # a torn message from a dying peer
-            return
-        if message is None:
-            return
-        yield message
-
-
-def encode_message(message: object) -> bytes:
-    payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    return HEADER.pack(len(payload)) + payload
-
-
-def send_message(sock: socket.socket, lock: threading.Lock, message: object) -> None:
-    data = encode_message(message)
-    with lock:
-        sock.sendall(data)
-
-
 def _picklable_error(exc: BaseException, cluster: str) -> BaseException:
-    from console.kafka.errors import KafkaRequestFailed
-
     try:
         pickle.loads(pickle.dumps(exc))
         return exc
@@ -166,10 +128,6 @@ class Server:
 
     def _run(self, sock, send_lock, request_id: int, method: str, args: tuple, kwargs: dict, timeout: float,
              backoff: float) -> None:
-        from console.kafka.admin import KafkaAdmin
-        from console.kafka.client import forget_clients
-        from console.kafka.mapping import map_exception
-
         try:
             if method == FORGET:
                 forget_clients()

@@ -15,9 +15,9 @@ from collections import OrderedDict
 
 from confluent_kafka import Consumer, KafkaError, TopicPartition
 
-from console.kafka.client import client_config
-from console.kafka.mapping import kafka_error_to_exception
-from console.kafka.scan_filters import NOT_DECODED, Parts, compile_test
+from console.kafka.librdkafka.client import client_config
+from console.kafka.librdkafka.mapping import kafka_error_to_exception
+from console.kafka.records.filters import NOT_DECODED, Parts, compile_test
 from console.kafka.types import (
     ClusterConnection, DecodedPart, RecordInfo, ScanChunk, ScanCursor, ScanMatch, ScanRequest,
 )

@@ -1,14 +1,10 @@
-"""Leader elections (librdkafka), partition reassignments, the metadata quorum and the registered brokers (Kafka's
-Java Admin client: librdkafka has none of these)."""
+"""Partition reassignments, the metadata quorum and the registered brokers, through Kafka's Java Admin client:
+librdkafka has none of these (its leader elections are in console.kafka.librdkafka.ops_elections)."""
 
 from __future__ import annotations
 
-from confluent_kafka import ElectionType, TopicPartition
-from confluent_kafka.admin import AdminClient
-
-from console.kafka import java_admin
-from console.kafka.base import AdminBase
 from console.kafka.errors import KafkaGatewayError
+from console.kafka.java import bridge
 from console.kafka.types import PartitionRef, QuorumInfo, QuorumReplica, Reassignment, RegisteredBroker
 
 
@@ -20,28 +16,7 @@ def _ints(java_list) -> tuple[int, ...]:
     return tuple(int(x) for x in java_list)
 
 
-class ReplicationOps(AdminBase, java_admin.JavaCalls):
-    def elect_preferred_leaders(self, refs: list[PartitionRef]) -> dict[PartitionRef, str | None]:
-        """Preferred leader election for these partitions: each one's error, or None where it now leads (or
-        already did: Kafka answers ELECTION_NOT_NEEDED, which is no error here)."""
-
-        def run(admin: AdminClient) -> dict[PartitionRef, str | None]:
-            if not refs:
-                return {}
-            partitions = [TopicPartition(r.topic, r.partition) for r in refs]
-            # confluent-kafka 2.16.1's native call fails on either documented timeout keyword ("more argument
-            # specifiers than keyword list entries"); our wait bounds the call instead.
-            result = self._wait(admin.elect_leaders(ElectionType.PREFERRED, partitions))
-            outcome = {}
-            for tp, error in result.items():
-                err = getattr(error, "args", [None])[0] if error is not None else None
-                name = err.name() if err is not None and hasattr(err, "name") else (str(error) if error else None)
-                outcome[PartitionRef(tp.topic, tp.partition)] = None if name in (None, "ELECTION_NOT_NEEDED") else (
-                    err.str() if err is not None and hasattr(err, "str") else name)
-            return outcome
-
-        return self._call(run)
-
+class ReplicationOps(bridge.JavaCalls):
     def list_reassignments(self) -> list[Reassignment]:
         found = self._java(lambda admin, jvm: admin.listPartitionReassignments().reassignments())
         return sorted((Reassignment(ref=PartitionRef(str(tp.topic()), int(tp.partition())),
@@ -55,8 +30,8 @@ class ReplicationOps(AdminBase, java_admin.JavaCalls):
         its reassignment in progress (None). Returns each partition's error, or None."""
         if not targets:
             return {}
-        admin = java_admin.java_admin(self.connection, self.timeout)
-        jvm = java_admin.jvm()
+        admin = bridge.java_admin(self.connection, self.timeout)
+        jvm = bridge.jvm()
         Optional = jvm.java.util.Optional
         changes = jvm.java.util.HashMap()
         keys = {}
@@ -69,7 +44,7 @@ class ReplicationOps(AdminBase, java_admin.JavaCalls):
         outcome: dict[PartitionRef, str | None] = {}
         for ref, tp in keys.items():
             try:
-                java_admin.wait(values.get(tp), cluster=self.cluster, timeout=self.timeout, admin=admin)
+                bridge.wait(values.get(tp), cluster=self.cluster, timeout=self.timeout, admin=admin)
                 outcome[ref] = None
             except KafkaGatewayError as exc:
                 outcome[ref] = exc.message

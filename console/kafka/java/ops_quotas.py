@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from console.kafka import java_admin
+from console.kafka.java import bridge
 from console.kafka.types import ClientQuota
 
 
-class QuotaOps(java_admin.JavaCalls):
+class QuotaOps(bridge.JavaCalls):
     def describe_client_quotas(self) -> list[ClientQuota]:
         """Every quota set on a user, a client id, a pair of them, or their defaults."""
         found = self._java(lambda admin, jvm: admin.describeClientQuotas(

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from confluent_kafka import KafkaError, KafkaException, Producer
 
-from console.kafka import reader
-from console.kafka.base import AdminBase
-from console.kafka.client import client_config
 from console.kafka.errors import InvalidRequest
-from console.kafka.mapping import kafka_error_to_exception
-from console.kafka.ops_offsets import EARLIEST, LATEST, STABLE
-from console.kafka.types import AppendResult, CommittedTail, PartitionRef, RecordInfo
+from console.kafka.librdkafka.base import AdminBase
+from console.kafka.librdkafka.client import client_config
+from console.kafka.librdkafka.mapping import kafka_error_to_exception
+from console.kafka.records import reader
+from console.kafka.types import EARLIEST, LATEST, STABLE, AppendResult, CommittedTail, PartitionRef, RecordInfo
 
 _FIRST_WINDOW = 64  # offsets read back from the stable end to find the last committed record; grows 8x per miss
 # A writer killed inside a transaction holds back read_committed readers until the next writer fences it or this

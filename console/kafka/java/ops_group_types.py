@@ -3,14 +3,14 @@ every group with its type (ListGroups), and share groups (KIP-932): members, sta
 
 from __future__ import annotations
 
-from console.kafka import java_admin
 from console.kafka.errors import GroupNotFound, KafkaGatewayError, MSG_GROUP_NOT_FOUND
+from console.kafka.java import bridge
 from console.kafka.types import (
     GroupListing, PartitionRef, ShareGroupDescription, ShareMember, SharePartitionOffset, StreamsGroupDescription,
     StreamsMember, StreamsSubtopology,
 )
 
-_ref = java_admin.partition_ref
+_ref = bridge.partition_ref
 
 
 def _refs(partitions: list[dict]) -> tuple[PartitionRef, ...]:
@@ -21,13 +21,13 @@ def _coordinator(node: dict | None) -> int | None:
     return int(node["id"]) if node else None
 
 
-class GroupTypeOps(java_admin.JavaCalls):
-    """Each call returns its Java result as plain data in one round trip (java_admin.as_plain): a page of groups
+class GroupTypeOps(bridge.JavaCalls):
+    """Each call returns its Java result as plain data in one round trip (bridge.as_plain): a page of groups
     costs a few gateway calls, not one per getter."""
 
     def list_groups_of_every_type(self) -> list[GroupListing]:
         """ListGroups on every broker with no type filter: classic, consumer, share and streams groups."""
-        found = java_admin.as_plain(self._java(lambda admin, jvm: admin.listGroups().all()))
+        found = bridge.as_plain(self._java(lambda admin, jvm: admin.listGroups().all()))
         listings = []
         for g in found:
             kind = (g.get("type") or "").lower() or None
@@ -41,7 +41,7 @@ class GroupTypeOps(java_admin.JavaCalls):
         """ShareGroupDescribe for many groups at once; an unknown id is a GroupNotFound."""
         if not group_ids:
             return {}
-        found = java_admin.as_plain(self._java(lambda admin, jvm: admin.describeShareGroups(list(group_ids)).all()))
+        found = bridge.as_plain(self._java(lambda admin, jvm: admin.describeShareGroups(list(group_ids)).all()))
         return {group_id: ShareGroupDescription(
             group_id=group_id, state=d["groupState"], coordinator=_coordinator(d.get("coordinator")),
             group_epoch=int(d["groupEpoch"]), assignment_epoch=int(d["targetAssignmentEpoch"]),
@@ -62,7 +62,7 @@ class GroupTypeOps(java_admin.JavaCalls):
             return admin.listShareGroupOffsets({g: spec() for g in dict.fromkeys(group_ids)}).all()
 
         try:
-            found = java_admin.as_plain(self._java(call))
+            found = bridge.as_plain(self._java(call))
         except KafkaGatewayError as exc:
             if exc.code in ("GroupIdNotFoundException", "GroupNotFoundException"):
                 raise GroupNotFound(MSG_GROUP_NOT_FOUND.format(group=", ".join(group_ids), cluster=self.cluster),
@@ -81,7 +81,7 @@ class GroupTypeOps(java_admin.JavaCalls):
     def alter_share_group_offsets(self, group_id: str, offsets: dict[PartitionRef, int]) -> None:
         """Sets share-partition start offsets; the coordinator refuses while the group has members."""
         def call(admin, jvm):
-            targets = java_admin.long_valued_map([(jvm.org.apache.kafka.common.TopicPartition(ref.topic, ref.partition),
+            targets = bridge.long_valued_map([(jvm.org.apache.kafka.common.TopicPartition(ref.topic, ref.partition),
                                                    offset) for ref, offset in offsets.items()])
             return admin.alterShareGroupOffsets(group_id, targets).all()
 
@@ -95,13 +95,13 @@ class GroupTypeOps(java_admin.JavaCalls):
         self._java(lambda admin, jvm: admin.deleteShareGroups(list(group_ids)).all())
 
 
-class StreamsGroupOps(java_admin.JavaCalls):
+class StreamsGroupOps(bridge.JavaCalls):
     """Streams groups (KIP-1071): the group coordinator runs the Streams rebalance; offsets are committed ones."""
 
     def describe_streams_groups(self, group_ids: list[str]) -> dict[str, StreamsGroupDescription]:
         if not group_ids:
             return {}
-        found = java_admin.as_plain(self._java(lambda admin, jvm: admin.describeStreamsGroups(list(group_ids)).all()))
+        found = bridge.as_plain(self._java(lambda admin, jvm: admin.describeStreamsGroups(list(group_ids)).all()))
         return {group_id: StreamsGroupDescription(
             group_id=group_id, state=d["groupState"], coordinator=_coordinator(d.get("coordinator")),
             group_epoch=int(d["groupEpoch"]), assignment_epoch=int(d["targetAssignmentEpoch"]),
@@ -131,7 +131,7 @@ class StreamsGroupOps(java_admin.JavaCalls):
 
         return {group_id: {_ref(key): int(committed["offset"]) for key, committed in (partitions or {}).items()
                            if committed is not None}
-                for group_id, partitions in java_admin.as_plain(self._java(call)).items()}
+                for group_id, partitions in bridge.as_plain(self._java(call)).items()}
 
     def alter_streams_group_offsets(self, group_id: str, offsets: dict[PartitionRef, int]) -> None:
         def call(admin, jvm):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
 
-from console.kafka.base import AdminBase
 from console.kafka.errors import MSG_TOPIC_NOT_FOUND, TopicNotFound
+from console.kafka.librdkafka.base import AdminBase
 from console.kafka.types import BROKER, TOPIC, ConfigEntryInfo, ConfigSynonym
 
 # Kafka's DescribeConfigs sources by number; confluent-kafka hands them over as plain ints and its enum lacks 6 and 7.

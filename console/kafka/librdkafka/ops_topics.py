@@ -7,8 +7,8 @@ import uuid
 from confluent_kafka import TopicCollection, TopicPartition
 from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
 
-from console.kafka.base import AdminBase
 from console.kafka.errors import MSG_TOPIC_NOT_FOUND, KafkaGatewayError, TopicNotFound
+from console.kafka.librdkafka.base import AdminBase
 from console.kafka.types import PartitionMetadata, PartitionRef, TopicMetadata
 
 

@@ -7,9 +7,10 @@ import time
 from confluent_kafka import IsolationLevel, TopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
-from console.kafka.base import AdminBase
 from console.kafka.errors import KafkaGatewayError
-from console.kafka.mapping import RETRIABLE_PARTITION_CODES
+from console.kafka.librdkafka import offset_lookup
+from console.kafka.librdkafka.base import AdminBase
+from console.kafka.librdkafka.mapping import RETRIABLE_PARTITION_CODES, kafka_error_to_exception
 from console.kafka.types import EARLIEST, LATEST, STABLE, OffsetAt, PartitionRef
 
 _ATTEMPTS = 3
@@ -71,9 +72,11 @@ class OffsetOps(AdminBase):
     def _offsets_round(self, admin: AdminClient, pending: dict, results: dict) -> dict:
         """Sends the ListOffsets of every offset kind in windows of OFFSETS_WINDOW partitions (in partition order,
         so a window touches few topics), at most OFFSETS_WINDOWS_IN_FLIGHT at a time; stores what succeeded and
-        returns {kind: {ref: error}}."""
-        windows = [(at, window) for at, wanted in pending.items() for window in _windows(wanted)]
+        returns {kind: {ref: error}}. Log starts, ends and last stable offsets of many partitions are looked up
+        by a consumer instead (offset_lookup), which holds the GIL far less; what it could not tell comes here."""
         failures: dict[str | int, dict[PartitionRef, KafkaGatewayError]] = {}
+        pending = self._looked_up(pending, results, failures)
+        windows = [(at, window) for at, wanted in pending.items() for window in _windows(wanted)]
         for first in range(0, len(windows), OFFSETS_WINDOWS_IN_FLIGHT):
             sent = [(at, admin.list_offsets({TopicPartition(r.topic, r.partition): _spec(at) for r in window},
                                             request_timeout=self.timeout,
@@ -89,3 +92,20 @@ class OffsetOps(AdminBase):
                         timestamp = outcome.timestamp if (outcome.timestamp or -1) >= 0 else None
                         results[at][ref] = OffsetAt(outcome.offset, timestamp)
         return failures
+
+    def _looked_up(self, pending: dict, results: dict, failures: dict) -> dict:
+        """Looks up what offset_lookup can answer, stores it and each partition's own error; returns the rest."""
+        rest = {}
+        for at, wanted in pending.items():
+            if at not in (EARLIEST, LATEST, STABLE) or len(wanted) < offset_lookup.LOOKUP_MIN_PARTITIONS:
+                rest[at] = wanted
+                continue
+            found, failed, unanswered = offset_lookup.look_up(self.connection, sorted(wanted), earliest=at == EARLIEST,
+                                                              committed=at == STABLE, timeout=self.timeout)
+            results[at].update((ref, OffsetAt(offset)) for ref, offset in found.items())
+            for ref, error in failed.items():
+                failures.setdefault(at, {})[ref] = kafka_error_to_exception(error, cluster=self.cluster,
+                                                                            timeout=self.timeout)
+            if unanswered:
+                rest[at] = unanswered
+        return rest

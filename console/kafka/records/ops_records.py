@@ -6,11 +6,11 @@ from dataclasses import replace
 
 from confluent_kafka import KafkaError, KafkaException, Producer
 
-from console.kafka import reader, scanner
-from console.kafka.base import AdminBase
-from console.kafka.client import client_config
 from console.kafka.errors import InvalidRequest
-from console.kafka.mapping import kafka_error_to_exception
+from console.kafka.librdkafka.base import AdminBase
+from console.kafka.librdkafka.client import client_config
+from console.kafka.librdkafka.mapping import kafka_error_to_exception
+from console.kafka.records import reader, scanner
 from console.kafka.types import (
     DecodedPart, ProducedRecord, RecordInfo, ScanChunk, ScanRequest, SchemaInfo, SubjectInfo,
 )
@@ -39,7 +39,7 @@ class RecordOps(AdminBase):
                         value_decoded=codec.decode(topic, r.value)) for r in records]
 
     def scan_chunk(self, request: ScanRequest) -> ScanChunk:
-        """One bounded stretch of a topic search (console.kafka.scanner)."""
+        """One bounded stretch of a topic search (console.kafka.records.scanner)."""
         return scanner.scan_chunk(self.connection, request, timeout=self.timeout)
 
     def scan_close(self, scan_id: str) -> None:

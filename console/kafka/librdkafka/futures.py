@@ -7,7 +7,7 @@ from collections.abc import Hashable, Mapping
 from typing import Any, TypeVar
 
 from console.kafka.errors import KafkaGatewayError
-from console.kafka.mapping import map_exception
+from console.kafka.librdkafka.mapping import map_exception
 
 K = TypeVar("K", bound=Hashable)
 

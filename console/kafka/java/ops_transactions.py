@@ -1,13 +1,13 @@
-"""Transactions and producer states (KIP-664), through Kafka's Java Admin client (see java_admin)."""
+"""Transactions and producer states (KIP-664), through Kafka's Java Admin client (see console.kafka.java.bridge)."""
 
 from __future__ import annotations
 
-from console.kafka import java_admin
 from console.kafka.errors import KafkaGatewayError
+from console.kafka.java import bridge
 from console.kafka.types import PartitionRef, ProducerState, TransactionInfo, TransactionListing
 
 
-class TransactionOps(java_admin.JavaCalls):
+class TransactionOps(bridge.JavaCalls):
     def list_transactions(self, producer_ids: list[int] | None = None) -> list[TransactionListing]:
         """Every transactional id each coordinator knows (ListTransactions to all brokers), optionally only those
         of the given producer ids."""
@@ -15,7 +15,7 @@ class TransactionOps(java_admin.JavaCalls):
         def call(admin, jvm):
             options = jvm.org.apache.kafka.clients.admin.ListTransactionsOptions()
             if producer_ids is not None:
-                options.filterProducerIds(java_admin.long_set(list(producer_ids)))
+                options.filterProducerIds(bridge.long_set(list(producer_ids)))
             return admin.listTransactions(options).allByBrokerId()
 
         by_broker = self._java(call)
@@ -31,12 +31,12 @@ class TransactionOps(java_admin.JavaCalls):
         """One DescribeTransactions per coordinator for all ids; None for an id no coordinator knows."""
         if not transactional_ids:
             return {}
-        admin = java_admin.java_admin(self.connection, self.timeout)
+        admin = bridge.java_admin(self.connection, self.timeout)
         result = admin.describeTransactions(list(dict.fromkeys(transactional_ids)))
         described: dict[str, TransactionInfo | None] = {}
         for transactional_id in dict.fromkeys(transactional_ids):
             try:
-                found = java_admin.wait(result.description(transactional_id), cluster=self.cluster,
+                found = bridge.wait(result.description(transactional_id), cluster=self.cluster,
                                         timeout=self.timeout, admin=admin)
             except KafkaGatewayError as exc:
                 if exc.code == "TransactionalIdNotFoundException":

@@ -5,7 +5,7 @@ from __future__ import annotations
 from confluent_kafka.admin import (AdminClient, ScramCredentialInfo, ScramMechanism, UserScramCredentialDeletion,
                                    UserScramCredentialUpsertion)
 
-from console.kafka.base import AdminBase
+from console.kafka.librdkafka.base import AdminBase
 from console.kafka.types import SCRAM_MECHANISMS, ScramCredential, ScramUser
 
 

@@ -11,8 +11,8 @@ from google.protobuf.message_factory import GetMessageClass
 from hypothesis import given
 from hypothesis import strategies as st
 
-from console.kafka import protobuf_rows
 from console.kafka.registry import _compile_proto
+from sparkjobs.jobs import protobuf_rows
 
 SCHEMA = """
 syntax = "proto3";

@@ -10,8 +10,8 @@ from typing import NamedTuple
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, Message, TopicPartition
 
-from console.kafka.client import client_config
-from console.kafka.mapping import kafka_error_to_exception
+from console.kafka.librdkafka.client import client_config
+from console.kafka.librdkafka.mapping import kafka_error_to_exception
 from console.kafka.types import ClusterConnection, RecordInfo
 
 _TIMESTAMP_TYPES = {0: "none", 1: "create-time", 2: "log-append-time"}

@@ -3,8 +3,8 @@ serve them all, and 8 web workers do not hold 8 copies of each cluster's clients
 
 librdkafka can abort the whole process on an internal assertion (see the README's notes on Kafka clients): no
 Python `except` catches that. Each cluster's clients therefore live in a client process of their own
-(console.kafka.sandbox_child), shared by every web and Celery process of the host over a Unix socket
-(console.kafka.sandbox_socket): the first process that needs it starts it, detached, and the others connect. The
+(console.kafka.sandbox.child), shared by every web and Celery process of the host over a Unix socket
+(console.kafka.sandbox.sockets): the first process that needs it starts it, detached, and the others connect. The
 caller's thread sends a request and waits, bounded. When the client process dies, its callers in every process
 get ClusterUnavailable at once and the next call starts a fresh one. It is replaced too when one operation keeps
 failing (see claim_recycle), so clients held across a broker restart, a changed address or a renewed certificate
@@ -23,10 +23,10 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from itertools import count
 
-from console.kafka import sandbox_socket
 from console.kafka.errors import ClusterUnavailable
-from console.kafka.java_admin import WARMUP_S
-from console.kafka.sandbox_child import FORGET, IDLE_NOTICE, STOP, read_messages, send_message
+from console.kafka.java.bridge import WARMUP_S
+from console.kafka.sandbox import sockets
+from console.kafka.sandbox.wire import FORGET, IDLE_NOTICE, STOP, read_messages, send_message
 from console.kafka.types import ClusterConnection
 
 log = logging.getLogger(__name__)
@@ -90,7 +90,7 @@ class ClientProcess:
     def __init__(self, connection: ClusterConnection, key: tuple) -> None:
         self.connection = connection
         self.key = key  # as it was when the process's clients were made
-        link = sandbox_socket.connect_or_start(connection, key, idle_s=IDLE_AFTER_S)
+        link = sockets.connect_or_start(connection, key, idle_s=IDLE_AFTER_S)
         self.sock, self.pid = link.sock, link.pid
         self.started = self.last_used = time.monotonic()
         # Per operation: after a restart librdkafka may answer Metadata while group calls stay stuck for good, so
@@ -248,7 +248,7 @@ def _child_for(connection: ClusterConnection) -> ClientProcess:
         return fresh
 
 
-# Operations served by Kafka's Java Admin client (console.kafka.java_admin), and what launching its JVM may take on
+# Operations served by Kafka's Java Admin client (console.kafka.java.bridge), and what launching its JVM may take on
 # a busy machine.
 JAVA_OPERATIONS = frozenset({
     "list_transactions", "describe_transactions", "describe_producers", "abort_transaction",
@@ -324,10 +324,10 @@ def stop_host_processes() -> list[int]:
     """Stops every client process listening in this host's socket folder (the test session's end, an operator
     who changed the socket folder); returns their pids."""
     stop_all()
-    folder, token, paths = sandbox_socket.host_sockets()
+    folder, token, paths = sockets.host_sockets()
     stopped = []
     for path in paths:
-        link = sandbox_socket.connect(path, token, cluster=path.stem)
+        link = sockets.connect(path, token, cluster=path.stem)
         if link is None:
             path.unlink(missing_ok=True)
             continue

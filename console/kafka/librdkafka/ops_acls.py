@@ -5,7 +5,7 @@ from __future__ import annotations
 from confluent_kafka.admin import (AclBinding, AclBindingFilter, AclOperation, AclPermissionType, AdminClient,
                                    ResourcePatternType, ResourceType)
 
-from console.kafka.base import AdminBase
+from console.kafka.librdkafka.base import AdminBase
 from console.kafka.types import AclEntry, AclQuery
 
 _RESOURCE = {"TOPIC": ResourceType.TOPIC, "GROUP": ResourceType.GROUP, "CLUSTER": ResourceType.BROKER,

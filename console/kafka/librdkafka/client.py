@@ -6,7 +6,7 @@ import logging
 import threading
 import time
 
-from confluent_kafka import KafkaError
+from confluent_kafka import Consumer, KafkaError
 from confluent_kafka.admin import AdminClient
 
 from console.kafka import errors
@@ -26,6 +26,8 @@ _librdkafka_log.addHandler(logging.NullHandler())  # silent unless logging is co
 
 _admins: dict[tuple, AdminClient] = {}
 _admins_lock = threading.Lock()
+_lookup_consumers: dict[tuple, Consumer] = {}
+LOOKUP_GROUP = "kafka-console-offset-lookup"  # never joined, never committed to
 _unreachable_until: dict[str, tuple[float, str]] = {}
 # The last connection-level error librdkafka reported per cluster (bad credentials, TLS refused...): a request
 # that then times out says why instead of "did not answer".
@@ -60,6 +62,19 @@ def admin_client(connection: ClusterConnection) -> AdminClient:
         return admin
 
 
+def lookup_consumer(connection: ClusterConnection, isolation: str) -> Consumer:
+    """A consumer that only looks offsets up (librdkafka/offset_lookup.py), one per cluster and isolation level.
+    It never subscribes, joins its group or commits: librdkafka only wants a group id to make a consumer."""
+    key = (connection.name, connection.bootstrap_servers, tuple(sorted(connection.config.items())), isolation)
+    with _admins_lock:
+        consumer = _lookup_consumers.get(key)
+        if consumer is None:
+            consumer = Consumer(client_config(connection, **{
+                "group.id": LOOKUP_GROUP, "isolation.level": isolation, "enable.auto.commit": False}))
+            _lookup_consumers[key] = consumer
+        return consumer
+
+
 def recent_connection_error(connection: ClusterConnection) -> KafkaError | None:
     """What librdkafka last reported about reaching this cluster, if it was lately."""
     entry = _last_errors.get(connection.name)
@@ -88,11 +103,10 @@ def mark_reachable(connection: ClusterConnection) -> None:
 
 
 def forget_clients() -> None:
-    """Drops cached clients and reachability (tests restart brokers; settings may change)."""
+    """Drops this process's cached clients and reachability marks: what a client process does when asked to forget
+    (console.kafka.reset.forget_clients asks them, after doing this in its own process)."""
     with _admins_lock:
         _admins.clear()
+        _lookup_consumers.clear()
     _unreachable_until.clear()
     _last_errors.clear()
-    from console.kafka import sandbox  # the children hold clients too
-
-    sandbox.forget_all()

@@ -7,13 +7,13 @@ coordinator for every group it is given; the lag sweep uses this, in bounded bat
 
 from __future__ import annotations
 
-from console.kafka import java_admin
+from console.kafka.java import bridge
 from console.kafka.types import PartitionRef
 
 _SPEC_CLASS = "org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec"
 
 
-class GroupOffsetBatchOps(java_admin.JavaCalls):
+class GroupOffsetBatchOps(bridge.JavaCalls):
 
     def group_offsets_batched(self, group_ids: list[str]) -> dict[str, dict[PartitionRef, int]]:
         """OffsetFetch for all of `group_ids`, one request per coordinator. The ids cross the bridge as one JSON
@@ -26,10 +26,10 @@ class GroupOffsetBatchOps(java_admin.JavaCalls):
         specs = {group_id: {} for group_id in dict.fromkeys(group_ids)}
 
         def call(admin, jvm):
-            return admin.listConsumerGroupOffsets(java_admin.string_keyed_map(specs, _SPEC_CLASS)).all()
+            return admin.listConsumerGroupOffsets(bridge.string_keyed_map(specs, _SPEC_CLASS)).all()
 
-        found = java_admin.as_plain(self._java(call))
-        return {group_id: {java_admin.partition_ref(key): int(committed["offset"])
+        found = bridge.as_plain(self._java(call))
+        return {group_id: {bridge.partition_ref(key): int(committed["offset"])
                            for key, committed in (found.get(group_id) or {}).items()
                            if committed is not None and int(committed["offset"]) >= 0}
                 for group_id in specs}

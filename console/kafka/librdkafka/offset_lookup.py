@@ -1,0 +1,63 @@
+"""Log start, log end and last stable offsets of many partitions, looked up by a consumer's offsets_for_times.
+
+AdminClient.list_offsets builds a Python future and a result object for every partition, holding the GIL. In the
+cluster's client process, which every web and Celery process of the host shares, a lag sweep's or the topic
+table's ListOffsets of tens of thousands of partitions then held up each other request: in bench/offset_lookup.py
+a four-partition call made while 8,000 partitions were looked up waited about 10 ms for the GIL at every hand-over.
+offsets_for_times sends the same requests (one ListOffsets per leader; the isolation level is the consumer's, so
+read_committed answers the last stable offset) inside one C call that lets go of the GIL. The consumers never
+subscribe, join a group or commit: librdkafka only wants a group id to make one.
+
+What it cannot do the Admin client still does: timestamps (their record's timestamp is not returned here), and
+telling each partition's own error when a call fails as a whole; those partitions are the caller's to ask again.
+"""
+
+from __future__ import annotations
+
+from confluent_kafka import KafkaError, KafkaException, TopicPartition
+
+from console.kafka.librdkafka.client import lookup_consumer
+from console.kafka.types import ClusterConnection, PartitionRef
+
+# librdkafka finds partitions in its lists one by one, so a call's cost grows with the square of its size
+# (8,000 partitions took ten times as long as 2,000); windows keep each call near linear.
+LOOKUP_WINDOW = 2000
+# Below this many partitions the Admin client's own call is as cheap, and tells every partition's outcome.
+LOOKUP_MIN_PARTITIONS = 1000
+EARLIEST_TS, LATEST_TS = -2, -1
+DRAIN_EVENTS = 1000
+# Whole-call errors that mean the cluster (or a leader) did not answer in time: asking again through the Admin
+# client would only wait as long once more.
+_NOT_ANSWERING = frozenset({KafkaError._TIMED_OUT, KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN})
+
+
+def look_up(connection: ClusterConnection, refs: list[PartitionRef], *, earliest: bool, committed: bool,
+            timeout: float) -> tuple[dict[PartitionRef, int], dict[PartitionRef, KafkaError], list[PartitionRef]]:
+    """(offsets found, each partition's own error, partitions of windows that failed as a whole for another
+    reason than a timeout, such as a leader moving). The log start when `earliest`, else the log end, or the last
+    stable offset when `committed`. A window that timed out or found no broker raises its KafkaException."""
+    consumer = lookup_consumer(connection, "read_committed" if committed else "read_uncommitted")
+    stamp = EARLIEST_TS if earliest else LATEST_TS
+    found: dict[PartitionRef, int] = {}
+    failed: dict[PartitionRef, KafkaError] = {}
+    unanswered: list[PartitionRef] = []
+    for start in range(0, len(refs), LOOKUP_WINDOW):
+        window = refs[start:start + LOOKUP_WINDOW]
+        try:
+            answered = consumer.offsets_for_times([TopicPartition(r.topic, r.partition, stamp) for r in window],
+                                                  timeout=timeout)
+        except KafkaException as exc:
+            if exc.args[0].code() in _NOT_ANSWERING:
+                raise
+            unanswered += window
+            continue
+        finally:
+            # Errors and logs librdkafka queued for this consumer wait for a poll that nothing else makes.
+            consumer.consume(DRAIN_EVENTS, 0)
+        for tp in answered:
+            ref = PartitionRef(tp.topic, tp.partition)
+            if tp.error is not None:
+                failed[ref] = tp.error
+            else:
+                found[ref] = tp.offset
+    return found, failed, unanswered

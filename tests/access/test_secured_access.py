@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 
 from console.clusters.models import Cluster
-from tests.conftest import secured_settings
+from tests.fixtures.secured_kafka import secured_settings
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
 

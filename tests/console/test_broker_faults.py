@@ -14,7 +14,7 @@ from console.audit.actor import Actor
 from console.audit.models import AuditEvent
 from console.kafka.errors import ClusterUnavailable
 from console.kafka.types import PartitionRef
-from tests.conftest import kill_broker, retry_as_a_person_would, start_broker
+from tests.fixtures.faults import kill_broker, retry_as_a_person_would, start_broker
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow, pytest.mark.django_db]
 

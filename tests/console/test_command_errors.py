@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 
 from console.devstack.kafka import free_port
 from console.devstack.paths import PROJECT_DIR
-from tests.conftest import celery_env
+from tests.fixtures.celery import celery_env
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

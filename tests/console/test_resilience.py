@@ -11,7 +11,8 @@ import uuid
 
 import pytest
 
-from tests.conftest import restart_broker, secured_settings
+from tests.fixtures.faults import restart_broker
+from tests.fixtures.secured_kafka import secured_settings
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -28,7 +29,7 @@ def _prepare_secured(secured_kafka, name: str) -> tuple[str, str]:
 
     from console.clusters.models import Cluster
     from console.clusters.selectors import cluster_admin
-    from tests.conftest import SECURED_PASSWORD_ENV
+    from tests.fixtures.secured_kafka import SECURED_PASSWORD_ENV
 
     registration = secured_settings(secured_kafka)
     Cluster.objects.update_or_create(name=name, defaults=registration)

@@ -12,7 +12,7 @@ from django.urls import reverse
 from console.audit.actor import Actor
 from console.clusters.models import Cluster
 from offsets.services import group_offsets_delete
-from tests.conftest import secured_settings
+from tests.fixtures.secured_kafka import secured_settings
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
 

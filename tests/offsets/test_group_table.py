@@ -15,7 +15,7 @@ from offsets import group_table
 from offsets.group_table import GroupEntry, filter_entries
 from offsets.selectors import group_snapshot_refresh
 from offsets.views import MSG_GROUPS_BUILDING, MSG_GROUPS_NOT_SHARED
-from tests.conftest import forget_shared_table
+from tests.fixtures.clusters import forget_shared_table
 
 TABLE = group_table.TABLE
 ids = st.text(min_size=1, max_size=40)

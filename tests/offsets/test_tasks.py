@@ -8,7 +8,7 @@ from django.conf import settings
 
 from console.devstack.paths import PROJECT_DIR
 from offsets.models import LagSample, LagSweep
-from tests.conftest import celery_env
+from tests.fixtures.celery import celery_env
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db(transaction=True)]
 

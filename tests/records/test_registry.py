@@ -139,7 +139,7 @@ def test_bad_input_is_refused_and_writes_nothing(registry_cluster, registry_clie
 
 def test_a_registry_that_is_down(local_cluster, registry_client, schema_registry, topic_factory, operator,
                                  kafka_node):
-    from tests.conftest import free_port
+    from console.devstack.kafka import free_port
 
     topic = topic_factory("orders-down", partitions=1)
     schema_id = registry_client.register_schema(f"{topic}-value", Schema(AVRO, "AVRO"))

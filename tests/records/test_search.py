@@ -134,7 +134,7 @@ def test_stop_and_the_state_token(busy_topic):
 
 
 def test_aborted_records_are_not_found_read_committed(topic_factory, local_cluster, kafka_node):
-    from tests.conftest import begin_transaction
+    from tests.fixtures.kafka import begin_transaction
 
     topic = topic_factory("search-tx", partitions=1)
     producer = begin_transaction(kafka_node.bootstrap, topic, [b"aborted needle"] * 3)

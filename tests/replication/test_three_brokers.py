@@ -14,7 +14,7 @@ from console.audit.models import AuditEvent
 from console.clusters.models import Cluster
 from console.clusters.selectors import cluster_admin
 from console.kafka.errors import KafkaGatewayError
-from tests.conftest import start_broker
+from tests.fixtures.faults import start_broker
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow, pytest.mark.django_db]
 

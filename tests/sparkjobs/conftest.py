@@ -139,7 +139,7 @@ def s3_settings(s3_server, settings, monkeypatch):
 def cluster_queue(spark_cluster, s3_server, django_db_setup, redis_node, kafka_node, tmp_path_factory):
     """A Celery worker whose replays go to the standalone cluster (SPARK_MASTER in its environment, as in
     production) and may write to the session's S3Proxy; yields the queue that reaches it."""
-    from tests.conftest import celery_env
+    from tests.fixtures.celery import celery_env
 
     queue = "spark-cluster"
     env = {**celery_env(redis_node, kafka_node), "SPARK_MASTER": spark_cluster.url, **s3_environment(s3_server)}
@@ -163,7 +163,7 @@ def driver_runs(pid: int, job_id: int) -> bool:
     from django.test import override_settings
 
     from sparkjobs import runner
-    from tests.conftest import WORKER_REPLAY_DIR
+    from tests.fixtures.celery import WORKER_REPLAY_DIR
 
     with override_settings(REPLAY_OUTPUT_DIR=str(WORKER_REPLAY_DIR)):
         for driver in runner.running_drivers():

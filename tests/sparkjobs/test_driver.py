@@ -77,7 +77,7 @@ def test_an_idle_driver_stops_by_itself_and_leaves_no_state(settings, tmp_path):
 
 def test_a_worker_starts_its_driver_as_it_comes_up(celery_worker_process, settings):
     from sparkjobs import runner
-    from tests.conftest import WORKER_REPLAY_DIR
+    from tests.fixtures.celery import WORKER_REPLAY_DIR
 
     settings.REPLAY_OUTPUT_DIR = str(WORKER_REPLAY_DIR)
     deadline = time.monotonic() + 120

@@ -16,7 +16,8 @@ from console.audit.models import AuditEvent
 from console.errors import ConsoleError
 from sparkjobs.models import ReplayJob
 from sparkjobs.services import replay_reap_orphans, replay_submit
-from tests.conftest import WORKER_REPLAY_DIR, celery_env, kill_broker, retry_as_a_person_would, start_broker
+from tests.fixtures.celery import WORKER_REPLAY_DIR, celery_env
+from tests.fixtures.faults import kill_broker, retry_as_a_person_would, start_broker
 from tests.sparkjobs.conftest import driver_runs, private_worker, wait_driver_done, wait_finished, wait_running
 
 pytestmark = [pytest.mark.kafka, pytest.mark.spark, pytest.mark.slow, pytest.mark.django_db(transaction=True)]

@@ -15,7 +15,7 @@ from console.clusters.models import Cluster
 from console.kafka.errors import NotAuthorized
 from sparkjobs.models import ReplayJob
 from sparkjobs.services import replay_submit
-from tests.conftest import secured_settings
+from tests.fixtures.secured_kafka import secured_settings
 from tests.sparkjobs.conftest import wait_finished
 
 pytestmark = [pytest.mark.kafka, pytest.mark.spark, pytest.mark.django_db(transaction=True)]

@@ -15,7 +15,8 @@ from django.core.management import call_command
 from console.audit.actor import Actor
 from console.audit.models import AuditEvent
 from sparkjobs.models import ReplayJob
-from tests.conftest import begin_transaction, celery_env
+from tests.fixtures.celery import celery_env
+from tests.fixtures.kafka import begin_transaction
 from tests.sparkjobs.conftest import private_worker, wait_finished
 
 pytestmark = [pytest.mark.kafka, pytest.mark.spark, pytest.mark.django_db(transaction=True)]

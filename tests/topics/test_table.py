@@ -14,7 +14,7 @@ from topics import disk, table
 from topics.selectors import leader_windows, topic_snapshot_refresh, topic_table
 from topics.table import LocalStore, Snapshot, TopicRow
 from topics.views import MSG_TABLE_BUILDING, MSG_TABLE_NOT_SHARED
-from tests.conftest import forget_shared_table
+from tests.fixtures.clusters import forget_shared_table
 
 
 def row(name: str, partitions: int = 4, messages: int | None = 10) -> TopicRow:

@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from tests.conftest import begin_transaction
+from tests.fixtures.kafka import begin_transaction
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from tests.conftest import begin_transaction
+from tests.fixtures.kafka import begin_transaction
 
 pytestmark = [pytest.mark.kafka, pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -15,7 +15,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from console.audit.models import AuditEvent
-from tests.conftest import kill_broker, retry_as_a_person_would, start_broker
+from tests.fixtures.faults import kill_broker, retry_as_a_person_would, start_broker
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow, pytest.mark.django_db]
 

@@ -99,7 +99,7 @@ def test_the_java_client_reaches_secured_clusters_with_the_console_settings(secu
     from confluent_kafka import Producer
 
     from console.clusters.models import Cluster
-    from tests.conftest import secured_settings
+    from tests.fixtures.secured_kafka import secured_settings
 
     Cluster.objects.create(name=f"secured-{listener}", **secured_settings(secured_kafka, listener=listener))
     transactional_id = f"secured-{listener}-{uuid.uuid4().hex[:6]}"

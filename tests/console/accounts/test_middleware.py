@@ -13,7 +13,7 @@ from console.accounts.roles import ROLE_SET_ACTION, Role, user_role
 from console.accounts.sso import (MSG_RECHECK_REFUSED, MSG_RECHECK_UNREACHABLE, MSG_SESSION_ENDED,
                                   SESSION_CHECKED_AT)
 from console.audit.models import AuditEvent
-from tests.conftest import SSO_CLIENT_ID
+from tests.fixtures.identity import SSO_CLIENT_ID
 from tests.console.accounts.test_sso import sso_login
 
 pytestmark = [pytest.mark.django_db]

@@ -12,7 +12,7 @@ from console.kafka.admin import KafkaAdmin
 from console.kafka.errors import TopicNotFound
 from console.kafka.isolated import IsolatedKafkaAdmin
 from console.kafka.types import ClusterConnection
-from tests.conftest import begin_transaction
+from tests.fixtures.kafka import begin_transaction
 
 pytestmark = pytest.mark.kafka
 

@@ -13,7 +13,8 @@ import uuid
 import pytest
 
 from console.devstack.paths import PROJECT_DIR
-from tests.conftest import SECURED_PASSWORD_ENV, celery_env, secured_settings
+from tests.fixtures.celery import celery_env
+from tests.fixtures.secured_kafka import SECURED_PASSWORD_ENV, secured_settings
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -9,7 +9,7 @@ import pytest
 from console.devstack.kafka import free_port
 from offsets.lag.sampler import lag_sample_all
 from offsets.models import LagSweep
-from tests.conftest import secured_settings
+from tests.fixtures.secured_kafka import secured_settings
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
 

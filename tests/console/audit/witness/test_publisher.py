@@ -19,7 +19,8 @@ from console.audit.witness.records import event_record
 from console.audit.witness.status import witness_status
 from console.kafka.admin import KafkaAdmin
 from console.kafka.types import ClusterConnection
-from tests.conftest import begin_transaction, kill_broker, start_broker
+from tests.fixtures.faults import kill_broker, start_broker
+from tests.fixtures.kafka import begin_transaction
 from tests.console.audit.witness.conftest import append_events, read_witness
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]

@@ -5,12 +5,11 @@ from datetime import UTC, datetime
 
 from django import forms
 
-from offsets.group_kind import CONSUMER, SHARE, STREAMS
+from offsets.kinds import CONSUMER, GroupKind
 from offsets.resets import form_input
 from offsets.resets.form_input import InputError
-from offsets.resets.planning import ALL_TOPICS, FromGroup
-from offsets.resets.strategy_input import STRATEGIES, STRATEGY_TYPES, strategy_from
-from offsets.share.selectors import SHARE_STRATEGIES
+from offsets.resets.planning import ALL_TOPICS
+from offsets.resets.strategy_input import STRATEGIES, strategy_from
 
 STRATEGY_LABELS = {
     "to-earliest": "to-earliest: the oldest record still in the log",
@@ -23,8 +22,6 @@ STRATEGY_LABELS = {
     "from-file": "from-file: the offsets of a CSV plan",
     "from-group": "from-group: another group's committed offsets",
 }
-ALL_SCOPE_LABELS = {CONSUMER: "all topics with commits", SHARE: "all topics with start offsets",
-                    STREAMS: "all input topics of the topology"}
 CHOSEN_SCOPE = "chosen"
 CSV_UPLOAD_MAX = 1024 * 1024
 MSG_CSV_TOO_BIG = "The uploaded plan is over 1 MiB; split it, or reset from the shell with --from-file."
@@ -36,14 +33,9 @@ STRATEGY_FIELDS = {"to-offset": ("offset",), "shift-by": ("shift",), "to-datetim
 LEGACY_VALUE_FIELD = {"to-offset": "offset", "shift-by": "shift", "from-group": "source_group", "from-file": "csv"}
 
 
-def strategies_for(kind: str) -> list[str]:
-    """The strategies the kind's tool offers: kafka-share-groups the three of SHARE_STRATEGIES, kafka-streams-groups
-    all but copying another group (streams_reset_preview refuses only that)."""
-    if kind == SHARE:
-        return [name for name in STRATEGIES if STRATEGY_TYPES[name] in SHARE_STRATEGIES]
-    if kind == STREAMS:
-        return [name for name in STRATEGIES if STRATEGY_TYPES[name] is not FromGroup]
-    return list(STRATEGIES)
+def strategies_for(kind: GroupKind) -> list[str]:
+    """The strategies the kind's tool offers, in the shell's order (the preview refuses the others)."""
+    return [name for name in STRATEGIES if name in kind.strategies]
 
 
 class PatternMultipleField(forms.MultipleChoiceField):
@@ -94,11 +86,11 @@ class ResetForm(forms.Form):
                                                        "spellcheck": "false"}))
     value = forms.CharField(required=False, strip=False, widget=forms.HiddenInput)
 
-    def __init__(self, *args, kind: str = CONSUMER, now: datetime | None = None, **kwargs) -> None:
+    def __init__(self, *args, kind: GroupKind = CONSUMER, now: datetime | None = None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.now = now or datetime.now(UTC)
         self.fields["scope"].choices = [(CHOSEN_SCOPE, "the topics and partitions ticked below"),
-                                        ("all", ALL_SCOPE_LABELS.get(kind, ALL_SCOPE_LABELS[CONSUMER]))]
+                                        ("all", kind.all_topics_label)]
         self.fields["strategy"].choices = [(name, STRATEGY_LABELS[name]) for name in strategies_for(kind)]
         self.fields["strategy"].initial = "to-datetime" if "to-datetime" in strategies_for(kind) else None
 

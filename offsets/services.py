@@ -1,25 +1,25 @@
-"""Changes to consumer groups: delete a group or its offsets (offset resets and reverts: offsets.resets.services)."""
+"""Changes to groups: delete a group of any kind, a consumer group's offsets or a share group's start offsets
+(offset resets and reverts: offsets.resets.services)."""
 
 from __future__ import annotations
 
-from django.conf import settings
-
 from console.audit.actor import Actor
 from console.audit.services import audited
-from console.clusters.selectors import cluster_admin, cluster_connection, cluster_get
-from console.kafka.kafka_tools import delete_group_offsets
-from console.errors import Conflict, ConsoleError, NotFound
+from console.clusters.selectors import cluster_admin
+from console.errors import Conflict, ConsoleError
 from console.kafka.types import PartitionRef
 from offsets import group_table
+from offsets.kinds import GroupKind, kind_for
+from offsets.kinds.consumer import delete_offsets
 from offsets.models import GROUP_ID_MAX_STORED
 from offsets.resets.planning import AllTopics
 
-MSG_GROUP_ACTIVE = ("Assignments can only be reset if the group '{group}' is inactive, but the current state is "
-                    "{state} ({members} member(s)). Stop its consumers first.")
 MSG_CONFIRM_GROUP = "Type the group name '{group}' exactly to confirm."
 MSG_REASON = "A reason is required: it goes into the audit log."
 MSG_GROUP_ID_TOO_LONG = ("Group ids longer than {limit} characters can be read here but not changed: the audit log "
                          "could not name the group. Use Kafka's own tools for this one.")
+
+
 def offsets_json(offsets: dict[PartitionRef, int | None]) -> dict[str, dict[str, int | None]]:
     """{topic: {partition: offset}}: the shape kept in audit events (JSON keys are strings)."""
     shaped: dict[str, dict[str, int | None]] = {}
@@ -37,35 +37,21 @@ def check_storable(group: str) -> None:
         raise ConsoleError(MSG_GROUP_ID_TOO_LONG.format(limit=GROUP_ID_MAX_STORED))
 
 
-def delete_offsets(cluster: str, group: str, refs: list[PartitionRef]) -> list[str]:
-    """OffsetDelete through Kafka's own tool, one run per topic (confluent-kafka lacks the call)."""
-    by_topic: dict[str, list[int]] = {}
-    for ref in refs:
-        by_topic.setdefault(ref.topic, []).append(ref.partition)
-    failed = []
-    for topic, partitions in sorted(by_topic.items()):
-        rows = delete_group_offsets(cluster_connection(cluster_get(cluster)), group, topic, sorted(partitions),
-                                    timeout=settings.KAFKA_REQUEST_TIMEOUT_S + 7)
-        failed += [f"{r.ref or r.topic}: {r.error}" for r in rows if r.error]
-    return failed
-
-
-def group_delete(*, actor: Actor, cluster: str, group: str, confirm: str, reason: str) -> None:
-    """DeleteGroups, with the group's committed offsets kept in the audit so they can be recreated if needed."""
+def group_delete(*, actor: Actor, cluster: str, group: str, confirm: str, reason: str,
+                 kind: GroupKind | None = None) -> None:
+    """DeleteGroups for the group's kind (Kafka refuses while it has members), with its positions kept in the audit
+    so they can be recreated if needed. Without `kind`, the group's kind is looked up."""
     check_storable(group)
     if confirm != group:
         raise ConsoleError(MSG_CONFIRM_GROUP.format(group=group))
-    admin = cluster_admin(cluster)
-    description = admin.describe_groups([group])[group]
-    committed = admin.group_offsets([group])[group]
-    if description.state == "Dead" and not committed:
-        raise NotFound(f"Consumer group '{group}' does not exist on cluster '{cluster}'.")
-    if not description.inactive:
-        raise Conflict(MSG_GROUP_ACTIVE.format(group=group, state=description.state,
-                                               members=len(description.members)))
-    with audited(actor=actor, action="group.delete", cluster=cluster, target=f"group:{group}", reason=reason,
-                 before=offsets_json(committed)):
-        admin.delete_group(group)
+    kind = kind or kind_for(cluster, group)
+    if kind.delete_needs_reason and not reason.strip():
+        raise ConsoleError(MSG_REASON)
+    before = kind.positions_before_delete(cluster, group)
+    with audited(actor=actor, action=kind.delete_action, cluster=cluster, target=f"group:{group}", reason=reason,
+                 before=offsets_json(before)) as record:
+        kind.delete_group(cluster, group)
+        record.after = kind.after_delete
     group_table.note_deleted(cluster, group)
 
 
@@ -108,3 +94,18 @@ def group_offsets_delete(*, actor: Actor, cluster: str, group: str, topic: str, 
         if failed:
             raise Conflict("Kafka refused some partitions: " + "; ".join(failed))
     return record.after
+
+
+def share_offsets_delete(*, actor: Actor, cluster: str, group: str, topic: str, confirm: str, reason: str) -> None:
+    """DeleteShareGroupOffsets for one topic (kafka-share-groups --delete-offsets); the start offsets go into the
+    audit."""
+    check_storable(group)
+    if confirm != group:
+        raise ConsoleError(MSG_CONFIRM_GROUP.format(group=group))
+    admin = cluster_admin(cluster)
+    before = {ref: o.start_offset for ref, o in admin.share_group_offsets([group]).get(group, {}).items()
+              if ref.topic == topic}
+    with audited(actor=actor, action="share-group.offsets.delete", cluster=cluster, target=f"group:{group}",
+                 reason=reason, params={"topic": topic}, before=offsets_json(before)) as record:
+        admin.delete_share_group_offsets(group, [topic])
+        record.after = {}

@@ -28,11 +28,7 @@ from offsets.resets.scope_options import other_groups, reset_scope_options
 from offsets.resets.totals import plan_totals
 from offsets.forms import ExecuteForm, ResetForm, initial_from_link, strategies_for
 from offsets.history.selectors import group_timeline, recorder_health
-from offsets.group_kind import CONSUMER, SHARE, STREAMS, group_kind
-from offsets.share import services as share_services
-from offsets.share.selectors import share_group_detail, share_reset_preview
-from offsets.streams import services as streams_services
-from offsets.streams.selectors import streams_group_detail, streams_reset_preview
+from offsets.kinds import CONSUMER, SHARE, STREAMS, GroupKind, kind_for
 from offsets.group_table import filter_entries
 from offsets.lag.selectors import group_lag_chart, group_statuses, sampler_health
 
@@ -81,15 +77,13 @@ def group_list(request: HtmxHttpRequest, cluster: str):
 @require_GET
 @role_required(Role.VIEWER)
 def group_detail(request: HtmxHttpRequest, cluster: str, group: str):
-    kind = group_kind(cluster, group)
-    if kind == SHARE:
-        return render(request, "offsets/share_detail.html", {"cluster": cluster, "group": group,
-                                                             "detail": share_group_detail(cluster, group)})
-    if kind == STREAMS:
-        return render(request, "offsets/streams_detail.html", {
-            "cluster": cluster, "group": group, "detail": streams_group_detail(cluster, group),
-            "lag_status": group_statuses(cluster, group=group).get(group)})
-    detail = selectors.group_detail(cluster, group)
+    kind = kind_for(cluster, group)
+    if kind is not CONSUMER:  # the page of kafka-share-groups' or kafka-streams-groups' --describe
+        context = {"cluster": cluster, "group": group, "detail": kind.detail(cluster, group)}
+        if kind is STREAMS:  # the share page shows no lag status
+            context["lag_status"] = group_statuses(cluster, group=group).get(group)
+        return render(request, f"offsets/{kind.name}_detail.html", context)
+    detail = kind.detail(cluster, group)
     status = group_statuses(cluster, group=group).get(group)
     context = {"cluster": cluster, "group": group, "detail": detail, "lag_status": status,
                "partition_status": status.partitions if status else {}}
@@ -111,39 +105,23 @@ def group_lag(request: HtmxHttpRequest, cluster: str, group: str):
     return render(request, "offsets/_lag_chart.html" if request.htmx else "offsets/lag.html", context)
 
 
-# Each kind of group resets with its own tool's semantics: (preview, reset, revert strategy, revert).
-RESETS = {
-    SHARE: (share_reset_preview, share_services.share_offsets_reset, share_services.share_revert_strategy,
-            share_services.share_offsets_revert),
-    STREAMS: (streams_reset_preview, streams_services.streams_offsets_reset, streams_services.streams_revert_strategy,
-              streams_services.streams_offsets_revert),
-}
-CONSUMER_RESETS = (reset_preview, resets.group_offsets_reset, resets.revert_strategy, resets.group_offsets_revert)
-
-
-def _resets(cluster: str, group: str):
-    kind = group_kind(cluster, group)
-    return kind, RESETS.get(kind, CONSUMER_RESETS)
-
-
-def _preview_context(cluster: str, group: str, kind: str, form: ResetForm) -> dict:
+def _preview_context(cluster: str, group: str, kind: GroupKind, form: ResetForm) -> dict:
     """The dry run: kafka-consumer-groups' semantics, or kafka-share-groups' or kafka-streams-groups' for those."""
-    preview_of = RESETS.get(kind, CONSUMER_RESETS)[0]
-    preview = preview_of(cluster, group, form.scope_value(), form.strategy_value(cluster))
+    preview = reset_preview(cluster, group, form.scope_value(), form.strategy_value(cluster), kind=kind)
     carried = form.carried()
     return {"cluster": cluster, "group": group, "preview": preview, "totals": plan_totals(preview.plan),
             "strategy_text": describe_strategy(preview.plan.strategy), "carried": carried,
             "query": urlencode(carried), "execute_form": ExecuteForm(initial={"fingerprint": preview.fingerprint}),
-            "share": kind == SHARE, "streams": kind == STREAMS}
+            "share": kind is SHARE, "streams": kind is STREAMS}
 
 
-def _wizard_context(cluster: str, group: str, kind: str, form: ResetForm, options) -> dict:
+def _wizard_context(cluster: str, group: str, kind: GroupKind, form: ResetForm, options) -> dict:
     return {"cluster": cluster, "group": group, "form": form, "options": options,
             "chosen_topics": set(form["topic"].value() or ()),
             "chosen_partitions": set(form["partition"].value() or ()),
             "strategies": strategies_for(kind), "time_zones": time_zones(),
-            "source_groups": other_groups(cluster, group) if kind == CONSUMER else [],
-            "share": kind == SHARE, "streams": kind == STREAMS}
+            "source_groups": other_groups(cluster, group) if "from-group" in kind.strategies else [],
+            "share": kind is SHARE, "streams": kind is STREAMS}
 
 
 def _link_initial(query, options) -> dict:
@@ -166,7 +144,7 @@ def _link_initial(query, options) -> dict:
 def group_reset(request: HtmxHttpRequest, cluster: str, group: str):
     """GET: the wizard. POST: the preview (a dry run), which carries what execute needs: swapped in under the form
     with htmx, or the whole page again (form as typed, preview or problems under it) without JavaScript."""
-    kind = group_kind(cluster, group)
+    kind = kind_for(cluster, group)
     if request.method == "POST" and request.htmx:
         form = ResetForm(request.POST, request.FILES, kind=kind)
         valid_data(form)
@@ -191,10 +169,10 @@ def group_reset(request: HtmxHttpRequest, cluster: str, group: str):
 @require_GET
 @role_required(Role.OPERATOR)
 def group_reset_export(request: HtmxHttpRequest, cluster: str, group: str):
-    kind, (preview_of, *_) = _resets(cluster, group)
+    kind = kind_for(cluster, group)
     form = ResetForm(request.GET, kind=kind)
     valid_data(form)
-    plan = preview_of(cluster, group, form.scope_value(), form.strategy_value(cluster)).plan
+    plan = reset_preview(cluster, group, form.scope_value(), form.strategy_value(cluster), kind=kind).plan
     response = HttpResponse(plan.export_csv(), content_type="text/csv")
     response["Content-Disposition"] = content_disposition_header(True, f"reset-{safe_filename(group)}.csv")
     return response
@@ -203,13 +181,14 @@ def group_reset_export(request: HtmxHttpRequest, cluster: str, group: str):
 @require_POST
 @role_required(Role.OPERATOR)
 def group_reset_execute(request: HtmxHttpRequest, cluster: str, group: str):
-    kind, (_, reset, _, _) = _resets(cluster, group)
+    kind = kind_for(cluster, group)
     form = ResetForm(request.POST, kind=kind)
     valid_data(form)
     execute = valid_data(ExecuteForm(request.POST))
-    reset(actor=Actor.from_request(request), cluster=cluster, group=group, scope=form.scope_value(),
-          strategy=form.strategy_value(cluster), reason=execute["reason"], confirm=execute["confirm"],
-          expected_fingerprint=execute["fingerprint"])
+    resets.group_offsets_reset(actor=Actor.from_request(request), cluster=cluster, group=group,
+                               scope=form.scope_value(), strategy=form.strategy_value(cluster),
+                               reason=execute["reason"], confirm=execute["confirm"],
+                               expected_fingerprint=execute["fingerprint"], kind=kind)
     messages.success(request, f"Offsets of {group} reset. The audit log has them before and after.")
     return redirect_after_change(request, reverse("offsets:detail", args=[cluster, group]))
 
@@ -218,16 +197,16 @@ def group_reset_execute(request: HtmxHttpRequest, cluster: str, group: str):
 @role_required(Role.OPERATOR)
 def group_revert(request: HtmxHttpRequest, cluster: str, group: str, seq: int):
     """GET: preview of going back to audit event `seq`'s "before" offsets. POST: execute it."""
-    _, (preview_of, _, revert_strategy, revert) = _resets(cluster, group)
-    event, strategy, scope = revert_strategy(seq)
+    kind = kind_for(cluster, group)
+    event, strategy, scope = resets.revert_strategy(seq, kind)
     if request.method == "POST":
         execute = valid_data(ExecuteForm(request.POST))
-        revert(actor=Actor.from_request(request), cluster=cluster, seq=seq,
-                                      reason=execute["reason"], confirm=execute["confirm"],
-                                      expected_fingerprint=execute["fingerprint"])
+        resets.group_offsets_revert(actor=Actor.from_request(request), cluster=cluster, seq=seq,
+                                    reason=execute["reason"], confirm=execute["confirm"],
+                                    expected_fingerprint=execute["fingerprint"], kind=kind)
         messages.success(request, f"Offsets of {group} are back to those before audit event #{seq}.")
         return redirect_after_change(request, reverse("offsets:detail", args=[cluster, group]))
-    preview = preview_of(event.cluster or cluster, group, scope, strategy)
+    preview = reset_preview(event.cluster or cluster, group, scope, strategy, kind=kind)
     context = {"cluster": cluster, "group": group, "preview": preview, "event": event,
                "execute_form": ExecuteForm(initial={"fingerprint": preview.fingerprint}),
                "execute_url": reverse("offsets:revert", args=[cluster, group, seq])}
@@ -238,10 +217,9 @@ def group_revert(request: HtmxHttpRequest, cluster: str, group: str, seq: int):
 @role_required(Role.ADMIN)
 def group_delete(request: HtmxHttpRequest, cluster: str, group: str):
     execute = request.POST
-    delete = {SHARE: share_services.share_group_delete, STREAMS: streams_services.streams_group_delete}.get(
-        group_kind(cluster, group), services.group_delete)
-    delete(actor=Actor.from_request(request), cluster=cluster, group=group, confirm=execute.get("confirm", ""),
-           reason=execute.get("reason", ""))
+    services.group_delete(actor=Actor.from_request(request), cluster=cluster, group=group,
+                          confirm=execute.get("confirm", ""), reason=execute.get("reason", ""),
+                          kind=kind_for(cluster, group))
     messages.success(request, f"Group {group} deleted.")
     return redirect_after_change(request, reverse("offsets:groups", args=[cluster]))
 
@@ -285,7 +263,7 @@ def share_offsets_delete(request: HtmxHttpRequest, cluster: str, group: str):
     topic = request.POST.get("topic", "").strip()
     if not topic:
         raise ConsoleError("Name the topic whose start offsets should be deleted.")
-    share_services.share_offsets_delete(actor=Actor.from_request(request), cluster=cluster, group=group, topic=topic,
-                                        confirm=request.POST.get("confirm", ""), reason=request.POST.get("reason", ""))
+    services.share_offsets_delete(actor=Actor.from_request(request), cluster=cluster, group=group, topic=topic,
+                                  confirm=request.POST.get("confirm", ""), reason=request.POST.get("reason", ""))
     messages.success(request, f"Start offsets of {group} for {topic} deleted.")
     return redirect_after_change(request, reverse("offsets:detail", args=[cluster, group]))

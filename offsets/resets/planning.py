@@ -3,26 +3,30 @@
 No Django, no Kafka client, no clock: the caller reads committed offsets, log start/end offsets and (when
 `what_timestamps_needed` says so) offsets for a timestamp, passes "now" in, and gets a `ResetPlan` back.
 Semantics follow Kafka's ConsumerGroupCommand (see shared/reference/kafka_internals.md §1). Where the console
-refuses input that Kafka would accept but silently misread, the comment at that spot says so.
+refuses input that Kafka would accept but silently misread, the comment at that spot says so. The scope and the
+reset file are read in `plan_input`, the strategies and their dates in `strategies`; their names are importable
+from here too, as the planner's one face.
 """
 
 from __future__ import annotations
 
-import csv
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta, timezone
 
 from console.kafka.types import OffsetAt, PartitionRef
+from offsets.resets.plan_input import (
+    ALL_TOPICS, BAD_FILE_LINE, INVALID_PARTITION, INVALID_TOPIC_ARG, NO_RESET_PLAN, NONEXISTENT_PARTITIONS,
+    UNKNOWN_TOPIC, AllTopics, PlanError, TopicScope, parse_reset_file, parse_topic_scope, resolve_partitions,
+)
+from offsets.resets.strategies import (
+    INVALID_DURATION, MILLISECONDS_REQUIRED, NO_T_IN_DATETIME, TIMESTAMP_OUT_OF_RANGE, UNPARSEABLE_DATE,
+    ZONE_MINUTES_DROPPED, ByDuration, FromFile, FromGroup, ShiftBy, Strategy, ToCurrent, ToDatetime, ToEarliest,
+    ToLatest, ToOffset, ToRecorded, describe_strategy, parse_kafka_datetime, parse_kafka_duration,
+    what_timestamps_needed,
+)
 
-# Kafka's own texts (the doubled quote at the end of INVALID_PARTITION is in Kafka's source).
-INVALID_TOPIC_ARG = "Invalid topic arg '{arg}', expected topic name and partitions"
-INVALID_PARTITION = "Invalid partition '{partition}' specified in topic arg '{arg}''"
-NONEXISTENT_PARTITIONS = 'The partitions "{partitions}" do not exist'
+# Kafka's own texts.
 NO_COMMIT_TO_SHIFT = "Cannot shift offset for partition {ref} since there is no current committed offset"
-NO_T_IN_DATETIME = "Error parsing timestamp. It does not contain a 'T' according to ISO8601 format"
-NO_RESET_PLAN = "No reset plan for group {group} found"
 NO_TIMESTAMP_OFFSET = "Error getting offset by timestamp of topic partition: {ref}"
 NOTE_CLAMPED_HIGH = ("New offset ({requested}) is higher than latest offset for topic partition {ref}. "
                      "Value will be set to {end}")
@@ -31,321 +35,26 @@ NOTE_CLAMPED_LOW = ("New offset ({requested}) is lower than earliest offset for 
 NOTE_EMPTY_PARTITION = "Partition {partition} from topic {topic} is empty. Falling back to latest known offset."
 
 # The console's own texts.
-UNKNOWN_TOPIC = "Topic '{topic}' does not exist"
 NO_LOG_OFFSETS = "Log start and end offsets are missing for partitions: {partitions}"
-UNPARSEABLE_DATE = ("Unparseable date: \"{text}\"; expected yyyy-MM-ddTHH:mm:ss.SSS, optionally followed by "
-                    "Z, +hh, +hhmm or +hh:mm (no zone means UTC)")
-MILLISECONDS_REQUIRED = ("Unparseable date: \"{text}\"; the time needs milliseconds with exactly 3 digits, "
-                         "as in 2024-01-31T09:30:00.000 (Kafka reads .5 as 5 ms)")
-ZONE_MINUTES_DROPPED = ("Unparseable date: \"{text}\"; Kafka reads only the hours of a +hhmm offset, "
-                        "so write {zone} as {fixed}")
-INVALID_DURATION = "Text cannot be parsed to a Duration: \"{text}\"; expected PnDTnHnMn.nS, e.g. PT30M or P1DT12H"
-TIMESTAMP_OUT_OF_RANGE = ("Timestamp {timestamp} ms is out of range: offsets are searched from 0 "
-                          "(1970-01-01T00:00:00.000Z) on, and negative values mean latest or earliest to Kafka")
-BAD_FILE_LINE = "Line {line} of the reset file is not {expected}: {text!r}"
 NOTE_NO_COMMIT = "No committed offset: to-current uses the log end offset"
 NOTE_OFFSET_DELETED = "offset deleted: the group had no committed offset here before"
 NOTE_COMMIT_OUT_OF_RANGE = ("The committed offset is outside the log (offsets {start} to {end}); to-current keeps "
                             "it and consumers will apply auto.offset.reset")
 
-_JAVA_LONG_MIN, _JAVA_LONG_MAX = -(2**63), 2**63 - 1
-_JAVA_INT_MIN, _JAVA_INT_MAX = -(2**31), 2**31 - 1
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-class PlanError(ValueError):
-    """A reset that cannot be planned, with a message meant for the person who asked."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
-# ---- Scope ---------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class AllTopics:
-    """`--all-topics`: every partition the group already has a committed offset for."""
-
-
-ALL_TOPICS = AllTopics()
-
-
-@dataclass(frozen=True)
-class TopicScope:
-    """`--topic t` (partitions None: all of them) or `--topic t:0,1,2`."""
-
-    topic: str
-    partitions: tuple[int, ...] | None = None
-
-
-def _java_split(text: str, sep: str) -> list[str]:
-    # Java's String.split drops trailing empty strings, which decides what "t:" and "t:0," mean.
-    if sep not in text:
-        return [text]
-    parts = text.split(sep)
-    while parts and parts[-1] == "":
-        parts.pop()
-    return parts
-
-
-def _java_int(text: str, low: int, high: int) -> int | None:
-    if not re.fullmatch(r"[+-]?[0-9]+", text):
-        return None
-    value = int(text)
-    return value if low <= value <= high else None
-
-
-def parse_topic_scope(arg: str) -> TopicScope:
-    """One `--topic` argument, parsed as Kafka's parseTopicsWithPartitions does."""
-    if ":" not in arg:
-        return TopicScope(arg)
-    parts = _java_split(arg, ":")
-    if len(parts) != 2:
-        raise PlanError(INVALID_TOPIC_ARG.format(arg=arg))
-    partitions = []
-    for text in _java_split(parts[1], ","):
-        number = _java_int(text, _JAVA_INT_MIN, _JAVA_INT_MAX)
-        if number is None:
-            raise PlanError(INVALID_PARTITION.format(partition=text, arg=arg))
-        partitions.append(number)
-    return TopicScope(parts[0], tuple(partitions))
-
-
-def resolve_partitions(scope: AllTopics | TopicScope | Sequence[TopicScope], *, committed: Mapping[PartitionRef, int],
-                       partition_counts: Mapping[str, int]) -> list[PartitionRef]:
-    """The partitions a scope covers, sorted; repeated topics are merged (Kafka would fail on a duplicate key)."""
-    if isinstance(scope, AllTopics):
-        return sorted(committed)
-    scopes = [scope] if isinstance(scope, TopicScope) else list(scope)
-    refs: set[PartitionRef] = set()
-    for item in scopes:
-        if item.topic not in partition_counts:
-            raise PlanError(UNKNOWN_TOPIC.format(topic=item.topic))
-        count = partition_counts[item.topic]
-        wanted = range(count) if item.partitions is None else item.partitions
-        refs.update(PartitionRef(item.topic, p) for p in wanted)
-    # Kafka 3.x takes explicit partitions on trust and fails later in ListOffsets; trunk's KAFKA-19500 check
-    # (apache/kafka#20168; first release not verified) refuses them with this text. The console always refuses
-    # them, so it is stricter than any Kafka release without that check.
-    missing = sorted(r for r in refs if not 0 <= r.partition < partition_counts[r.topic])
-    if missing:
-        raise PlanError(NONEXISTENT_PARTITIONS.format(partitions=",".join(map(str, missing))))
-    return sorted(refs)
-
-
-# ---- Strategies ----------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ToEarliest:
-    pass
-
-
-@dataclass(frozen=True)
-class ToLatest:
-    pass
-
-
-@dataclass(frozen=True)
-class ToCurrent:
-    pass
-
-
-@dataclass(frozen=True)
-class ToOffset:
-    offset: int
-
-
-@dataclass(frozen=True)
-class ShiftBy:
-    delta: int
-
-
-@dataclass(frozen=True)
-class ToDatetime:
-    text: str
-
-
-@dataclass(frozen=True)
-class ByDuration:
-    text: str
-
-
-@dataclass(frozen=True)
-class FromFile:
-    csv_text: str
-
-
-@dataclass(frozen=True)
-class FromGroup:
-    """Console only: another group's committed offsets, for the partitions in scope that it has."""
-
-    offsets: dict[PartitionRef, int]
-    source_group: str = ""
-
-
-@dataclass(frozen=True)
-class ToRecorded:
-    """Console only: an audit event's "before" offsets, to revert a reset. None for a partition that had no
-    committed offset before: reverting deletes the one the reset committed there."""
-
-    offsets: dict[PartitionRef, int | None]
-
-
-Strategy = (ToEarliest | ToLatest | ToCurrent | ToOffset | ShiftBy | ToDatetime | ByDuration | FromFile | FromGroup
-            | ToRecorded)
+# Strategies whose requested offsets are kept inside the log, as Kafka's checkOffsetsRange keeps them.
 _CLAMPED = (ToOffset, ShiftBy, FromFile, FromGroup, ToRecorded)
-_BARE_OPTIONS = {ToEarliest: "--to-earliest", ToLatest: "--to-latest", ToCurrent: "--to-current"}
 
-
-def describe_strategy(strategy: Strategy) -> str:
-    """The Kafka option the strategy stands for (or the console's own name), for audit rows and the UI."""
-    match strategy:
-        case ToOffset(offset):
-            return f"--to-offset {offset}"
-        case ShiftBy(delta):
-            return f"--shift-by {delta}"
-        case ToDatetime(text):
-            return f"--to-datetime {text}"
-        case ByDuration(text):
-            return f"--by-duration {text}"
-        case FromGroup(_, source_group):
-            return f"from group {source_group}".rstrip()
-        case ToRecorded():
-            return "to recorded offsets"
-        case FromFile():
-            return "--from-file"
-        case _:
-            return _BARE_OPTIONS[type(strategy)]
-
-
-# ---- Dates and durations -------------------------------------------------------------------------------------
-
-_DATETIME = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})T(\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.(\d+))?(.*)", re.ASCII)
-_ZONE = re.compile(r"Z|(?P<sign>[+-])(?P<hh>\d{2})(?::?(?P<mm>\d{2}))?", re.ASCII)
-
-
-def parse_kafka_datetime(text: str) -> int:
-    """Epoch ms for `--to-datetime`, as Kafka's Utils.getDateTime reads it: no zone means UTC.
-
-    Kafka tries a pattern with an hh:mm zone and then one with an hh zone (SimpleDateFormat's ISO 8601 zone
-    letters, three and one), each a strict SimpleDateFormat that ignores text after the zone. Three inputs it
-    misreads are refused here instead: +0530 (Kafka keeps +05), milliseconds that are not 3 digits (".5" is 5 ms
-    to Kafka), and trailing text.
-    """
-    stripped = text.strip()
-    if len(_java_split(stripped, "T")) < 2:
-        raise PlanError(NO_T_IN_DATETIME)
-    match = _DATETIME.fullmatch(stripped)
-    if not match:
-        raise PlanError(UNPARSEABLE_DATE.format(text=text))
-    year, month, day, hour, minute, second, millis, zone_text = match.groups()
-    if millis is None or len(millis) != 3:
-        raise PlanError(MILLISECONDS_REQUIRED.format(text=text))
-    zone = _ZONE.fullmatch(zone_text) if zone_text else None
-    if zone_text and not zone:
-        raise PlanError(UNPARSEABLE_DATE.format(text=text))
-    offset = timedelta(0)
-    if zone and zone["sign"]:
-        hours, minutes = int(zone["hh"]), int(zone["mm"] or 0)
-        if hours > 23 or minutes > 59:
-            raise PlanError(UNPARSEABLE_DATE.format(text=text))
-        if ":" not in zone_text and minutes:
-            fixed = f"{zone['sign']}{zone['hh']}:{zone['mm']}"
-            raise PlanError(ZONE_MINUTES_DROPPED.format(text=text, zone=zone_text, fixed=fixed))
-        offset = timedelta(hours=hours, minutes=minutes) * (-1 if zone["sign"] == "-" else 1)
-    try:
-        moment = datetime(int(year), int(month), int(day), int(hour), int(minute), int(second), int(millis) * 1000,
-                          tzinfo=timezone(offset))
-        return (moment - _EPOCH) // timedelta(milliseconds=1)
-    except (ValueError, OverflowError):
-        raise PlanError(UNPARSEABLE_DATE.format(text=text)) from None
-
-
-_DURATION = re.compile(
-    r"(?P<sign>[+-]?)P(?:(?P<d>[+-]?\d+)D)?"
-    r"(?P<time>T(?:(?P<h>[+-]?\d+)H)?(?:(?P<m>[+-]?\d+)M)?(?:(?P<s>[+-]?\d+)(?:[.,](?P<frac>\d{0,9}))?S)?)?",
-    re.IGNORECASE | re.ASCII,
-)
-
-
-def parse_kafka_duration(text: str) -> int:
-    """Milliseconds for `--by-duration`, with java.time.Duration.parse's grammar: [+-]PnDTnHnMn.nS, no Y/M/W.
-
-    Sub-millisecond fractions round up, so `now_ms - result` is what Kafka's `now.minus(d).toEpochMilli()` gives
-    for a `now` on a whole millisecond.
-    """
-    match = _DURATION.fullmatch(text.strip())
-    if not match or match["time"] in ("T", "t") or not any(match[g] for g in ("d", "h", "m", "s")):
-        raise PlanError(INVALID_DURATION.format(text=text))
-    # Java keeps each part, and their sum, in a long of seconds; past that it refuses the text.
-    parts = [int(match[g]) * unit for g, unit in (("d", 86_400), ("h", 3_600), ("m", 60), ("s", 1)) if match[g]]
-    seconds = sum(parts)
-    if not all(_JAVA_LONG_MIN <= value <= _JAVA_LONG_MAX for value in (*parts, seconds)):
-        raise PlanError(INVALID_DURATION.format(text=text))
-    nanos = int((match["frac"] or "").ljust(9, "0"))
-    if match["s"] and match["s"].startswith("-"):
-        nanos = -nanos  # Java: the seconds' sign carries over to the fraction ("PT-0.5S" is minus half a second)
-    total_ns = (seconds * 1_000_000_000 + nanos) * (-1 if match["sign"] == "-" else 1)
-    return -(-total_ns // 1_000_000)
-
-
-def what_timestamps_needed(strategy: Strategy, now_ms: int) -> int | None:
-    """The timestamp to ask ListOffsets about (to-datetime, by-duration), or None when the plan needs none."""
-    if isinstance(strategy, ToDatetime):
-        timestamp = parse_kafka_datetime(strategy.text)
-    elif isinstance(strategy, ByDuration):
-        timestamp = now_ms - parse_kafka_duration(strategy.text)
-    else:
-        return None
-    # -1 and -2 are "latest" and "earliest" to ListOffsets: a date before 1970 must not turn into one of them.
-    if not 0 <= timestamp <= _JAVA_LONG_MAX:
-        raise PlanError(TIMESTAMP_OUT_OF_RANGE.format(timestamp=timestamp))
-    return timestamp
-
-
-# ---- Reset file ----------------------------------------------------------------------------------------------
-
-_NO_GROUP, _WITH_GROUP = "topic,partition,offset", "group,topic,partition,offset"
-
-
-def _file_record(line: str, columns: int) -> tuple[str, str, int, int] | None:
-    fields = [f.strip() for f in next(csv.reader([line]))]
-    if len(fields) != columns:
-        return None
-    group, topic, partition, offset = fields if columns == 4 else ["", *fields]
-    partition_number = _java_int(partition, 0, _JAVA_INT_MAX)
-    offset_number = _java_int(offset, _JAVA_LONG_MIN, _JAVA_LONG_MAX)
-    if not topic or partition_number is None or offset_number is None:
-        return None
-    return group, topic, partition_number, offset_number
-
-
-def parse_reset_file(csv_text: str, *, group: str) -> dict[PartitionRef, int]:
-    """`--from-file` for one group: Kafka's `--export` CSV, `topic,partition,offset` or `group,topic,partition,offset`.
-
-    As in Kafka, the first line decides the format and a later line for the same partition wins. Blank lines and
-    CR line ends are tolerated (Kafka drops only trailing blank lines); line numbers count every line.
-    """
-    lines = [(number, line.rstrip("\r")) for number, line in enumerate(csv_text.split("\n"), start=1)]
-    lines = [(number, line) for number, line in lines if line.strip()]
-    if not lines:
-        raise PlanError(NO_RESET_PLAN.format(group=group))
-    columns = 3 if _file_record(lines[0][1], 3) else 4
-    plan: dict[PartitionRef, int] = {}
-    for number, line in lines:
-        record = _file_record(line, columns)
-        if record is None:
-            expected = _NO_GROUP if columns == 3 else _WITH_GROUP
-            raise PlanError(BAD_FILE_LINE.format(line=number, expected=expected, text=line))
-        line_group, topic, partition, offset = record
-        if columns == 3 or line_group == group:
-            plan[PartitionRef(topic, partition)] = offset
-    if not plan:
-        raise PlanError(NO_RESET_PLAN.format(group=group))
-    return plan
+__all__ = [
+    "ALL_TOPICS", "BAD_FILE_LINE", "INVALID_DURATION", "INVALID_PARTITION", "INVALID_TOPIC_ARG",
+    "MILLISECONDS_REQUIRED", "NO_COMMIT_TO_SHIFT", "NO_LOG_OFFSETS", "NO_RESET_PLAN", "NO_T_IN_DATETIME",
+    "NO_TIMESTAMP_OFFSET", "NONEXISTENT_PARTITIONS", "NOTE_CLAMPED_HIGH", "NOTE_CLAMPED_LOW",
+    "NOTE_COMMIT_OUT_OF_RANGE", "NOTE_EMPTY_PARTITION", "NOTE_NO_COMMIT", "NOTE_OFFSET_DELETED",
+    "TIMESTAMP_OUT_OF_RANGE", "UNKNOWN_TOPIC", "UNPARSEABLE_DATE", "ZONE_MINUTES_DROPPED", "AllTopics", "ByDuration",
+    "FromFile", "FromGroup", "PlanError", "PlanRow", "ResetPlan", "ShiftBy", "Strategy", "ToCurrent", "ToDatetime",
+    "ToEarliest", "ToLatest", "ToOffset", "ToRecorded", "TopicScope", "describe_strategy", "parse_kafka_datetime",
+    "parse_kafka_duration", "parse_reset_file", "parse_topic_scope", "plan_reset", "reset_partitions",
+    "resolve_partitions", "what_timestamps_needed",
+]
 
 
 # ---- The plan ------------------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
-"""The preview of an offset reset: what `kafka-consumer-groups --reset-offsets --dry-run` computes, from the
-group's state read now, with the fingerprint execute checks against."""
+"""The preview of an offset reset: what the group kind's tool (`kafka-consumer-groups`, `kafka-share-groups`,
+`kafka-streams-groups`) computes with `--reset-offsets --dry-run`, from the group's state read now, with the
+fingerprint execute checks against."""
 
 from __future__ import annotations
 
@@ -11,23 +12,25 @@ from dataclasses import dataclass
 
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
-from console.kafka.ops_offsets import EARLIEST, LATEST
-from console.kafka.types import PartitionRef
+from console.kafka.types import EARLIEST, LATEST, PartitionRef
+from offsets.kinds import GroupKind, kind_for
 from offsets.resets.planning import (
     AllTopics,
     PlanError,
     ResetPlan,
     Strategy,
+    ToRecorded,
     TopicScope,
     plan_reset,
     reset_partitions,
     resolve_partitions,
     what_timestamps_needed,
 )
+from offsets.resets.strategy_input import STRATEGY_TYPES
 
 
 def committed_fingerprint(committed: dict[PartitionRef, int], refs: Sequence[PartitionRef]) -> str:
-    """A short digest of the committed offsets of `refs`: execute refuses when it changed since the preview."""
+    """A short digest of the positions of `refs`: execute refuses when it changed since the preview."""
     payload = json.dumps([[r.topic, r.partition, committed.get(r)] for r in sorted(refs)])
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
@@ -37,7 +40,7 @@ class ResetPreview:
     plan: ResetPlan
     state: str
     members: int
-    committed: dict[PartitionRef, int]
+    committed: dict[PartitionRef, int]  # a share group's start offsets
     fingerprint: str
 
     @property
@@ -64,19 +67,25 @@ def plan_from_state(admin, group: str, scope: AllTopics | Sequence[TopicScope], 
         raise ConsoleError(exc.message) from exc
 
 
-MSG_UNKNOWN_GROUP_RESET = ("Consumer group '{group}' does not exist on cluster '{cluster}' (no members, no committed "
-                           "offsets). Check the name; the console does not create groups by resetting them.")
+def check_strategy(kind: GroupKind, strategy: Strategy) -> None:
+    """Refuses a strategy the kind's tool does not offer; a revert to an audited "before" is the console's own."""
+    offered = {STRATEGY_TYPES[name] for name in kind.strategies} | {ToRecorded}
+    if type(strategy) not in offered:
+        raise ConsoleError(kind.msg_strategy.format(strategy=type(strategy).__name__))
 
 
 def reset_preview(cluster: str, group: str, scope: AllTopics | Sequence[TopicScope], strategy: Strategy, *,
-                  now_ms: int | None = None) -> ResetPreview:
-    """What `kafka-consumer-groups --reset-offsets --dry-run` computes, from the group's state read now."""
+                  kind: GroupKind | None = None, now_ms: int | None = None) -> ResetPreview:
+    """What `--reset-offsets --dry-run` of the kind's tool computes, from the group's state read now. Without
+    `kind`, the group's kind is looked up."""
+    kind = kind or kind_for(cluster, group)
+    check_strategy(kind, strategy)
     now_ms = int(time.time() * 1000) if now_ms is None else now_ms
-    admin = cluster_admin(cluster)
-    description = admin.describe_groups([group])[group]
-    committed = admin.group_offsets([group])[group]
-    if description.state == "Dead" and not committed:
-        raise ConsoleError(MSG_UNKNOWN_GROUP_RESET.format(group=group, cluster=cluster))
-    plan = plan_from_state(admin, group, scope, strategy, committed=committed, now_ms=now_ms)
-    return ResetPreview(plan=plan, state=description.state, members=len(description.members), committed=committed,
-                        fingerprint=committed_fingerprint(committed, [r.ref for r in plan.rows]))
+    state = kind.reset_state(cluster, group)
+    if isinstance(scope, AllTopics):
+        topics = kind.topics_for_all(group, state)
+        if topics is not None:
+            scope = [TopicScope(topic, None) for topic in topics]
+    plan = plan_from_state(cluster_admin(cluster), group, scope, strategy, committed=state.positions, now_ms=now_ms)
+    return ResetPreview(plan=plan, state=state.state, members=state.members, committed=state.positions,
+                        fingerprint=committed_fingerprint(state.positions, [r.ref for r in plan.rows]))

@@ -9,9 +9,7 @@ from console.clusters.selectors import cluster_admin
 from console.kafka.errors import TopicNotFound
 from console.kafka.types import PartitionRef
 from offsets import selectors
-from offsets.group_kind import SHARE, STREAMS
-from offsets.share.selectors import share_group_detail
-from offsets.streams.selectors import input_topics, streams_group_detail
+from offsets.kinds import GroupKind
 
 
 @dataclass(frozen=True)
@@ -40,21 +38,6 @@ class TopicOption:
         return sum(lags) if lags else None
 
 
-def _group_positions(cluster: str, group: str, kind: str) -> tuple[dict, set[str]]:
-    """{(topic, partition): (committed, lag)} and the topics the group reads, from the group's own page reads."""
-    if kind == SHARE:
-        detail = share_group_detail(cluster, group)
-        positions = {p.ref: (p.start_offset, p.lag) for p in detail.partitions}
-        assigned = {ref.topic for m in detail.description.members for ref in m.assignment}
-        return positions, assigned
-    if kind == STREAMS:
-        detail = streams_group_detail(cluster, group)
-        return {p.ref: (p.committed, p.lag) for p in detail.partitions}, set(input_topics(detail.description))
-    detail = selectors.group_detail(cluster, group)
-    target = {ref.topic for m in detail.description.members for ref in (m.target_assignment or ())}
-    return {p.ref: (p.committed, p.lag) for p in detail.partitions}, target
-
-
 def _partition_counts(admin, topics: list[str]) -> dict[str, int]:
     try:
         return {name: t.partition_count for name, t in admin.describe_topics(topics).items()}
@@ -63,9 +46,10 @@ def _partition_counts(admin, topics: list[str]) -> dict[str, int]:
         return {t.name: t.partition_count for t in admin.list_topics() if t.name in wanted}
 
 
-def reset_scope_options(cluster: str, group: str, kind: str) -> list[TopicOption]:
+def reset_scope_options(cluster: str, group: str, kind: GroupKind) -> list[TopicOption]:
     """Every topic the group has positions on, is assigned or (streams) reads as input, with all its partitions."""
-    positions, more_topics = _group_positions(cluster, group, kind)
+    picker = kind.picker(cluster, group)
+    positions, more_topics = picker.positions, picker.topics
     topics = sorted({ref.topic for ref in positions} | more_topics)
     counts = _partition_counts(cluster_admin(cluster), topics)
     options = []
@@ -74,7 +58,7 @@ def reset_scope_options(cluster: str, group: str, kind: str) -> list[TopicOption
         numbers = range(counts[topic]) if topic in counts else known
         rows = [PartitionOption(topic, n, *positions.get(PartitionRef(topic, n), (None, None))) for n in numbers]
         options.append(TopicOption(topic, tuple(rows), exists=topic in counts,
-                                   internal=kind == STREAMS and topic not in more_topics))
+                                   internal=picker.others_internal and topic not in more_topics))
     return options
 
 

@@ -1,4 +1,5 @@
-"""Offset resets (with their preview's guarantees) and one-step reverts to an audited "before"."""
+"""Offset resets of every kind of group (with their preview's guarantees) and one-step reverts to an audited
+"before". The kind decides what is read and written and the words of a refusal; the guarantees are the same."""
 
 from __future__ import annotations
 
@@ -7,85 +8,85 @@ from collections.abc import Sequence
 from console.audit.actor import Actor
 from console.audit.models import AuditEvent
 from console.audit.services import audit_refusal, audited
-from console.clusters.selectors import cluster_admin
 from console.errors import Conflict, ConsoleError, NotFound
 from offsets import group_table
+from offsets.kinds import CONSUMER, GroupKind, kind_for, kind_of_reset
 from offsets.resets.planning import AllTopics, Strategy, ToRecorded, TopicScope, describe_strategy
 from offsets.resets.preview import reset_preview
-from offsets.services import (
-    MSG_CONFIRM_GROUP, MSG_GROUP_ACTIVE, MSG_REASON, check_storable, delete_offsets, offsets_from_json, offsets_json,
-    scope_text,
-)
+from offsets.services import MSG_CONFIRM_GROUP, MSG_REASON, check_storable, offsets_from_json, offsets_json, scope_text
 
-RESET_ACTION = "group.offsets.reset"
-MSG_OFFSETS_MOVED = ("The committed offsets of '{group}' changed since the preview (someone committed or reset "
-                     "them). Preview again before executing.")
-MSG_EMPTY_PLAN = "The plan is empty: no partition in this scope has anything to reset."
-MSG_NOT_A_RESET = "Audit event #{seq} is not an offset reset; only resets can be reverted."
-MSG_NO_BEFORE = "Audit event #{seq} recorded no offsets before the reset, so there is nothing to go back to."
+MSG_DELETES_REFUSED = "Kafka refused to delete some offsets: "
 
 
 def group_offsets_reset(*, actor: Actor, cluster: str, group: str, scope: AllTopics | Sequence[TopicScope],
                         strategy: Strategy, reason: str, confirm: str, expected_fingerprint: str | None = None,
-                        revert_of: int | None = None) -> dict:
-    """Plans again from the state now, refuses unless the group is Empty or Dead and its offsets did not move since
-    the preview, then commits the targets (OffsetCommit as admin), reads them back and audits before and after."""
+                        revert_of: int | None = None, kind: GroupKind | None = None) -> dict:
+    """Plans again from the state now, refuses unless the group has no members (Empty or Dead) and its positions
+    did not move since the preview, then commits the targets as admin (OffsetCommit, AlterShareGroupOffsets or
+    AlterStreamsGroupOffsets), deletes those the plan deletes, reads them back and audits before and after.
+    Without `kind`, the group's kind is looked up."""
     check_storable(group)
     if confirm != group:
         raise ConsoleError(MSG_CONFIRM_GROUP.format(group=group))
     if not reason.strip():
         raise ConsoleError(MSG_REASON)
-    preview = reset_preview(cluster, group, scope, strategy)
-    params = {"strategy": describe_strategy(strategy), "scope": scope_text(scope),
-              "targets": offsets_json(preview.plan.targets), "revert_of": revert_of}
-    if preview.plan.deletions:
-        params["deletes"] = offsets_json({ref: None for ref in preview.plan.deletions})
-    target = f"group:{group}"
-    if not preview.allowed:
-        error = MSG_GROUP_ACTIVE.format(group=group, state=preview.state, members=preview.members)
-        audit_refusal(actor=actor, action=RESET_ACTION, cluster=cluster, target=target, reason=reason, params=params,
-                      error=error)
-        raise Conflict(error)
-    if expected_fingerprint is not None and expected_fingerprint != preview.fingerprint:
-        error = MSG_OFFSETS_MOVED.format(group=group)
-        audit_refusal(actor=actor, action=RESET_ACTION, cluster=cluster, target=target, reason=reason, params=params,
-                      error=error)
-        raise Conflict(error)
+    kind = kind or kind_for(cluster, group)
+    preview = reset_preview(cluster, group, scope, strategy, kind=kind)
     targets, deletions = preview.plan.targets, preview.plan.deletions
+    params = {"strategy": describe_strategy(strategy), "scope": scope_text(scope), "targets": offsets_json(targets),
+              "revert_of": revert_of}
+    if deletions:
+        params["deletes"] = offsets_json({ref: None for ref in deletions})
+    target = f"group:{group}"
+    refusal = None
+    if not preview.allowed or preview.members:
+        refusal = kind.msg_active.format(group=group, state=preview.state, members=preview.members)
+    elif expected_fingerprint is not None and expected_fingerprint != preview.fingerprint:
+        refusal = kind.msg_moved.format(group=group)
+    if refusal:
+        audit_refusal(actor=actor, action=kind.reset_action, cluster=cluster, target=target, reason=reason,
+                      params=params, error=refusal)
+        raise Conflict(refusal)
     if not targets and not deletions:
-        raise ConsoleError(MSG_EMPTY_PLAN)
+        raise ConsoleError(kind.msg_empty_plan)
     touched = [*targets, *deletions]
     before = offsets_json({ref: preview.committed.get(ref) for ref in touched})
-    admin = cluster_admin(cluster)
-    with audited(actor=actor, action=RESET_ACTION, cluster=cluster, target=target, reason=reason, params=params,
+    with audited(actor=actor, action=kind.reset_action, cluster=cluster, target=target, reason=reason, params=params,
                  before=before) as record:
         if targets:
-            admin.alter_group_offsets(group, targets)
-        failed = delete_offsets(cluster, group, deletions)
-        committed = admin.group_offsets([group])[group]
-        record.after = offsets_json({ref: committed.get(ref) for ref in touched})
+            kind.alter(cluster, group, targets)
+        failed = kind.delete_positions(cluster, group, deletions) if deletions else []
+        now = kind.positions(cluster, group)
+        record.after = offsets_json({ref: now.get(ref) for ref in touched})
         if failed:
-            raise Conflict("Kafka refused to delete some offsets: " + "; ".join(failed))
-    if preview.state == "Dead" and targets:  # the commit made the group
+            raise Conflict(MSG_DELETES_REFUSED + "; ".join(failed))
+    if kind.creates_group_on_commit and preview.state == "Dead" and targets:
         group_table.note_created(cluster, group)
     return record.after
 
 
-def reset_event(seq: int) -> AuditEvent:
+def reset_event(seq: int, kind: GroupKind = CONSUMER) -> AuditEvent:
+    """Audit event `seq`, which must be a reset of `kind`."""
     event = AuditEvent.objects.filter(seq=seq).first()
     if event is None:
         raise NotFound(f"There is no audit event #{seq}.")
-    if event.action != RESET_ACTION:
-        raise ConsoleError(MSG_NOT_A_RESET.format(seq=seq))
+    if event.action != kind.reset_action:
+        raise ConsoleError(kind.msg_not_a_reset.format(seq=seq))
     return event
 
 
-def revert_strategy(seq: int) -> tuple[AuditEvent, ToRecorded, list[TopicScope]]:
-    """A reset back to the offsets an earlier reset recorded as "before" (its intent or outcome row)."""
-    event = reset_event(seq)
-    recorded = offsets_from_json(event.before)  # None where the group had no committed offset: deleted again
+def revert_strategy(seq: int, kind: GroupKind | None = None) -> tuple[AuditEvent, ToRecorded, list[TopicScope]]:
+    """A reset back to the positions an earlier reset recorded as "before" (its intent or outcome row). Without
+    `kind`, the kind whose reset the event records."""
+    if kind is None:
+        event = AuditEvent.objects.filter(seq=seq).only("action").first()
+        kind = (event and kind_of_reset(event.action)) or CONSUMER
+    event = reset_event(seq, kind)
+    recorded = offsets_from_json(event.before)  # None where the group had no position: deleted again
+    if not kind.reverts_deletions:
+        recorded = {ref: offset for ref, offset in recorded.items() if offset is not None}
     if not recorded:
-        raise ConsoleError(MSG_NO_BEFORE.format(seq=seq))
+        raise ConsoleError(kind.msg_no_before.format(seq=seq))
     return event, ToRecorded(offsets=recorded), recorded_scope(recorded)
 
 
@@ -98,11 +99,10 @@ def recorded_scope(recorded) -> list[TopicScope]:
 
 
 def group_offsets_revert(*, actor: Actor, cluster: str, seq: int, reason: str, confirm: str,
-                         expected_fingerprint: str | None = None) -> dict:
-    event, strategy, scope = revert_strategy(seq)
-    group = event.target.removeprefix("group:")
-    return group_offsets_reset(actor=actor, cluster=event.cluster or cluster, group=group, scope=scope,
-                               strategy=strategy, reason=reason, confirm=confirm,
-                               expected_fingerprint=expected_fingerprint, revert_of=event.seq)
-
-
+                         expected_fingerprint: str | None = None, kind: GroupKind | None = None) -> dict:
+    """A reset to audit event `seq`'s "before" positions (see `revert_strategy`)."""
+    event, strategy, scope = revert_strategy(seq, kind)
+    kind = kind or kind_of_reset(event.action)
+    return group_offsets_reset(actor=actor, cluster=event.cluster or cluster, group=event.target.removeprefix("group:"),
+                               scope=scope, strategy=strategy, reason=reason, confirm=confirm,
+                               expected_fingerprint=expected_fingerprint, revert_of=event.seq, kind=kind)

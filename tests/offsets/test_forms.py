@@ -7,7 +7,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.http import QueryDict
 
 from offsets.forms import CSV_UPLOAD_MAX, MSG_CSV_TOO_BIG, ResetForm, initial_from_link, strategies_for
-from offsets.group_kind import CONSUMER, SHARE, STREAMS
+from offsets.kinds import CONSUMER, SHARE, STREAMS
 from offsets.resets.form_input import MSG_ALL_AND_CHOSEN, MSG_NEEDS_TIME, MSG_NOTHING_CHOSEN, MSG_TIME_OR_AGO
 from offsets.resets.planning import ALL_TOPICS, ByDuration, FromFile, ShiftBy, ToDatetime, ToOffset, TopicScope
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from offsets.share.selectors import ShareGroupDetail
-from offsets.streams.selectors import StreamsGroupDetail
+from offsets.kinds.share import ShareGroupDetail
+from offsets.kinds.streams import StreamsGroupDetail
 
 
 def _tasks(tasks) -> str:
@@ -68,3 +68,6 @@ def streams_describe(group: str, detail: StreamsGroupDetail, *, members: bool, s
         rows = [["GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG"]] + [
             [group, p.ref.topic, p.ref.partition, p.committed, p.log_end, p.lag] for p in detail.partitions]
     return json.dumps(payload, indent=2) if as_json else rows
+
+
+TYPED_DESCRIBE = {"share": share_describe, "streams": streams_describe}

@@ -11,12 +11,8 @@ from django.core.management.base import CommandError
 from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
 from offsets import services
-from offsets.group_kind import SHARE, STREAMS, group_kind
-from offsets.management.commands._typed_groups import share_describe, streams_describe
-from offsets.share import services as share_services
-from offsets.share.selectors import share_group_detail
-from offsets.streams import services as streams_services
-from offsets.streams.selectors import streams_group_detail
+from offsets.kinds import CONSUMER, SHARE, GroupKind, kind_for
+from offsets.management.commands._typed_groups import TYPED_DESCRIBE
 from offsets.resets.planning import parse_topic_scope
 from offsets.selectors import groups_of_every_type
 from offsets.selectors_describe import GroupReport, group_report, groups_list
@@ -68,8 +64,8 @@ class Command(ActorCommand):
             case "list":
                 self._list(cluster, options)
             case "describe":
-                kind = group_kind(cluster, options["group"])
-                if kind in (SHARE, STREAMS):
+                kind = kind_for(cluster, options["group"])
+                if kind is not CONSUMER:
                     self._describe_typed(cluster, kind, options)
                 else:
                     self._describe(group_report(cluster, options["group"]), options)
@@ -138,14 +134,10 @@ class Command(ActorCommand):
         for line in lines:
             self.stdout.write(line)
 
-    def _describe_typed(self, cluster: str, kind: str, options) -> None:
+    def _describe_typed(self, cluster: str, kind: GroupKind, options) -> None:
         group = options["group"]
-        if kind == SHARE:
-            out = share_describe(group, share_group_detail(cluster, group), members=options["members"],
-                                 state=options["state"], as_json=options["format"] == "json")
-        else:
-            out = streams_describe(group, streams_group_detail(cluster, group), members=options["members"],
-                                   state=options["state"], as_json=options["format"] == "json")
+        out = TYPED_DESCRIBE[kind.name](group, kind.detail(cluster, group), members=options["members"],
+                                        state=options["state"], as_json=options["format"] == "json")
         if isinstance(out, str):
             self.stdout.write(out)
             return
@@ -154,43 +146,20 @@ class Command(ActorCommand):
 
     def _delete(self, cluster: str, options) -> None:
         group = options["group"]
-        kind = group_kind(cluster, group)
-        if kind in (SHARE, STREAMS):
-            self._delete_typed(cluster, kind, options)
-            return
-        report = group_report(cluster, group)
+        kind = kind_for(cluster, group)
+        summary = kind.delete_summary(cluster, group)
         if not options["yes"]:
-            self.stdout.write(f"Deleting group '{group}' ({report.description.state}, "
-                              f"{len(report.description.members)} members) would delete its committed offsets on "
-                              f"{sum(r.current_offset is not None for r in report.rows)} partitions (kept in the "
+            self.stdout.write(f"Deleting {kind.label} '{group}' ({summary.state}, {summary.members} members) would "
+                              f"delete its {kind.positions_noun} on {summary.partitions} partitions (kept in the "
                               f"audit log). Run again with --yes --actor USER --reason TEXT.")
             return
         actor, reason = self.acting(options, role=Role.ADMIN)
-        services.group_delete(actor=actor, cluster=cluster, group=group, confirm=group, reason=reason)
-        self.stdout.write(f"Deleted group '{group}'.")
-
-    def _delete_typed(self, cluster: str, kind: str, options) -> None:
-        group = options["group"]
-        if kind == SHARE:
-            detail = share_group_detail(cluster, group)
-            state, members, partitions = detail.description.state, len(detail.description.members), len(detail.partitions)
-        else:
-            detail = streams_group_detail(cluster, group)
-            state, members = detail.description.state, len(detail.description.members)
-            partitions = sum(p.committed is not None for p in detail.partitions)
-        if not options["yes"]:
-            self.stdout.write(f"Deleting {kind} group '{group}' ({state}, {members} members) would delete its "
-                              f"offsets on {partitions} partitions (kept in the audit log). Run again with --yes "
-                              f"--actor USER --reason TEXT.")
-            return
-        actor, reason = self.acting(options, role=Role.ADMIN)
-        delete = share_services.share_group_delete if kind == SHARE else streams_services.streams_group_delete
-        delete(actor=actor, cluster=cluster, group=group, confirm=group, reason=reason)
-        self.stdout.write(f"Deleted {kind} group '{group}'.")
+        services.group_delete(actor=actor, cluster=cluster, group=group, confirm=group, reason=reason, kind=kind)
+        self.stdout.write(f"Deleted {kind.label} '{group}'.")
 
     def _delete_offsets(self, cluster: str, options) -> None:
         group = options["group"]
-        if group_kind(cluster, group) == SHARE:
+        if kind_for(cluster, group) is SHARE:
             self._delete_share_offsets(cluster, options)
             return
         try:
@@ -215,7 +184,7 @@ class Command(ActorCommand):
         group, topic = options["group"], options["topic"]
         if ":" in topic:
             raise CommandError("A share group's start offsets are deleted for a whole topic; give --topic TOPIC.")
-        starts = [p for p in share_group_detail(cluster, group).partitions if p.ref.topic == topic]
+        starts = [p for p in SHARE.detail(cluster, group).partitions if p.ref.topic == topic]
         if not starts:
             raise CommandError(f"Share group '{group}' has no start offsets in topic '{topic}'.")
         listed = ", ".join(f"{p.ref.topic}-{p.ref.partition}@{p.start_offset}" for p in starts)
@@ -224,6 +193,6 @@ class Command(ActorCommand):
                               f"Run again with --yes --actor USER --reason TEXT.")
             return
         actor, reason = self.acting(options, role=Role.ADMIN)
-        share_services.share_offsets_delete(actor=actor, cluster=cluster, group=group, topic=topic, confirm=group,
-                                            reason=reason)
+        services.share_offsets_delete(actor=actor, cluster=cluster, group=group, topic=topic, confirm=group,
+                                      reason=reason)
         self.stdout.write(f"Deleted share group '{group}''s start offsets: {listed}.")

@@ -14,26 +14,10 @@ from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
 from console.errors import ConsoleError
 from console.kafka.errors import KafkaGatewayError
+from offsets.kinds import kind_for
 from offsets.resets import services
 from offsets.resets.preview import reset_preview
 from offsets.resets.strategy_input import scope_from, strategy_from
-from offsets.group_kind import SHARE, STREAMS, group_kind
-from offsets.share import services as share_services
-from offsets.share.selectors import share_reset_preview
-from offsets.streams import services as streams_services
-from offsets.streams.selectors import streams_reset_preview
-
-# Per kind of group: (preview, reset, revert strategy, message while active, what the offsets are, semantics).
-KINDS = {
-    SHARE: (share_reset_preview, share_services.share_offsets_reset, share_services.share_revert_strategy,
-            share_services.MSG_SHARE_ACTIVE, "Share-partition start offsets",
-            "a share group: kafka-share-groups --reset-offsets semantics, CURRENT is the start offset"),
-    STREAMS: (streams_reset_preview, streams_services.streams_offsets_reset, streams_services.streams_revert_strategy,
-              streams_services.MSG_STREAMS_ACTIVE, "Committed offsets",
-              "a streams group: kafka-streams-groups --reset-offsets semantics; internal topics are kept"),
-}
-CONSUMER = (reset_preview, services.group_offsets_reset, services.revert_strategy, services.MSG_GROUP_ACTIVE,
-            "Committed offsets", "kafka-consumer-groups --reset-offsets semantics")
 
 
 class Command(ActorCommand):
@@ -84,9 +68,9 @@ class Command(ActorCommand):
 
     def _handle(self, options):
         cluster, group = options["cluster"], options["group"]
-        preview_of, reset, reverting, active, what, semantics = KINDS.get(group_kind(cluster, group), CONSUMER)
+        kind = kind_for(cluster, group)
         if options["revert"] is not None:
-            event, strategy, scope = reverting(options["revert"])
+            event, strategy, scope = services.revert_strategy(options["revert"], kind)
             if event.target != f"group:{group}":
                 raise CommandError(f"Audit event #{event.seq} reset {event.target}, not group:{group}.")
         else:
@@ -94,20 +78,23 @@ class Command(ActorCommand):
             strategy = self._strategy(options)
         if options["execute"]:
             actor, reason = self.acting(options, role=Role.OPERATOR)
-            after = reset(actor=actor, cluster=cluster, group=group, scope=scope, strategy=strategy, reason=reason,
-                          confirm=group, expected_fingerprint=options["if_unchanged"], revert_of=options["revert"])
-            lines = [f"{topic},{partition},{offset}" for topic, parts in after.items() for partition, offset in parts.items()]
+            after = services.group_offsets_reset(actor=actor, cluster=cluster, group=group, scope=scope,
+                                                 strategy=strategy, reason=reason, confirm=group,
+                                                 expected_fingerprint=options["if_unchanged"],
+                                                 revert_of=options["revert"], kind=kind)
+            lines = [f"{topic},{partition},{offset}" for topic, parts in after.items()
+                     for partition, offset in parts.items()]
             if not options["export"]:
-                self.stdout.write(f"Executed. {what} read back from Kafka (topic,partition,offset):")
+                self.stdout.write(f"Executed. {kind.positions_label} read back from Kafka (topic,partition,offset):")
             self.stdout.write("".join(line + "\n" for line in lines), ending="")
             return
-        preview = preview_of(cluster, group, scope, strategy)
+        preview = reset_preview(cluster, group, scope, strategy, kind=kind)
         if not preview.allowed:
-            raise CommandError(active.format(group=group, state=preview.state, members=preview.members))
+            raise CommandError(kind.msg_active.format(group=group, state=preview.state, members=preview.members))
         if options["export"]:
             self.stdout.write(preview.plan.export_csv(), ending="")
             return
-        self._table(preview, semantics)
+        self._table(preview, kind.semantics)
 
     def _table(self, preview, semantics: str) -> None:
         plan = preview.plan
@@ -117,7 +104,8 @@ class Command(ActorCommand):
             current = "-" if row.current is None else row.current
             delta = "-" if row.delta is None else f"{row.delta:+d}"
             note = ("clamped; " if row.clamped else "") + row.note
+            target = "(deleted)" if row.deletes else row.target
             self.stdout.write(f"{plan.group:<24} {row.ref.topic:<30} {row.ref.partition:>9} {current!s:>10} "
-                              f"{'(deleted)' if row.deletes else row.target:>10} {delta:>8} {row.log_start:>10} {row.log_end:>10}  {note}")
+                              f"{target:>10} {delta:>8} {row.log_start:>10} {row.log_end:>10}  {note}")
         self.stdout.write(f"Dry run ({semantics}): nothing changed. State {preview.state}. To execute exactly this "
                           f"plan: --execute --if-unchanged {preview.fingerprint}")

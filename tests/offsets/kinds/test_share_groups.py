@@ -16,10 +16,11 @@ from console.audit.models import AuditEvent
 from console.clusters.selectors import cluster_admin
 from console.devstack.kafka import java_classpath
 from console.errors import Conflict, ConsoleError
+from offsets.kinds.share import share_group_detail
 from offsets.resets.planning import ALL_TOPICS, ShiftBy, ToEarliest, ToLatest, TopicScope
+from offsets.resets.preview import reset_preview
+from offsets.resets.services import group_offsets_reset, group_offsets_revert
 from offsets.selectors import group_snapshot_refresh, groups_of_every_type
-from offsets.share.selectors import share_group_detail, share_reset_preview
-from offsets.share.services import share_offsets_reset, share_offsets_revert
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
 
@@ -118,7 +119,7 @@ def test_dry_run_matches_kafka_share_groups(unchanged_share_group, kafka_node, f
     rows = _tool(kafka_node, "--reset-offsets", "--group", group, "--topic", topic, flag, "--dry-run")
     header, body = rows[0], rows[1:]
     kafka = {(r[1], int(r[2])): int(dict(zip(header, r))["NEW-OFFSET"]) for r in body}
-    plan = share_reset_preview("local", group, [TopicScope(topic)], strategy).plan
+    plan = reset_preview("local", group, [TopicScope(topic)], strategy).plan
     assert {(row.ref.topic, row.ref.partition): row.target for row in plan.rows} == kafka
 
 
@@ -127,7 +128,7 @@ def test_reset_refused_while_consuming_then_done_audited_and_reverted(share_grou
     actor = Actor(user=operator, source="web")
     before = {p.ref: p.start_offset for p in share_group_detail("local", group).partitions}
     with pytest.raises(ConsoleError, match="--to-earliest"):
-        share_reset_preview("local", group, ALL_TOPICS, ShiftBy(-1))
+        reset_preview("local", group, ALL_TOPICS, ShiftBy(-1))
     running = _consume(kafka_node, topic, group, 10_000, wait=False)
     try:
         deadline = time.monotonic() + 60
@@ -135,7 +136,7 @@ def test_reset_refused_while_consuming_then_done_audited_and_reverted(share_grou
             assert time.monotonic() < deadline, "the share consumer never joined"
             time.sleep(0.5)
         with pytest.raises(Conflict, match="member"):
-            share_offsets_reset(actor=actor, cluster="local", group=group, scope=ALL_TOPICS, strategy=ToEarliest(),
+            group_offsets_reset(actor=actor, cluster="local", group=group, scope=ALL_TOPICS, strategy=ToEarliest(),
                                 reason="while consuming", confirm=group)
     finally:
         # Stopped as an operator stops it: the consumer leaves at once instead of after a 45 s session timeout.
@@ -151,13 +152,13 @@ def test_reset_refused_while_consuming_then_done_audited_and_reverted(share_grou
         assert time.monotonic() < deadline
         time.sleep(0.5)
     before = {p.ref: p.start_offset for p in share_group_detail("local", group).partitions}
-    after = share_offsets_reset(actor=actor, cluster="local", group=group, scope=ALL_TOPICS, strategy=ToEarliest(),
+    after = group_offsets_reset(actor=actor, cluster="local", group=group, scope=ALL_TOPICS, strategy=ToEarliest(),
                                 reason="replay everything", confirm=group)
     assert after == {topic: {"0": 0, "1": 0}}
     assert {p.ref: p.start_offset for p in share_group_detail("local", group).partitions} == {
         ref: 0 for ref in before}
     event = AuditEvent.objects.filter(action="share-group.offsets.reset", outcome="success").last()
-    share_offsets_revert(actor=actor, cluster="local", seq=event.seq, reason="undo", confirm=group)
+    group_offsets_revert(actor=actor, cluster="local", seq=event.seq, reason="undo", confirm=group)
     assert {p.ref: p.start_offset for p in share_group_detail("local", group).partitions} == before
 
 

@@ -22,10 +22,11 @@ from console.devstack.kafka import java_classpath
 from console.errors import Conflict
 from console.kafka.admin import KafkaAdmin
 from console.kafka.types import ClusterConnection, PartitionRef
+from offsets.kinds.streams import streams_group_detail
 from offsets.resets.planning import ALL_TOPICS, ShiftBy, ToDatetime, ToEarliest, ToLatest, ToOffset, TopicScope
+from offsets.resets.preview import reset_preview
+from offsets.resets.services import group_offsets_reset, group_offsets_revert
 from offsets.selectors import group_rows, group_snapshot_refresh, groups_of_every_type
-from offsets.streams.selectors import streams_group_detail, streams_reset_preview
-from offsets.streams.services import streams_offsets_reset, streams_offsets_revert
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
 
@@ -174,8 +175,8 @@ def test_running_application_listed_described_and_its_reset_refused(word_count, 
 
     actor = Actor(user=operator, source="web")
     with pytest.raises(Conflict, match="member"):
-        streams_offsets_reset(actor=actor, cluster="local", group=group, scope=ALL_TOPICS, strategy=ToEarliest(),
-                              reason="while running", confirm=group)
+        group_offsets_reset(actor=actor, cluster="local", group=group, scope=ALL_TOPICS, strategy=ToEarliest(),
+                            reason="while running", confirm=group)
     assert AuditEvent.objects.filter(action="streams-group.offsets.reset", outcome="refused",
                                      target=f"group:{group}").exists()
 
@@ -201,7 +202,7 @@ def test_a_stopped_application_keeps_its_offsets_on_the_page(stopped, kafka_node
 def test_dry_run_matches_kafka_streams_groups(stopped, kafka_node, local_cluster, flags, scope, strategy):
     rows = _tool(kafka_node, "--reset-offsets", "--group", stopped.group, *flags, "--dry-run")
     kafka = {(r["TOPIC"], int(r["PARTITION"])): int(r["NEW-OFFSET"]) for r in rows}
-    plan = streams_reset_preview("local", stopped.group, scope, strategy).plan
+    plan = reset_preview("local", stopped.group, scope, strategy).plan
     assert {(row.ref.topic, row.ref.partition): row.target for row in plan.rows} == kafka
 
 
@@ -209,14 +210,14 @@ def test_reset_executed_audited_and_reverted(stopped, local_cluster, operator):
     group = stopped.group
     actor = Actor(user=operator, source="web")
     before = {p.ref: p.committed for p in streams_group_detail("local", group).partitions if p.ref.topic == INPUT}
-    after = streams_offsets_reset(actor=actor, cluster="local", group=group, scope=ALL_TOPICS, strategy=ToEarliest(),
-                                  reason="count again", confirm=group)
+    after = group_offsets_reset(actor=actor, cluster="local", group=group, scope=ALL_TOPICS, strategy=ToEarliest(),
+                                reason="count again", confirm=group)
     assert after == {INPUT: {"0": 0, "1": 0}}
     now = {p.ref: p.committed for p in streams_group_detail("local", group).partitions if p.ref.topic == INPUT}
     assert now == {ref: 0 for ref in before}
     event = AuditEvent.objects.filter(action="streams-group.offsets.reset", outcome="success").last()
     assert event.target == f"group:{group}" and event.before == {INPUT: {"0": LINES // 2, "1": LINES // 2}}
-    streams_offsets_revert(actor=actor, cluster="local", seq=event.seq, reason="undo", confirm=group)
+    group_offsets_revert(actor=actor, cluster="local", seq=event.seq, reason="undo", confirm=group)
     assert {p.ref: p.committed for p in streams_group_detail("local", group).partitions
             if p.ref.topic == INPUT} == before
 

@@ -106,11 +106,14 @@ def test_health_stays_200_with_a_registered_cluster_down_and_says_which(client, 
     assert time.monotonic() - started < 6
 
 
-def test_liveness_touches_nothing(client, db):
+def test_liveness_touches_nothing(client, db, settings):
+    settings.REDIS_URL = f"redis://127.0.0.1:{free_port()}/0"  # down: readiness must say so, liveness not look
     response = client.get("/health/live")
 
     assert response.status_code == 200 and response.json() == {"status": "alive"}
-    assert client.get("/health/ready").status_code in (200, 503)
+    ready = client.get("/health/ready")
+    assert ready.status_code == 503 and ready.json()["status"] == "degraded"
+    assert ready.json()["redis"] == ready.json()["celery"] == {"ok": False}
 
 
 def _wait_for_worker(timeout: float = 30.0) -> None:

@@ -9,10 +9,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from console.errors import ConsoleError
 from console.kafka.errors import InvalidRequest
 from console.kafka.records.filters import NOT_DECODED, check_filter, compile_test
 from console.kafka.types import DecodedPart, ScanFilter
-from records.search import Bound, parse_bound, parse_fields, parse_partitions
+from records.search import MSG_BAD_BOUND, Bound, parse_bound, parse_fields, parse_partitions
 
 
 class FakeMessage:
@@ -102,5 +103,6 @@ def test_bounds_partitions_and_fields_parse():
     assert parse_partitions(" 2, 0,2 ") == (0, 2) and parse_partitions("") is None
     assert parse_fields(["a.b = x=y", ""]) == (("a.b", "x=y"),)
     for bad in ("yesterday", "-5"):
-        with pytest.raises(Exception, match="not a position"):
+        with pytest.raises(ConsoleError) as refused:
             parse_bound(bad, "earliest")
+        assert refused.value.message == MSG_BAD_BOUND.format(text=bad)

@@ -9,6 +9,7 @@ import re
 import pytest
 from django.utils.html import escape
 
+from console.accounts.roles import MSG_ROLE_REQUIRED
 from console.audit.models import AuditEvent
 from records.selectors import record_at
 
@@ -75,7 +76,8 @@ def test_produce_and_copy_pages(client_for, viewer, operator, topic_factory, loc
     assert record_at("local", dlq, 0, 0).value == b"hello <script>"
 
 
-def test_reset_here_lists_groups_with_any_name(client_for, viewer, topic_factory, produce, commit, local_cluster):
+def test_reset_here_lists_groups_with_any_name(client_for, viewer, operator, topic_factory, produce, commit,
+                                               local_cluster):
     topic = topic_factory("page-reset-here", partitions=2)
     produce(topic, [(1, None, b"x", None)] * 5)
     odd = 'billing / "prod" #1 <b>ü</b> 100%'
@@ -85,8 +87,12 @@ def test_reset_here_lists_groups_with_any_name(client_for, viewer, topic_factory
     body = page.content.decode()
     assert page.status_code == 200 and escape(odd) in body and "<b>ü</b>" not in body
     link = html.unescape(re.search(r'href="([^"]*/reset/\?[^"]*)"', body).group(1))
-    reset = client_for(viewer).get(link)
-    assert reset.status_code == 403 or 'value="4"' in reset.content.decode()  # viewers cannot reset
+    refused = client_for(viewer).get(link)
+    assert refused.status_code == 403
+    refusal = MSG_ROLE_REQUIRED.format(required="operator", who="vera", current="viewer")
+    assert escape(refusal) in refused.content.decode()
+    reset = client_for(operator).get(link)
+    assert reset.status_code == 200 and 'value="4"' in reset.content.decode()
 
 
 def test_schema_pages(client_for, viewer, local_cluster, registry_cluster, schema_registry):

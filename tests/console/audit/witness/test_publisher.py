@@ -8,6 +8,7 @@ import time
 import uuid
 
 import pytest
+from confluent_kafka import KafkaError, KafkaException
 from django.db import connection
 
 from console.audit.actor import Actor
@@ -63,8 +64,9 @@ def test_a_killed_publishers_open_batch_is_fenced_and_nothing_is_repeated(witnes
 
     assert (result.published, result.up_to) == (2, 6)
     assert [b["seq"] for b in read_witness(kafka_node.bootstrap, witness.topic)] == [1, 2, 3, 4, 5, 6]
-    with pytest.raises(Exception):
+    with pytest.raises(KafkaException) as fenced:  # the new publisher took its transactional id
         zombie.commit_transaction(10)
+    assert fenced.value.args[0].code() == KafkaError._FENCED and fenced.value.args[0].fatal()
 
 
 @pytest.mark.django_db(transaction=True)

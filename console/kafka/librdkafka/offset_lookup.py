@@ -14,6 +14,8 @@ telling each partition's own error when a call fails as a whole; those partition
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from confluent_kafka import KafkaError, KafkaException, TopicPartition
 
 from console.kafka.librdkafka.client import lookup_consumer
@@ -26,30 +28,41 @@ LOOKUP_WINDOW = 2000
 LOOKUP_MIN_PARTITIONS = 1000
 EARLIEST_TS, LATEST_TS = -2, -1
 DRAIN_EVENTS = 1000
-# Whole-call errors that mean the cluster (or a leader) did not answer in time: asking again through the Admin
-# client would only wait as long once more.
+# Whole-call errors that mean a leader (or the cluster) did not answer in time: one such window makes the call
+# give up on lookups, since every later window may hold that leader's partitions too.
 _NOT_ANSWERING = frozenset({KafkaError._TIMED_OUT, KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN})
+# The share of the caller's bound a lookup window may take: what is left lets the Admin client's ListOffsets, which
+# tells the partitions a silent leader holds from the others, answer within about the same bound.
+LOOKUP_SHARE_OF_TIMEOUT = 0.5
+
+
+@dataclass
+class Lookup:
+    found: dict[PartitionRef, int] = field(default_factory=dict)
+    failed: dict[PartitionRef, KafkaError] = field(default_factory=dict)  # each partition's own error
+    # Partitions of windows that failed as a whole (a leader moving, say, or not answering), left to the caller.
+    unanswered: list[PartitionRef] = field(default_factory=list)
+    stalled: bool = False  # a window timed out or found no broker
 
 
 def look_up(connection: ClusterConnection, refs: list[PartitionRef], *, earliest: bool, committed: bool,
-            timeout: float) -> tuple[dict[PartitionRef, int], dict[PartitionRef, KafkaError], list[PartitionRef]]:
-    """(offsets found, each partition's own error, partitions of windows that failed as a whole for another
-    reason than a timeout, such as a leader moving). The log start when `earliest`, else the log end, or the last
-    stable offset when `committed`. A window that timed out or found no broker raises its KafkaException."""
+            timeout: float) -> Lookup:
+    """The log start of each partition when `earliest`, else its log end, or its last stable offset when
+    `committed`. Stops at the first window that timed out, leaving it and the rest unanswered."""
     consumer = lookup_consumer(connection, "read_committed" if committed else "read_uncommitted")
     stamp = EARLIEST_TS if earliest else LATEST_TS
-    found: dict[PartitionRef, int] = {}
-    failed: dict[PartitionRef, KafkaError] = {}
-    unanswered: list[PartitionRef] = []
+    lookup = Lookup()
     for start in range(0, len(refs), LOOKUP_WINDOW):
         window = refs[start:start + LOOKUP_WINDOW]
         try:
             answered = consumer.offsets_for_times([TopicPartition(r.topic, r.partition, stamp) for r in window],
-                                                  timeout=timeout)
+                                                  timeout=timeout * LOOKUP_SHARE_OF_TIMEOUT)
         except KafkaException as exc:
             if exc.args[0].code() in _NOT_ANSWERING:
-                raise
-            unanswered += window
+                lookup.stalled = True
+                lookup.unanswered += refs[start:]
+                return lookup
+            lookup.unanswered += window
             continue
         finally:
             # Errors and logs librdkafka queued for this consumer wait for a poll that nothing else makes.
@@ -57,7 +70,7 @@ def look_up(connection: ClusterConnection, refs: list[PartitionRef], *, earliest
         for tp in answered:
             ref = PartitionRef(tp.topic, tp.partition)
             if tp.error is not None:
-                failed[ref] = tp.error
+                lookup.failed[ref] = tp.error
             else:
-                found[ref] = tp.offset
-    return found, failed, unanswered
+                lookup.found[ref] = tp.offset
+    return lookup

@@ -94,18 +94,22 @@ class OffsetOps(AdminBase):
         return failures
 
     def _looked_up(self, pending: dict, results: dict, failures: dict) -> dict:
-        """Looks up what offset_lookup can answer, stores it and each partition's own error; returns the rest."""
+        """Looks up what offset_lookup can answer, stores it and each partition's own error; returns the rest. Once a
+        lookup timed out, the rest of the call goes to the Admin client, which tells a silent leader's partitions
+        from the others'."""
         rest = {}
+        stalled = False
         for at, wanted in pending.items():
-            if at not in (EARLIEST, LATEST, STABLE) or len(wanted) < offset_lookup.LOOKUP_MIN_PARTITIONS:
+            if stalled or at not in (EARLIEST, LATEST, STABLE) or len(wanted) < offset_lookup.LOOKUP_MIN_PARTITIONS:
                 rest[at] = wanted
                 continue
-            found, failed, unanswered = offset_lookup.look_up(self.connection, sorted(wanted), earliest=at == EARLIEST,
-                                                              committed=at == STABLE, timeout=self.timeout)
-            results[at].update((ref, OffsetAt(offset)) for ref, offset in found.items())
-            for ref, error in failed.items():
+            lookup = offset_lookup.look_up(self.connection, sorted(wanted), earliest=at == EARLIEST,
+                                           committed=at == STABLE, timeout=self.timeout)
+            results[at].update((ref, OffsetAt(offset)) for ref, offset in lookup.found.items())
+            for ref, error in lookup.failed.items():
                 failures.setdefault(at, {})[ref] = kafka_error_to_exception(error, cluster=self.cluster,
                                                                             timeout=self.timeout)
-            if unanswered:
-                rest[at] = unanswered
+            if lookup.unanswered:
+                rest[at] = lookup.unanswered
+            stalled = lookup.stalled
         return rest

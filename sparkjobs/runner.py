@@ -26,9 +26,13 @@ import pyspark
 from django.conf import settings
 
 from console.devstack.paths import SPARK_AVRO_JARS, SPARK_KAFKA_JARS, SPARK_S3A_JARS
+from sparkjobs.jobs.replay_spec import FileSink, ReplaySpec, TopicSink
 
 APP = Path(__file__).resolve().parent / "jobs" / "replay.py"
 DRIVER_APP = APP.with_name("driver.py")
+# The replay application's other modules, top-level modules in the driver (and the executors that unpickle
+# what they define).
+REPLAY_MODULES = tuple(APP.with_name(name) for name in ("replay_spec.py", "replay_sinks.py", "replay_schemas.py"))
 # The topic sink's transactional writer and the Protobuf rows run in Spark's executors, which get each as a file
 # of its own.
 SINK = APP.with_name("spark_sink.py")
@@ -74,20 +78,22 @@ def driver_jars() -> list[str]:
     return kafka + _jars(SPARK_S3A_JARS) + _jars(SPARK_AVRO_JARS)
 
 
-def missing_jars(spec: dict, jars: list[str]) -> str:
-    """Why the driver cannot run `spec` (a connector it was started without), or ''."""
+def missing_jars(sink: TopicSink | FileSink, jars: list[str]) -> str:
+    """Why the driver cannot write to `sink` (a connector it was started without), or ''."""
     def has(folder: Path) -> bool:
         return any(j.startswith(f"{folder}/") for j in jars)
 
-    if str(spec["sink"].get("path", "")).startswith("s3a://") and not has(SPARK_S3A_JARS):
+    if sink.kind == "topic":
+        return ""
+    if sink.path.startswith("s3a://") and not has(SPARK_S3A_JARS):
         return MSG_NO_JARS.format(what="s3a (hadoop-aws)", path=SPARK_S3A_JARS)
-    if spec["sink"].get("typed") and not has(SPARK_AVRO_JARS):
+    if sink.typed and not has(SPARK_AVRO_JARS):
         return MSG_NO_JARS.format(what="Avro", path=SPARK_AVRO_JARS)
     return ""
 
 
 def _code_files() -> list[Path]:
-    return [APP, DRIVER_APP, SINK, PROTOBUF_ROWS, SECRET_FILES,
+    return [APP, DRIVER_APP, *REPLAY_MODULES, SINK, PROTOBUF_ROWS, SECRET_FILES,
             *(CONSOLE_DIR / "kafka" / name for name in GATEWAY_MODULES)]
 
 
@@ -105,7 +111,7 @@ def driver_fingerprint(jars: list[str]) -> str:
 
 
 def driver_command(folder: Path, state: Path, jars: list[str]) -> list[str]:
-    py_files = [str(APP), str(SINK), str(PROTOBUF_ROWS), str(gateway_zip(folder))]
+    py_files = [str(APP), *map(str, REPLAY_MODULES), str(SINK), str(PROTOBUF_ROWS), str(gateway_zip(folder))]
     spark_submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
     command = [
         str(spark_submit), "--master", settings.SPARK_MASTER, "--name", "console-replay-driver",
@@ -241,7 +247,7 @@ def run(spec_path: Path, log_path: Path, *, on_progress, should_cancel, on_start
         log.write("[console] finding or starting the resident Spark driver\n")
         log.flush()
         jars = driver_jars()
-        missing = missing_jars(json.loads(spec_path.read_text()), jars)
+        missing = missing_jars(ReplaySpec.from_json(spec_path.read_text()).sink, jars)
         if missing:
             return {"state": "failed", "result": None, "error": missing}
         driver, connection = _hand_over(spec_path, jars, on_start)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import socket
 from datetime import timedelta
 from pathlib import Path
@@ -20,6 +19,7 @@ from console.kafka.java.config import UntranslatableConfig, java_client_config
 from console.secret_files import write_secret_file
 from sparkjobs import runner, s3
 from sparkjobs.filters import filter_check, filter_spark_sql
+from sparkjobs.jobs.replay_spec import FileSink, KafkaSource, Registry, ReplaySpec, TopicSink
 from sparkjobs.models import ReplayJob
 from sparkjobs.selectors import resolve_range
 
@@ -108,31 +108,32 @@ def _spec_params(job: ReplayJob) -> dict:
             "output_dir": job.output_dir}
 
 
-def _application_spec(job: ReplayJob) -> dict:
+def _application_spec(job: ReplayJob) -> ReplaySpec:
     source = cluster_connection(cluster_get(job.cluster))
-    sink: dict = {"kind": job.sink}
+    sink: TopicSink | FileSink
     if job.sink == ReplayJob.Sink.TOPIC:
         target = cluster_connection(cluster_get(job.sink_cluster or job.cluster))
-        sink.update({"topic": job.sink_topic, "bootstrap": target.bootstrap_servers, "config": dict(target.config),
-                     "keep_partitions": job.keep_partitions})
+        sink = TopicSink(topic=job.sink_topic, bootstrap=target.bootstrap_servers, config=dict(target.config),
+                         keep_partitions=job.keep_partitions)
     else:
-        sink["path"] = job.output_dir
-        if s3.is_s3a(job.output_dir):
-            sink["hadoop"] = s3.spark_options()
         # With a registry, Parquet gets typed columns from the range's Avro and Protobuf schemas (jobs/replay.py).
-        sink["typed"] = job.sink == ReplayJob.Sink.PARQUET and bool(source.registry_url)
-    spec = {"job_id": job.pk, "job_key": f"{job.pk}-{job.correlation_id.hex[:12]}", "topic": job.topic,
-            # Spark gets the SQL regenerated from the checked tree, checked again under today's allowlist.
-            "ranges": job.ranges, "filter": filter_spark_sql(job.filter_expr), "isolation": job.isolation,
-            "kafka_timeout_ms": int(settings.REPLAY_KAFKA_TIMEOUT_S * 1000),
-            # Spark's Kafka source is Kafka's Java client; the topic sink writes with librdkafka (see spark_sink).
-            "source": {"bootstrap": source.bootstrap_servers, "config": java_client_config(source.config)},
-            "sink": sink}
-    if source.registry_url:  # decoded key and value columns for the filter and the JSON-lines sink
-        spec["registry"] = {"url": source.registry_url, "config": dict(source.registry_config)}
-    if settings.DEBUG and settings.REPLAY_FAULT_CRASH_AFTER:  # tests only: a task dies mid-write, then retries
-        spec["fault"] = {"crash_first_attempt_after": settings.REPLAY_FAULT_CRASH_AFTER}
-    return spec
+        sink = FileSink(kind=job.sink, path=job.output_dir,
+                        typed=job.sink == ReplayJob.Sink.PARQUET and bool(source.registry_url),
+                        hadoop=s3.spark_options() if s3.is_s3a(job.output_dir) else {})
+    return ReplaySpec(
+        job_id=job.pk, job_key=f"{job.pk}-{job.correlation_id.hex[:12]}", topic=job.topic,
+        ranges={int(p): (start, end) for p, (start, end) in job.ranges.items()},
+        # Spark gets the SQL regenerated from the checked tree, checked again under today's allowlist.
+        filter=filter_spark_sql(job.filter_expr), isolation=job.isolation,
+        kafka_timeout_ms=int(settings.REPLAY_KAFKA_TIMEOUT_S * 1000),
+        # Spark's Kafka source is Kafka's Java client; the topic sink writes with librdkafka (see spark_sink).
+        source=KafkaSource(source.bootstrap_servers, java_client_config(source.config)),
+        sink=sink,
+        # Decoded key and value columns for the filter and the JSON-lines sink.
+        registry=Registry(source.registry_url, dict(source.registry_config)) if source.registry_url else None,
+        # Tests only: a task dies mid-write, then retries.
+        crash_first_attempt_after=(settings.REPLAY_FAULT_CRASH_AFTER
+                                   if settings.DEBUG and settings.REPLAY_FAULT_CRASH_AFTER else None))
 
 
 def replay_run(*, job_id: int) -> ReplayJob:
@@ -149,7 +150,7 @@ def replay_run(*, job_id: int) -> ReplayJob:
         spec = _application_spec(job)
     except (ConsoleError, UntranslatableConfig) as exc:  # a secret gone from the environment, a setting Java lacks
         return _finish(job, {"state": "failed", "result": None, "error": str(getattr(exc, "message", exc))})
-    write_secret_file(spec_path, json.dumps(spec))  # S3 keys, a JAAS password: readable by the worker only
+    write_secret_file(spec_path, spec.to_json())  # S3 keys, a JAAS password: readable by the worker only
     job.state, job.started_at, job.log_path = ReplayJob.State.RUNNING, timezone.now(), str(work / "spark.log")
     job.heartbeat_at, job.worker_host = job.started_at, socket.gethostname()
     job.save(update_fields=["state", "started_at", "log_path", "heartbeat_at", "worker_host"])

@@ -41,6 +41,7 @@ from pyspark.sql import SparkSession
 
 import replay
 from console.secret_files import write_secret_file
+from replay_spec import ReplaySpec, SpecError
 
 
 REQUEST_MAX_BYTES = 64 * 1024  # a request is a token and a path: far below this
@@ -120,8 +121,13 @@ class Driver:
         stream.flush()
 
     def run(self, stream, connection: socket.socket, spec_path: str, cancelled_early: bool = False) -> None:
-        spec = json.loads(Path(spec_path).read_text())
-        job, group = str(spec["job_id"]), replay.job_group(spec)
+        try:
+            spec = ReplaySpec.from_json(Path(spec_path).read_text())
+        except SpecError as exc:  # written by another version of the console: said, instead of a dropped line
+            stream.write(f"{exc}\nCONSOLE-END {json.dumps({'state': 'failed'})}\n".encode())
+            stream.flush()
+            return
+        job, group = str(spec.job_id), replay.job_group(spec)
         sending = threading.Lock()
         cancelled, gone, finished = threading.Event(), threading.Event(), threading.Event()
 

@@ -52,7 +52,9 @@ def test_a_spark_log_is_summed_up_in_one_sentence_that_names_an_unanswering_clus
 def test_replay_connections_are_bounded_and_a_clusters_own_settings_win():
     from sparkjobs.jobs.replay import reader_options
 
-    read = reader_options({"bootstrap": "b:9092", "config": {"request.timeout.ms": "45000", "client.id": "c"}}, 8000)
+    from sparkjobs.jobs.replay_spec import KafkaSource
+
+    read = reader_options(KafkaSource("b:9092", {"request.timeout.ms": "45000", "client.id": "c"}), 8000)
     assert read["kafkaConsumer.pollTimeoutMs"] == "8000" and read["kafka.default.api.timeout.ms"] == "8000"
     assert read["kafka.request.timeout.ms"] == "45000" and read["kafka.client.id"] == "c"
 
@@ -93,17 +95,18 @@ def test_a_driver_is_told_apart_by_master_memory_jars_and_code(settings, monkeyp
 
 def test_a_replay_the_driver_lacks_the_jars_for_is_refused_with_the_fix(settings):
     from sparkjobs import runner
+    from sparkjobs.jobs.replay_spec import FileSink, TopicSink
     from sparkjobs.runner import SPARK_AVRO_JARS, SPARK_S3A_JARS
 
     kafka_only = ["/x/kafka.jar"]
-    s3a = {"sink": {"kind": "parquet", "path": "s3a://bucket/out"}}
-    typed = {"sink": {"kind": "parquet", "path": "/tmp/out", "typed": True}}
+    s3a = FileSink("parquet", "s3a://bucket/out")
+    typed = FileSink("parquet", "/tmp/out", typed=True)
     assert "s3a (hadoop-aws) jars are missing" in runner.missing_jars(s3a, kafka_only)
     assert "Avro jars are missing" in runner.missing_jars(typed, kafka_only)
     assert "make deps" in runner.missing_jars(typed, kafka_only)
     assert runner.missing_jars(s3a, kafka_only + [f"{SPARK_S3A_JARS}/hadoop-aws.jar"]) == ""
     assert runner.missing_jars(typed, kafka_only + [f"{SPARK_AVRO_JARS}/spark-avro.jar"]) == ""
-    assert runner.missing_jars({"sink": {"kind": "topic"}}, kafka_only) == ""
+    assert runner.missing_jars(TopicSink("t", "b:9092"), kafka_only) == ""
 
 
 @given(st.lists(st.tuples(st.text(min_size=1), st.one_of(st.none(), st.binary())), min_size=1, max_size=5))
@@ -113,7 +116,7 @@ def test_headers_cross_to_the_topic_sink_unchanged(headers):
     import base64
     import json
 
-    from sparkjobs.jobs.replay import header_pairs
+    from sparkjobs.jobs.replay_sinks import header_pairs
 
     text = json.dumps([{"key": k} if v is None else {"key": k, "value": base64.b64encode(v).decode()}
                        for k, v in headers])

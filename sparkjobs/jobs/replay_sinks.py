@@ -1,0 +1,115 @@
+"""Where a replay's records go, beside Spark's own Parquet and JSON writers: a Kafka topic (exactly once, through
+spark_sink) and JSON lines of registry-decoded records. Runs in Spark as the top-level module `replay_sinks`
+(shipped with --py-files, see sparkjobs/runner.py); no Django."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import TYPE_CHECKING
+
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+if TYPE_CHECKING:
+    from replay_spec import ReplaySpec, TopicSink
+
+
+def write_topic(records, keep, sink: TopicSink, spec: ReplaySpec, timeout_ms: int) -> tuple[int, int]:
+    """Exactly once for read_committed readers: each task writes in a transaction of its own (see spark_sink).
+    `keep` is the filter as a column (or None): every record reaches its task, which counts what it read and what
+    passed, so the range is read once; a record the filter drops crosses without its key, value and headers.
+    Returns (read, written)."""
+    from pyspark import TaskContext
+
+    from spark_sink import SinkTarget, fence_tasks, forget_tasks, write_task
+
+    target = SinkTarget(bootstrap=sink.bootstrap, config=sink.config, topic=sink.topic,
+                        keep_partitions=sink.keep_partitions, job_key=spec.job_key,
+                        timeout_s=timeout_ms / 1000)
+    crash_after = spec.crash_first_attempt_after
+
+    def write(batches):
+        import pyarrow as pa
+
+        context = TaskContext.get()
+        crash = crash_after if context.partitionId() == 0 and context.attemptNumber() == 0 else None
+        read = 0
+
+        def passing():
+            # Arrow batches cross from the JVM as columns; a column to Python objects at once is far cheaper
+            # than pickled rows, one object per field.
+            nonlocal read
+            for batch in batches:
+                read += batch.num_rows
+                keys, values, headers, partitions, keeps = (batch.column(i).to_pylist() for i in range(5))
+                for key, value, header, partition, kept in zip(keys, values, headers, partitions, keeps):
+                    if kept:
+                        yield key, value, header_pairs(header) if header else None, partition
+
+        chosen = passing()
+        written = write_task(chosen, target, context.partitionId(), crash_after=crash)
+        for _ in chosen:  # an earlier attempt had committed: the rest still counts as read
+            pass
+        yield pa.RecordBatch.from_pydict({"read": [read], "written": [written]},
+                                         schema=pa.schema([("read", pa.int64()), ("written", pa.int64())]))
+
+    # Headers as one JSON text (values in base64), null when a record has none: Spark's Arrow writer is several
+    # times slower on an array of structs, even an empty one, than on a string column.
+    headers = F.when(F.size("headers") > 0, F.to_json("headers"))
+    if keep is None:
+        frame = records.select(F.col("raw_key").alias("key"), F.col("raw_value").alias("value"),
+                               headers.alias("headers"), "partition", F.lit(True).alias("keep"))
+    else:
+        frame = records.select(*(F.when(keep, column).alias(name) for column, name in (
+                                   (F.col("raw_key"), "key"), (F.col("raw_value"), "value"), (headers, "headers"))),
+                               "partition", F.coalesce(keep, F.lit(False)).alias("keep"))
+    tasks = frame.rdd.getNumPartitions()
+    try:
+        counts = frame.mapInArrow(write, "read long, written long").collect()
+    except Exception:
+        fence_tasks(target, tasks)
+        raise
+    forget_tasks(target, tasks)
+    return sum(r["read"] for r in counts), sum(r["written"] for r in counts)
+
+
+def header_pairs(text: str) -> list[tuple[str, bytes | None]]:
+    """A record's headers from the JSON Spark's to_json made of them (binary values in base64, nulls left out)."""
+    return [(h["key"], None if h.get("value") is None else base64.b64decode(h["value"])) for h in json.loads(text)]
+
+
+def write_decoded_jsonl(spark: SparkSession, records, keep, decode, out: str) -> tuple[int, int]:
+    """JSON lines with decoded values as JSON (not strings) and the schema each was read with; returns (read,
+    written), counted by the tasks (Spark applies a result task's accumulator updates once, even if retried)."""
+    read_total, written_total = spark.sparkContext.accumulator(0), spark.sparkContext.accumulator(0)
+
+    def lines(rows):
+        read = written = 0
+        for row in rows:
+            read += 1
+            if row["keep"]:
+                written += 1
+                yield line(row)
+        read_total.add(read)
+        written_total.add(written)
+
+    def line(row) -> str:
+        key, key_schema = decode(row["raw_key"], True)
+        value, value_schema = decode(row["raw_value"], False)
+        record = {"topic": row["topic"], "partition": row["partition"], "offset": row["offset"],
+                  "timestamp": row["timestamp"].strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z", "key": key,
+                  "value": value, "headers": [{"key": h["key"], "value": None if h["value"] is None
+                                               else bytes(h["value"]).decode("utf-8", "replace")}
+                                              for h in row["headers"] or []]}
+        schemas = {side: schema for side, schema in (("key", key_schema), ("value", value_schema)) if schema}
+        if schemas:
+            record["schema"] = schemas
+        return json.dumps(record, ensure_ascii=False)
+
+    keep = F.lit(True) if keep is None else F.coalesce(keep, F.lit(False))
+    records.select("topic", "partition", "offset", "timestamp", "raw_key", "raw_value", "headers",
+                   keep.alias("keep")).rdd.mapPartitions(lines).saveAsTextFile(out)
+    return read_total.value, written_total.value
+
+

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from access.bindings import binding_from_token, binding_token, bindings_for, entry_line, query_for
+from access.bindings import MSG_BAD_BINDING, binding_from_token, binding_token, bindings_for, entry_line, query_for
 from console.errors import ConsoleError
 from console.kafka.types import AclQuery
 
@@ -64,8 +64,18 @@ def test_a_binding_survives_the_form_round_trip(principal_name, resource, host):
     assert binding_from_token(binding_token(entry)) == entry
 
 
-@pytest.mark.parametrize("token", ["", "[]", "{}", "[1,2,3,4,5,6,7]", '["User:a","TOPIC","LITERAL","t","READ"]',
-                                   '["User:a","TOPIC","LITERAL","t","EAT","ALLOW","*"]'])
-def test_a_forged_token_is_refused(token):
-    with pytest.raises(ConsoleError):
+SHORT = "not enough values to unpack (expected 7, got {})"
+
+
+@pytest.mark.parametrize("token, message", [
+    ("", MSG_BAD_BINDING.format(detail="Expecting value")),
+    ("[]", MSG_BAD_BINDING.format(detail=SHORT.format(0))),
+    ("{}", MSG_BAD_BINDING.format(detail=SHORT.format(0))),
+    ("[1,2,3,4,5,6,7]", MSG_BAD_BINDING.format(detail="every field is text")),
+    ('["User:a","TOPIC","LITERAL","t","READ"]', MSG_BAD_BINDING.format(detail=SHORT.format(5))),
+    ('["User:a","TOPIC","LITERAL","t","EAT","ALLOW","*"]', "Unknown operation 'EAT'; one of: ALL, READ, WRITE"),
+])
+def test_a_forged_token_is_refused(token, message):
+    with pytest.raises(ConsoleError) as refused:
         binding_from_token(token)
+    assert type(refused.value) is ConsoleError and refused.value.message.startswith(message), refused.value.message

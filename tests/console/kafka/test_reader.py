@@ -3,7 +3,7 @@
 import pytest
 from confluent_kafka import KafkaError, Message
 
-from console.kafka.errors import KafkaGatewayError
+from console.kafka.errors import NotAuthorized
 from console.kafka.records.reader import RawRecord, TailBatch, TopicTail
 from console.kafka.types import ClusterConnection
 
@@ -35,8 +35,10 @@ def test_records_keep_their_order_and_each_partition_ends_on_its_last_event():
 
 
 def test_an_error_other_than_eof_is_raised():
-    with pytest.raises(KafkaGatewayError):
+    with pytest.raises(NotAuthorized) as refused:
         tail_at_end()._records_only([record(0, 1), event(0, KafkaError.TOPIC_AUTHORIZATION_FAILED)])
+    assert refused.value.code == "TOPIC_AUTHORIZATION_FAILED"
+    assert refused.value.message == "Broker: Topic authorization failed"
 
 
 def test_a_batch_of_records_has_columns_positions_after_each_partition_and_the_records_themselves():

@@ -79,8 +79,8 @@ def revert_strategy(seq: int, kind: GroupKind | None = None) -> tuple[AuditEvent
     """A reset back to the positions an earlier reset recorded as "before" (its intent or outcome row). Without
     `kind`, the kind whose reset the event records."""
     if kind is None:
-        event = AuditEvent.objects.filter(seq=seq).only("action").first()
-        kind = (event and kind_of_reset(event.action)) or CONSUMER
+        action = AuditEvent.objects.filter(seq=seq).values_list("action", flat=True).first()
+        kind = kind_of_reset(action or "") or CONSUMER
     event = reset_event(seq, kind)
     recorded = offsets_from_json(event.before)  # None where the group had no position: deleted again
     if not kind.reverts_deletions:

@@ -5,6 +5,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 
 from console.audit.actor import Actor
+from console.audit.management.commands.audit_verify import MSG_BROKEN
 from console.audit.models import AppendOnlyError, AuditEvent
 from console.audit.services import audit_record, audited
 
@@ -49,12 +50,19 @@ def test_audit_verify_detects_an_altered_row(capsys):
     assert "event #2: hash does not match its content" in capsys.readouterr().err
 
 
+def _assert_broken(message: str, *, chain: int, count: int) -> None:
+    # The witness findings depend on what earlier tests left on the session broker's witness topic, not on the chain.
+    before, after = MSG_BROKEN.split("{findings}")
+    assert message.startswith(before.format(chain=chain)) and message.endswith(after.format(count=count)), message
+
+
 def test_audit_verify_detects_a_removed_row(capsys):
     _append(3)
     _raw_sql("DELETE FROM audit_auditevent WHERE seq = 2")
 
-    with pytest.raises(CommandError):
+    with pytest.raises(CommandError) as broken:
         call_command("audit_verify")
+    _assert_broken(str(broken.value), chain=2, count=2)
     err = capsys.readouterr().err
     assert "expected sequence number 2" in err and "does not link" in err
 
@@ -66,8 +74,9 @@ def test_audit_verify_detects_an_inserted_row(capsys):
                         target="topic:orders", outcome="success", prev_hash=events[1].hash, hash="f" * 64)
     forged.save()
 
-    with pytest.raises(CommandError):
+    with pytest.raises(CommandError) as broken:
         call_command("audit_verify")
+    _assert_broken(str(broken.value), chain=1, count=3)
     assert "event #3: hash does not match" in capsys.readouterr().err
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from django.core.management import CommandError, call_command
 
+from console.accounts.roles import MSG_ROLE_REQUIRED
 from console.audit.actor import Actor
 from console.audit.models import AuditEvent, WitnessState
 from console.audit.witness.publisher import witness_publish
@@ -32,8 +33,9 @@ def test_reset_accepts_only_the_named_range_then_publishing_resumes_after_the_ma
     assert witness_publish(actor=Actor.system()).published == 0
     with pytest.raises(CommandError, match="#1-#5"):
         _reset("--actor", admin.username, "--reason", "r", "--accept", "#1-#4")
-    with pytest.raises(CommandError):
+    with pytest.raises(CommandError) as refused:
         _reset("--actor", operator.username, "--reason", "r", "--accept", "#1-#5")  # admins only
+    assert str(refused.value) == MSG_ROLE_REQUIRED.format(required="admin", who=operator.username, current="operator")
     assert WitnessState.objects.get().lost
 
     _reset("--actor", admin.username, "--reason", "witness topic deleted by mistake", "--accept", "#1-#5")

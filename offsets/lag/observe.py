@@ -76,9 +76,10 @@ Part = Listed | Asked | Finished | Failed
 def ask(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: float, hand_over) -> None:
     """ListGroups, then for the groups in sweep_order, SWEEP_GROUPS_PER_CALL at a time until the budget's asking
     share is spent: OffsetFetch, and ListOffsets (latest and last stable) for the partitions not yet known,
-    SWEEP_PARTITIONS_PER_CALL at a time. Each batch is handed over as soon as it is complete. The first batch is
-    always asked, so a sweep samples something however short its budget; an error there fails the sweep, an error
-    later ends it with the rest skipped."""
+    SWEEP_PARTITIONS_PER_CALL at a time; the next batch's OffsetFetch is sent while this one's ListOffsets are.
+    Each batch is handed over as soon as it is complete. The first batch is always asked, so a sweep samples
+    something however short its budget; an error there fails the sweep, an error later ends it with the rest
+    skipped."""
     started = time.monotonic()
     listings = admin.list_groups()
     streams = _streams_groups(admin, {g.group_id for g in listings})
@@ -90,28 +91,43 @@ def ask(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: float,
     stables: dict[PartitionRef, int] = {}
     skipped: list[str] = []
     stopped_by = ""
-    for start in range(0, len(order), SWEEP_GROUPS_PER_CALL):
-        if start and time.monotonic() - started >= FETCH_SHARE * budget_s:
-            skipped = order[start:]
-            break
-        chunk = order[start:start + SWEEP_GROUPS_PER_CALL]
-        committed: dict[str, dict[PartitionRef, int]] = {}
-        try:
-            batch_started = time.monotonic()
-            _fetch_committed(admin, chunk, streams_ids, committed)
-            refs = {ref for offsets in committed.values() for ref in offsets}
-            fetched = time.monotonic()
-            new_refs = sorted(refs - ends.keys())
-            _fetch_ends(admin, new_refs, ends, stables)
-            log.debug("Lag sweep of %s: offsets of %d groups in %.2f s, end offsets of %d partitions in %.2f s",
-                      admin.cluster, len(chunk), fetched - batch_started, len(new_refs), time.monotonic() - fetched)
-        except KafkaGatewayError as exc:
-            if not start:
-                raise
-            skipped, stopped_by = order[start:], exc.message
-            break
-        hand_over(Asked(chunk, committed, {ref: ends[ref] for ref in refs if ref in ends},
-                        {ref: stables[ref] for ref in refs if ref in stables}))
+    chunks = [order[start:start + SWEEP_GROUPS_PER_CALL] for start in range(0, len(order), SWEEP_GROUPS_PER_CALL)]
+
+    def committed_of(chunk: list[str]) -> tuple[dict[str, dict[PartitionRef, int]], float]:
+        into: dict[str, dict[PartitionRef, int]] = {}
+        fetch_started = time.monotonic()
+        _fetch_committed(admin, chunk, streams_ids, into)
+        return into, time.monotonic() - fetch_started
+
+    # The next chunk's OffsetFetch (Kafka's Java Admin) runs while this chunk's log ends are looked up (librdkafka):
+    # two transports, each mostly waiting on the brokers, so a batch costs about the longer of the two.
+    ahead = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sweep-ahead")
+    try:
+        fetching = ahead.submit(committed_of, chunks[0]) if chunks else None
+        for i, chunk in enumerate(chunks):
+            try:
+                committed, fetch_s = fetching.result()
+                fetching = None
+                if i + 1 < len(chunks) and time.monotonic() - started < FETCH_SHARE * budget_s:
+                    fetching = ahead.submit(committed_of, chunks[i + 1])
+                refs = {ref for offsets in committed.values() for ref in offsets}
+                ends_started = time.monotonic()
+                new_refs = sorted(refs - ends.keys())
+                _fetch_ends(admin, new_refs, ends, stables)
+                log.debug("Lag sweep of %s: offsets of %d groups in %.2f s, end offsets of %d partitions in %.2f s",
+                          admin.cluster, len(chunk), fetch_s, len(new_refs), time.monotonic() - ends_started)
+            except KafkaGatewayError as exc:
+                if not i:
+                    raise
+                skipped, stopped_by = order[i * SWEEP_GROUPS_PER_CALL:], exc.message
+                break
+            hand_over(Asked(chunk, committed, {ref: ends[ref] for ref in refs if ref in ends},
+                            {ref: stables[ref] for ref in refs if ref in stables}))
+            if fetching is None and i + 1 < len(chunks):
+                skipped = order[(i + 1) * SWEEP_GROUPS_PER_CALL:]
+                break
+    finally:  # when asking ends early, the batch being fetched ahead is not waited for
+        ahead.shutdown(wait=False, cancel_futures=True)
     if skipped:
         log.warning("Lag sweep of %s: %d of %d groups not asked (%s)", admin.cluster, len(skipped), len(order),
                     stopped_by or f"budget of {budget_s:g} s spent")

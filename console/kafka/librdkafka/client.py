@@ -28,6 +28,7 @@ _admins: dict[tuple, AdminClient] = {}
 _admins_lock = threading.Lock()
 _lookup_consumers: dict[tuple, Consumer] = {}
 LOOKUP_GROUP = "kafka-console-offset-lookup"  # never joined, never committed to
+LOOKUP_METADATA_AGE_MS = 30_000
 _unreachable_until: dict[str, tuple[float, str]] = {}
 # The last connection-level error librdkafka reported per cluster (bad credentials, TLS refused...): a request
 # that then times out says why instead of "did not answer".
@@ -70,7 +71,9 @@ def lookup_consumer(connection: ClusterConnection, isolation: str) -> Consumer:
         consumer = _lookup_consumers.get(key)
         if consumer is None:
             consumer = Consumer(client_config(connection, **{
-                "group.id": LOOKUP_GROUP, "isolation.level": isolation, "enable.auto.commit": False}))
+                "group.id": LOOKUP_GROUP, "isolation.level": isolation, "enable.auto.commit": False,
+                # What it knows of topics (that one does not exist, say) is asked again after this long, not 15 min.
+                "metadata.max.age.ms": LOOKUP_METADATA_AGE_MS}))
             _lookup_consumers[key] = consumer
         return consumer
 

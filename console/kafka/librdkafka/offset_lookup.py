@@ -9,7 +9,7 @@ read_committed answers the last stable offset) inside one C call that lets go of
 subscribe, join a group or commit: librdkafka only wants a group id to make one.
 
 What it cannot do the Admin client still does: timestamps (their record's timestamp is not returned here), and
-telling each partition's own error when a call fails as a whole; those partitions are the caller's to ask again.
+any partition that failed here, whose own outcome the Admin client tells.
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ LOOKUP_SHARE_OF_TIMEOUT = 0.5
 @dataclass
 class Lookup:
     found: dict[PartitionRef, int] = field(default_factory=dict)
-    failed: dict[PartitionRef, KafkaError] = field(default_factory=dict)  # each partition's own error
-    # Partitions of windows that failed as a whole (a leader moving, say, or not answering), left to the caller.
+    # Partitions that failed, alone or with their window (a leader moving, say, or not answering): the caller asks
+    # the Admin client, which tells each one's own outcome.
     unanswered: list[PartitionRef] = field(default_factory=list)
     stalled: bool = False  # a window timed out or found no broker
 
@@ -68,9 +68,10 @@ def look_up(connection: ClusterConnection, refs: list[PartitionRef], *, earliest
             # Errors and logs librdkafka queued for this consumer wait for a poll that nothing else makes.
             consumer.consume(DRAIN_EVENTS, 0)
         for tp in answered:
-            ref = PartitionRef(tp.topic, tp.partition)
-            if tp.error is not None:
-                lookup.failed[ref] = tp.error
+            if tp.error is None:
+                lookup.found[PartitionRef(tp.topic, tp.partition)] = tp.offset
             else:
-                lookup.found[ref] = tp.offset
+                # The consumer answers from its metadata cache, which may not know a topic created since it
+                # was filled, or still know one deleted since: the Admin client looks the leaders up afresh.
+                lookup.unanswered.append(PartitionRef(tp.topic, tp.partition))
     return lookup

@@ -10,7 +10,7 @@ from confluent_kafka.admin import AdminClient, OffsetSpec
 from console.kafka.errors import KafkaGatewayError
 from console.kafka.librdkafka import offset_lookup
 from console.kafka.librdkafka.base import AdminBase
-from console.kafka.librdkafka.mapping import RETRIABLE_PARTITION_CODES, kafka_error_to_exception
+from console.kafka.librdkafka.mapping import RETRIABLE_PARTITION_CODES
 from console.kafka.types import EARLIEST, LATEST, STABLE, OffsetAt, PartitionRef
 
 _ATTEMPTS = 3
@@ -75,7 +75,7 @@ class OffsetOps(AdminBase):
         returns {kind: {ref: error}}. Log starts, ends and last stable offsets of many partitions are looked up
         by a consumer instead (offset_lookup), which holds the GIL far less; what it could not tell comes here."""
         failures: dict[str | int, dict[PartitionRef, KafkaGatewayError]] = {}
-        pending = self._looked_up(pending, results, failures)
+        pending = self._looked_up(pending, results)
         windows = [(at, window) for at, wanted in pending.items() for window in _windows(wanted)]
         for first in range(0, len(windows), OFFSETS_WINDOWS_IN_FLIGHT):
             sent = [(at, admin.list_offsets({TopicPartition(r.topic, r.partition): _spec(at) for r in window},
@@ -93,8 +93,8 @@ class OffsetOps(AdminBase):
                         results[at][ref] = OffsetAt(outcome.offset, timestamp)
         return failures
 
-    def _looked_up(self, pending: dict, results: dict, failures: dict) -> dict:
-        """Looks up what offset_lookup can answer, stores it and each partition's own error; returns the rest. Once a
+    def _looked_up(self, pending: dict, results: dict) -> dict:
+        """Looks up what offset_lookup can answer and stores it; returns the rest, failed partitions included. Once a
         lookup timed out, the rest of the call goes to the Admin client, which tells a silent leader's partitions
         from the others'."""
         rest = {}
@@ -106,9 +106,6 @@ class OffsetOps(AdminBase):
             lookup = offset_lookup.look_up(self.connection, sorted(wanted), earliest=at == EARLIEST,
                                            committed=at == STABLE, timeout=self.timeout)
             results[at].update((ref, OffsetAt(offset)) for ref, offset in lookup.found.items())
-            for ref, error in lookup.failed.items():
-                failures.setdefault(at, {})[ref] = kafka_error_to_exception(error, cluster=self.cluster,
-                                                                            timeout=self.timeout)
             if lookup.unanswered:
                 rest[at] = lookup.unanswered
             stalled = lookup.stalled

@@ -4,6 +4,8 @@ an open transaction; a topic deleted meanwhile is left out or named, as before."
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 from confluent_kafka import KafkaError, KafkaException, TopicPartition
 
@@ -107,3 +109,27 @@ def test_a_lookup_that_times_out_hands_the_rest_of_the_call_to_the_admin_client(
     assert {ref.partition: at.offset for ref, at in found[LATEST].items()} == {p: p for p in range(12)}
     assert found[STABLE] == found[LATEST]
     assert {at.offset for at in found[EARLIEST].values()} == {0}
+
+
+def test_partitions_the_lookup_failed_are_asked_through_the_admin_client(gateway, topic_factory, produce,
+                                                                         monkeypatch):
+    """The lookup consumer answers from its own metadata cache (a topic deleted and created again since, say, can
+    fail there): a partition it fails is not reported failed but asked again where leaders are looked up afresh."""
+    topic = topic_factory("lookup-partly", partitions=4)
+    produce(topic, [(p, None, b"v", None) for p in range(4) for _ in range(p + 1)])
+
+    class Stale:
+        def offsets_for_times(self, partitions, **_kwargs):
+            # Odd partitions fail; even ones answer an offset told apart from the Admin client's answers below.
+            return [SimpleNamespace(topic=tp.topic, partition=tp.partition, offset=100 + tp.partition, error=None)
+                    if tp.partition % 2 == 0 else
+                    SimpleNamespace(topic=tp.topic, partition=tp.partition, offset=-1,
+                                    error=KafkaError(KafkaError.UNKNOWN_TOPIC_OR_PART))
+                    for tp in partitions]
+
+        def consume(self, *_args):
+            return []
+
+    monkeypatch.setattr(offset_lookup, "lookup_consumer", lambda *_args: Stale())
+    found = gateway.list_offsets_many([PartitionRef(topic, p) for p in range(4)], [LATEST])[LATEST]
+    assert {ref.partition: at.offset for ref, at in found.items()} == {0: 100, 1: 2, 2: 102, 3: 4}

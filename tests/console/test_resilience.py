@@ -188,7 +188,7 @@ def test_an_mtls_cluster_comes_back_after_restarts_and_takes_renewed_certificate
     from console.clusters.models import Cluster
     from console.clusters.selectors import cluster_admin
     from console.kafka import sandbox
-    from console.kafka.errors import KafkaGatewayError
+    from console.kafka.errors import ClusterUnavailable, KafkaGatewayError
 
     registration = secured_settings(secured_kafka, listener="mtls")
     Cluster.objects.update_or_create(name="mtls", defaults=registration)
@@ -197,8 +197,9 @@ def test_an_mtls_cluster_comes_back_after_restarts_and_takes_renewed_certificate
     for _ in range(3):
         secured_kafka.stop()
         try:
-            with pytest.raises(KafkaGatewayError):
+            with pytest.raises(ClusterUnavailable) as down:
                 cluster_admin("mtls").list_groups()
+            assert down.value.cluster == "mtls", down.value.message
         finally:
             restart_broker(secured_kafka)
         ready = time.monotonic()

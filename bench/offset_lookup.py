@@ -38,6 +38,13 @@ def seed(bootstrap: str, topics: int) -> list[str]:
         for future in admin.create_topics([NewTopic(n, PARTITIONS, 1) for n in names[start:start + 250]],
                                           operation_timeout=120).values():
             future.result()
+    # CreateTopics answers once the controller has the topics; the broker takes seconds more to know 10,000
+    # partitions, and a client that asks before then remembers "unknown topic" for minutes.
+    deadline = time.monotonic() + 120
+    while len([t for t in admin.list_topics(timeout=30).topics if t.startswith("lookup-")]) < topics:
+        if time.monotonic() > deadline:
+            raise TimeoutError("the broker did not list every topic within 120 s")
+        time.sleep(2)
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 50, "log_level": 0})
     produce_filler(producer, names, PARTITIONS, 1)
     return names

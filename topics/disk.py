@@ -18,6 +18,7 @@ from console import shared_table
 from console.clusters.selectors import cluster_admin
 from console.kafka.types import PartitionRef, ReplicaSize
 from console.shared_table import Snapshot, connection_version
+from topics.background import background_admin
 
 FORMAT = 2  # bump when the stored row layout changes
 
@@ -86,8 +87,6 @@ def _usage_of(cluster: str, snapshot: Snapshot) -> DiskUsage:
 def disk_usage_refresh(cluster: str, *, wait_s: float = 0.0) -> DiskUsage | None:
     """Reads every broker's log dirs now and shares the answer (what the beat task runs); None when another
     process is already reading them."""
-    from topics.selectors import background_admin
-
     admin = background_admin(cluster)
     fresh = TABLE.refresh(cluster, connection_version(admin.connection), lambda: _build(admin), wait_s=wait_s)
     return None if fresh is None else _usage_of(cluster, fresh)
@@ -96,8 +95,6 @@ def disk_usage_refresh(cluster: str, *, wait_s: float = 0.0) -> DiskUsage | None
 def disk_usage(cluster: str, *, wait: bool = False) -> DiskUsage | None:
     """The shared usage, or None while there is none yet (a rebuild is started in the background then, and when
     the one found is older than beat should allow); with `wait`, read now if none is known."""
-    from topics.selectors import background_admin
-
     admin = cluster_admin(cluster)
     version = connection_version(admin.connection)
     found = TABLE.read(cluster, version)

@@ -29,9 +29,6 @@ KNOWN_CIRCLES: dict[frozenset[str], str] = {
     # The replay service queues the Celery task (in _enqueue) and the task runs the service: the queueing would
     # belong with the task, or the task would look the service up by name.
     frozenset({"sparkjobs.services", "sparkjobs.tasks"}): "service and task of replays call each other",
-    # The topics page reads the disk usage (selectors -> disk) and the disk usage rebuild asks for the background
-    # admin that the selectors module builds (disk -> selectors): that admin belongs in a module of its own.
-    frozenset({"topics.disk", "topics.selectors"}): "the background admin lives in topics.selectors",
 }
 # console/ modules that still import an app, each with why: (importer, app). None today.
 KNOWN_UPWARD: dict[tuple[str, str], str] = {}

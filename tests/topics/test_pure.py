@@ -7,7 +7,8 @@ from console.kafka.types import ConfigEntryInfo, ConfigSynonym, OffsetAt, Partit
 from topics.configdocs import broker_default, human_bytes, human_duration_ms
 from topics.decoding import decode_bytes
 from topics.diffing import config_diff, purge_plan
-from topics.selectors import TopicRow, filter_topics
+from topics.listing import filter_topics
+from topics.table import TopicRow
 
 
 def _row(name, partitions=1, messages=0, internal=False, urp=0):

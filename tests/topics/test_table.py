@@ -176,7 +176,7 @@ def test_a_celery_worker_builds_the_table_this_process_reads(
 
 def _version() -> str:
     from console.clusters.selectors import cluster_admin
-    from topics.selectors import _version as version_of
+    from topics.listing import _version as version_of
 
     return version_of(cluster_admin("local"))
 

@@ -1,0 +1,181 @@
+"""The topic list: the shared topic table (topics/table.py) read, rebuilt, told of the console's own changes,
+filtered and sorted for a page."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import replace
+
+from django.conf import settings
+
+from console.clusters.selectors import cluster_admin
+from console.errors import ConsoleError
+from console.shared_table import connection_version
+from console.kafka.errors import KafkaGatewayError, TopicNotFound
+from console.kafka.types import EARLIEST, LATEST, TOPIC, PartitionRef, TopicMetadata
+from console.user_regex import RegexRefused, compile_user_regex
+from topics import table
+from topics.table import TopicRow
+
+from topics.background import background_admin, patient_admin
+
+log = logging.getLogger(__name__)
+
+SORT_KEYS = {
+    "name": lambda r: r.name,
+    "partitions": lambda r: (r.partitions, r.name),
+    "replication": lambda r: (r.replication_factor, r.name),
+    "messages": lambda r: (-1 if r.messages is None else r.messages, r.name),
+    "under_replicated": lambda r: (r.under_replicated + r.offline, r.name),
+    "size": lambda r: (-1 if r.size_bytes is None else r.size_bytes, r.name),
+}
+
+
+def _version(admin) -> str:
+    return connection_version(admin.connection)
+
+
+def topic_table_snapshot(cluster: str) -> table.Snapshot | None:
+    """The cluster's shared topic table, never built here: None while there is none yet (a rebuild is started in
+    the background then, and when the one found is older than beat should allow). See topics/table.py."""
+    admin = cluster_admin(cluster)
+    version = _version(admin)
+    found = table.read(cluster, version)
+    if found is None or found.age_s > table.stale_after(found):
+        refresh_admin = patient_admin(admin)
+        table.refresh_in_background(cluster, version, lambda: _build_table(refresh_admin))
+    if found is None:
+        # One small request, so that a cluster that is down says so (503) instead of "being built" forever.
+        admin.describe_cluster()
+    return found
+
+
+def topic_table(cluster: str) -> list[TopicRow]:
+    """For the shell: the shared table, built now if there is none yet (or it is older than beat should allow)."""
+    admin = background_admin(cluster)
+    version = _version(admin)
+    found = table.read(cluster, version)
+    if found is None or found.age_s > table.stale_after(found):
+        found = table.refresh(cluster, version, lambda: _build_table(admin),
+                              wait_s=settings.TOPIC_SNAPSHOT_LOCK_S) or table.read(cluster, version)
+    if found is None:
+        raise ConsoleError(MSG_TABLE_BEING_BUILT.format(cluster=cluster))
+    return found.rows
+
+
+MSG_TABLE_BEING_BUILT = "The topic list of '{cluster}' is being built by another process; ask again in a moment."
+
+
+def topic_snapshot_refresh(cluster: str, *, wait_s: float = 0.0) -> table.Snapshot | None:
+    """Rebuilds the cluster's shared topic table now, with the longer bounds of a background job (what the beat
+    task runs); None when another process is already rebuilding it (after waiting up to `wait_s` for it)."""
+    admin = background_admin(cluster)
+    return table.refresh(cluster, _version(admin), lambda: _build_table(admin), wait_s=wait_s)
+
+
+def topic_snapshot_note(cluster: str, topic: str, *, deleted: bool = False, at_least_partitions: int = 0,
+                        created: TopicRow | None = None) -> None:
+    """After a change made through the console: the topic's row, read now (one DescribeTopics and ListOffsets
+    over its partitions only), or its removal, becomes visible to every process at once. `created`: the row of
+    a topic just created, for when the brokers do not show it yet. The change is done by then, so Kafka failing
+    here only leaves the row to the next rebuild."""
+    if deleted:
+        table.note_change(cluster, topic, None)
+        return
+    admin = cluster_admin(cluster)
+    try:
+        metadata = admin.describe_topics([topic])[topic]
+        refs = [PartitionRef(topic, p.partition) for p in metadata.partitions]
+        row = _row(metadata, admin.list_offsets_many(refs, [EARLIEST, LATEST], strict=False))
+    except TopicNotFound:  # not known to the broker that answered yet (just created), or deleted by another client
+        table.note_change(cluster, topic, created)
+        return
+    except KafkaGatewayError as exc:
+        log.warning("The topic table of %s learns of the change to %s with its next rebuild: %s", cluster, topic,
+                    exc.message)
+        if created is not None:
+            table.note_change(cluster, topic, created)
+        return
+    # A broker may still answer from metadata older than the change it just acknowledged (seen in CI).
+    if row.partitions < at_least_partitions:
+        row = replace(row, partitions=at_least_partitions, messages=None)
+    table.note_change(cluster, topic, row)
+
+
+def leader_windows(partitions: list[tuple[PartitionRef, int | None]], size: int) -> list[list[PartitionRef]]:
+    """Pure: partitions in windows of at most `size` partitions per leader, so that each ListOffsets request (one
+    per leader, per window) stays small and at most one per leader is in flight. Partitions without a leader are
+    left out: their offsets cannot be read, and their topics' counts stay unknown."""
+    by_leader: dict[int, list[PartitionRef]] = {}
+    for ref, leader in partitions:
+        if leader is not None:
+            by_leader.setdefault(leader, []).append(ref)
+    longest = max((len(refs) for refs in by_leader.values()), default=0)
+    return [[ref for leader in sorted(by_leader) for ref in by_leader[leader][start:start + size]]
+            for start in range(0, longest, size)]
+
+
+def _build_table(admin) -> table.Snapshot:
+    """One Metadata request for all topics, then earliest and latest offsets in windows per leader."""
+    taken_at = time.time()
+    topics = admin.list_topics()
+    partitions = [(PartitionRef(t.name, p.partition), p.leader) for t in topics for p in t.partitions]
+    offsets: dict = {EARLIEST: {}, LATEST: {}}
+    for window in leader_windows(partitions, settings.TOPIC_SNAPSHOT_WINDOW):
+        # strict=False: an offline partition makes its topic's count unknown instead of failing the whole list.
+        found = admin.list_offsets_many(window, [EARLIEST, LATEST], strict=False)
+        for at in (EARLIEST, LATEST):
+            offsets[at].update(found[at])
+    rows = [_row(t, offsets) for t in topics]
+    return table.Snapshot(rows=rows, taken_at=taken_at, complete=all(r.messages is not None for r in rows))
+
+
+def _row(topic: TopicMetadata, offsets) -> TopicRow:
+    messages: int | None = 0
+    for p in topic.partitions:
+        ref = PartitionRef(topic.name, p.partition)
+        start, end = offsets[EARLIEST].get(ref), offsets[LATEST].get(ref)
+        if start is None or end is None:
+            messages = None
+            break
+        messages += max(0, end.offset - start.offset)
+    return TopicRow(
+        name=topic.name, partitions=topic.partition_count, replication_factor=topic.replication_factor,
+        under_replicated=sum(p.under_replicated for p in topic.partitions),
+        offline=sum(p.offline for p in topic.partitions), messages=messages, internal=topic.is_internal,
+    )
+
+
+def filter_topics(rows: list[TopicRow], *, query: str = "", regex: bool = False, include_internal: bool = False,
+                  sort: str = "name", descending: bool = False) -> list[TopicRow]:
+    """Pure: search by substring (case-insensitive) or regular expression, hide internal topics, sort."""
+    if regex and query:
+        try:
+            pattern = compile_user_regex(query)
+        except RegexRefused as exc:
+            raise ConsoleError(str(exc)) from None
+        matches = lambda name: pattern.search(name) is not None  # noqa: E731
+    else:
+        needle = query.lower()
+        matches = lambda name: needle in name.lower()  # noqa: E731
+    picked = [r for r in rows if (include_internal or not r.internal) and matches(r.name)]
+    return sorted(picked, key=SORT_KEYS.get(sort, SORT_KEYS["name"]), reverse=descending)
+
+
+def with_configs(cluster: str, rows: list[TopicRow]) -> list[TopicRow]:
+    """Adds cleanup.policy and retention to the rows shown, in one DescribeConfigs round for all of them. A topic
+    that another client deleted since the table was taken is left off the page (the next table drops it too)."""
+    if not rows:
+        return rows
+    configs = cluster_admin(cluster).describe_configs(TOPIC, [r.name for r in rows], skip_missing=True)
+
+    def value(name: str, key: str) -> str | None:
+        entry = configs.get(name, {}).get(key)
+        return entry.value if entry else None
+
+    return [
+        TopicRow(**{**r.__dict__, "cleanup_policy": value(r.name, "cleanup.policy"),
+                    "retention_ms": value(r.name, "retention.ms"), "retention_bytes": value(r.name, "retention.bytes")})
+        for r in rows if r.name in configs
+    ]

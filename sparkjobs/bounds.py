@@ -1,34 +1,16 @@
-"""Pure parsing of replay bounds as people write them; resolution to offsets happens in sparkjobs.selectors."""
+"""Pure parsing of replay bounds as people write them; resolution to offsets happens in sparkjobs.selectors.
+Earliest, Latest, Offsets and AtTime are console/offset_bounds.py's, which resets use too."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from console.errors import ConsoleError
+from console.offset_bounds import AtTime, Earliest, Latest, Offsets  # noqa: F401 - a replay's bounds too
 from console.times import TimeTextError, parse_time_ms
 
 MSG_BAD_BOUND = ("Cannot read {which} '{text}': use earliest, offsets:P=O[,P=O], timestamp:ISO-8601, group:GROUP "
                  "or reset:AUDIT_EVENT_ID (start) / latest, offsets:..., timestamp:... (end).")
-
-
-@dataclass(frozen=True)
-class Earliest:
-    pass
-
-
-@dataclass(frozen=True)
-class Latest:
-    pass
-
-
-@dataclass(frozen=True)
-class Offsets:
-    offsets: dict[int, int]
-
-
-@dataclass(frozen=True)
-class AtTime:
-    timestamp_ms: int
 
 
 @dataclass(frozen=True)

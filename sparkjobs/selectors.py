@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
 from console.kafka.types import EARLIEST, LATEST, STABLE, PartitionRef
+from console.offset_bounds import at_time_or_log_end
 from sparkjobs import bounds
 
 MSG_PARTITION_MISSING = "Topic '{topic}' has no partition {partitions}."
@@ -48,8 +49,8 @@ def resolve_range(cluster: str, topic: str, partitions: list[int] | None, start_
     log_start = {r.partition: found[EARLIEST][r].offset for r in refs}
     log_end = {r.partition: found[_end_kind(isolation)][r].offset for r in refs}
 
-    def at_time(ms: int) -> dict[int, int]:  # -1: no record at or after that time, so the log end
-        return {r.partition: (found[ms][r].offset if found[ms][r].offset >= 0 else log_end[r.partition]) for r in refs}
+    def at_time(ms: int) -> dict[int, int]:
+        return {r.partition: at_time_or_log_end(found[ms][r].offset, log_end[r.partition]) for r in refs}
 
     if isinstance(start, bounds.Earliest):
         starts = dict(log_start)

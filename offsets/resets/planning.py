@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from console.kafka.types import OffsetAt, PartitionRef
+from console.offset_bounds import NO_RECORD_AT_TIME, at_time_or_log_end
 from offsets.resets.plan_input import (
     ALL_TOPICS, BAD_FILE_LINE, INVALID_PARTITION, INVALID_TOPIC_ARG, NO_RESET_PLAN, NONEXISTENT_PARTITIONS,
     UNKNOWN_TOPIC, AllTopics, PlanError, TopicScope, parse_reset_file, parse_topic_scope, resolve_partitions,
@@ -178,10 +179,9 @@ def _unclamped_row(strategy: Strategy, ref: PartitionRef, current: int | None, s
             if ref not in by_timestamp:
                 raise PlanError(NO_TIMESTAMP_OFFSET.format(ref=ref))
             found = _offset(by_timestamp[ref])
-            if found == -1:  # no record at or after the timestamp
-                note = NOTE_EMPTY_PARTITION.format(partition=ref.partition, topic=ref.topic)
-                return PlanRow(ref, current, start, end, end, note=note)
-            return PlanRow(ref, current, start, end, found)
+            note = NOTE_EMPTY_PARTITION.format(partition=ref.partition, topic=ref.topic) \
+                if found == NO_RECORD_AT_TIME else ""
+            return PlanRow(ref, current, start, end, at_time_or_log_end(found, end), note=note)
     raise TypeError(f"not a strategy: {strategy!r}")
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from console.kafka.types import PartitionRef
+from console.offset_bounds import Earliest, Latest
 from console.times import (  # noqa: F401  (the reset messages callers and tests import from offsets)
     INVALID_DURATION, MILLISECONDS_REQUIRED, NO_T_IN_DATETIME, UNPARSEABLE_DATE, ZONE_MINUTES_DROPPED, TimeTextError,
     parse_duration_ms, parse_time_ms,
@@ -22,14 +23,9 @@ TIMESTAMP_OUT_OF_RANGE = ("Timestamp {timestamp} ms is out of range: offsets are
 # ---- Strategies ----------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ToEarliest:
-    pass
-
-
-@dataclass(frozen=True)
-class ToLatest:
-    pass
+# --to-earliest and --to-latest are the log start and end a replay starts or stops at too (console/offset_bounds.py).
+ToEarliest = Earliest
+ToLatest = Latest
 
 
 @dataclass(frozen=True)

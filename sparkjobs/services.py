@@ -17,7 +17,7 @@ from console.clusters.selectors import cluster_connection, cluster_get
 from console.errors import Conflict, ConsoleError
 from console.kafka.java.config import UntranslatableConfig, java_client_config
 from console.secret_files import write_secret_file
-from sparkjobs import runner, s3
+from sparkjobs import queue, runner, s3
 from sparkjobs.filters import filter_check, filter_spark_sql
 from sparkjobs.jobs.replay_spec import FileSink, KafkaSource, Registry, ReplaySpec, TopicSink
 from sparkjobs.models import ReplayJob
@@ -90,10 +90,8 @@ MSG_QUEUE_DOWN = "Replay #{job} could not be queued: the task queue (Redis) did 
 
 
 def _enqueue(job_id: int) -> None:
-    from sparkjobs.tasks import run_replay
-
     try:
-        run_replay.apply_async((job_id,), retry=False)
+        queue.send(job_id)
     except Exception as exc:  # kombu raises several connection error types
         job = ReplayJob.objects.get(pk=job_id)
         _finish(job, {"state": "failed", "result": None,

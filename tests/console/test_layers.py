@@ -23,13 +23,8 @@ SPARK_SIDE = ("sparkjobs.jobs.",)
 # Imports inside a function that close a circle on purpose, each with why it is lazy: (importer, imported).
 # Imports inside functions count like any other: a circle hidden in a function is still a circle.
 LAZY_ON_PURPOSE: dict[tuple[str, str], str] = {}
-# Import circles outside console/kafka, as sets of modules, each with why it is still there. Both are closed by an
-# import inside a function; neither is the gateway's to untie.
-KNOWN_CIRCLES: dict[frozenset[str], str] = {
-    # The replay service queues the Celery task (in _enqueue) and the task runs the service: the queueing would
-    # belong with the task, or the task would look the service up by name.
-    frozenset({"sparkjobs.services", "sparkjobs.tasks"}): "service and task of replays call each other",
-}
+# Import circles outside console/kafka, as sets of modules, each with why it is still there. None today.
+KNOWN_CIRCLES: dict[frozenset[str], str] = {}
 # console/ modules that still import an app, each with why: (importer, app). None today.
 KNOWN_UPWARD: dict[tuple[str, str], str] = {}
 

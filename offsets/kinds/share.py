@@ -57,6 +57,10 @@ def _starts(cluster: str, group: str) -> dict[PartitionRef, int | None]:
     return {ref: o.start_offset for ref, o in offsets.items()}
 
 
+MSG_DELETE_PER_TOPIC = ("{ref}: a share group's start offsets are deleted a whole topic at a time; delete those of "
+                        "'{topic}' with `groups delete-offsets` (kafka-share-groups --delete-offsets)")
+
+
 class ShareKind:
     name = "share"
     label = "share group"
@@ -98,7 +102,9 @@ class ShareKind:
         cluster_admin(cluster).alter_share_group_offsets(group, targets)
 
     def delete_positions(self, cluster: str, group: str, refs: list[PartitionRef]) -> list[str]:
-        raise NotImplementedError("share groups delete start offsets per topic (share_offsets_delete)")
+        """Kafka deletes a share group's start offsets a whole topic at a time (DeleteShareGroupOffsets), never one
+        partition: a revert that would leave some partitions without one is refused for each, naming the way."""
+        return [MSG_DELETE_PER_TOPIC.format(ref=ref, topic=ref.topic) for ref in refs]
 
     def detail(self, cluster: str, group: str) -> ShareGroupDetail:
         return share_group_detail(cluster, group)

@@ -9,7 +9,7 @@ import pytest
 
 from console.errors import ConsoleError
 from console.kafka.errors import ClusterUnavailable, GroupNotFound, KafkaGatewayError
-from console.kafka.types import GroupDescription, GroupListing
+from console.kafka.types import GroupDescription, GroupListing, PartitionRef
 from offsets import kinds
 from offsets.kinds import CONSUMER, KINDS, SHARE, STREAMS, kind_for, kind_of_reset
 from offsets.kinds.base import GroupKind
@@ -142,3 +142,10 @@ def test_kinds_sit_below_the_resets_views_and_commands():
     upward = {(path.name, name) for path in root.glob("*.py") for name in _imported_modules(path)
               if name.startswith(above)}
     assert upward == set()
+
+
+def test_a_share_revert_never_deletes_single_partitions_and_says_how_to():
+    refs = [PartitionRef("orders", 0), PartitionRef("orders", 3)]
+    refused = SHARE.delete_positions("local", "g", refs)
+    assert len(refused) == 2 and all("a whole topic at a time" in r and "'orders'" in r for r in refused)
+    assert refused[0].startswith("orders-0:") and refused[1].startswith("orders-3:")

@@ -57,7 +57,8 @@ def test_broker_killed_during_a_reset(fragile, operator, monkeypatch):
     from offsets.resets.planning import ToEarliest, TopicScope
 
     topic, group = f"fault-{uuid.uuid4().hex[:8]}", f"fault-group-{uuid.uuid4().hex[:6]}"
-    cluster_admin("fragile").create_topic(topic, partitions=1, replication_factor=1, configs={})
+    retry_as_a_person_would(lambda: cluster_admin("fragile").create_topic(topic, partitions=1, replication_factor=1,
+                                                                          configs={}))
     consumer = Consumer({"bootstrap.servers": fragile.bootstrap, "group.id": group, "enable.auto.commit": False})
     consumer.commit(offsets=[TopicPartition(topic, 0, 0)], asynchronous=False)
     consumer.close()
@@ -86,7 +87,8 @@ def test_broker_killed_during_a_topic_config_change(fragile, admin, monkeypatch)
     from topics import services
 
     topic = f"fault-config-{uuid.uuid4().hex[:8]}"
-    cluster_admin("fragile").create_topic(topic, partitions=1, replication_factor=1, configs={})
+    retry_as_a_person_would(lambda: cluster_admin("fragile").create_topic(topic, partitions=1, replication_factor=1,
+                                                                          configs={}))
     actor = Actor(user=admin, source="cli")
     arguments = dict(actor=actor, cluster="fragile", topic=topic, set_values={"retention.ms": "3600000"}, delete=[],
                      reason="fault")

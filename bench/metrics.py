@@ -48,6 +48,7 @@ def scratch_database() -> Path:
 def seed(groups: int, topics: int, partitions: int, sweeps: int, audit: int) -> tuple[float, int]:
     """Returns (seconds, raw lag rows)."""
     from console.audit.models import AuditEvent
+    from offsets.lag.window import LagWindow
     from offsets.models import GroupGeneration, GroupLagStatus, LagSample, LagSweep, RecorderStatus
     from sparkjobs.models import ReplayJob
 
@@ -64,9 +65,10 @@ def seed(groups: int, topics: int, partitions: int, sweeps: int, audit: int) -> 
     window_times = [(newest - timedelta(seconds=30 * k)).timestamp() for k in range(9, -1, -1)]
     GroupLagStatus.objects.bulk_create([
         GroupLagStatus(cluster=CLUSTER, group=g, status=STATUSES[i % len(STATUSES)], reason="bench",
-                       window={"times": window_times,
-                               "partitions": {f"{t}-{p}": [[100 * k, 100 * k + i % 50, None] for k in range(10)]
-                                              for t in topic_names for p in range(partitions)}},
+                       window=LagWindow.from_dict({
+                           "times": window_times,
+                           "partitions": {f"{t}-{p}": [[100 * k, 100 * k + i % 50, None] for k in range(10)]
+                                          for t in topic_names for p in range(partitions)}}).to_bytes(),
                        totals=[i] * 10)
         for i, g in enumerate(names)], batch_size=500)
     GroupGeneration.objects.bulk_create([

@@ -57,7 +57,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import ROOT, kafka_tool_ms, machine, write_section  # noqa: E402
 from bench.scale_stack import (  # noqa: E402
-    PARTITIONS, PASSWORD, PYTHON, USERNAME, Churn, CpuMeter, ServedBy, Stack, children, group_name, login, manage,
+    PARTITIONS, PASSWORD, PYTHON, USERNAME, Churn, CpuMeter, Profiles, ServedBy, Stack, children, group_name, login, manage,
     p95, plain_text, process_memory, redis_stamp, row, seed, start_postgres, stop_postgres, topic_name, wait_until,
 )
 
@@ -77,6 +77,10 @@ def main() -> None:
     parser.add_argument("--heap", default="1g", help="each broker's -Xmx")
     parser.add_argument("--churn-interval", type=float, default=1.0)
     parser.add_argument("--cli-repeat", type=int, default=3)
+    parser.add_argument("--idle", type=float, default=30.0,
+                        help="seconds of the brokers' own CPU measured after seeding, before the console starts")
+    parser.add_argument("--profile", type=Path, default=None,
+                        help="a folder for py-spy profiles of web, worker and client processes during the mix")
     args = parser.parse_args()
 
     from console.devstack.kafka import DEV_CLUSTER_OFFSETS_PARTITIONS, KafkaCluster, free_port
@@ -113,6 +117,12 @@ def main() -> None:
 
         seeded = seed(cluster.bootstrap, args.topics, args.groups, args.records)
         print(f"seeded: {seeded}", flush=True)
+        # The floor under every figure below: what the brokers spend holding this much data with no client at all.
+        idle = CpuMeter({}, {str(work / "kafka").encode(): "brokers"})
+        idle.start()
+        time.sleep(args.idle)
+        idle_wall, idle_spent = idle.stop()
+        print(f"brokers alone: {idle_spent.get('brokers', 0) / idle_wall:.0%} of a core", flush=True)
         manage(env, "migrate", "--noinput")
         manage(env, "collectstatic", "--noinput")
         manage(env, "createsuperuser", "--noinput")
@@ -187,6 +197,9 @@ def main() -> None:
                          {str(work / "kafka").encode(): "brokers", str(postgres_dir).encode(): "PostgreSQL",
                           str(work / "redis").encode(): "Redis"})
         meter.start()
+        profiles = Profiles(args.profile)
+        profiles.start({"web": gunicorn.pid, "worker": worker.pid,
+                        **{f"client-{pid}": pid for pid in stack.client_pids()}})
         mix_started = time.perf_counter()
         for i in range(args.loads):
             load(PAGES[i % len(PAGES)])
@@ -196,6 +209,7 @@ def main() -> None:
             load("topic list")
         mix_s = time.perf_counter() - mix_started
         cpu_wall, cpu_spent = meter.stop()
+        profile_lines = profiles.stop()
         churn.stopping.set()
         churn.join(60)
 
@@ -272,7 +286,8 @@ def main() -> None:
         f"; last error: {sweep.last_error[:200] if sweep.last_error else 'none'}.",
         f"CPU during the mix ({cpu_wall:.0f} s of wall time, {os.cpu_count()} cores): "
         + ", ".join(f"{part} {spent:.0f} s ({spent / cpu_wall:.0%} of a core)" for part, spent in cpu_spent.items())
-        + ".",
+        + f"; the brokers alone, before the console started: {idle_spent.get('brokers', 0) / idle_wall:.0%} of a "
+        "core.",
         "Memory of each gunicorn worker (RSS now / peak): "
         + ", ".join(f"{rss:.0f} / {hwm:.0f} MiB" for rss, hwm in web_memory.values())
         + "; the Kafka client processes the web and Celery workers started: "
@@ -296,6 +311,8 @@ def main() -> None:
     ]
     write_section(f"scale-{size}", "\n".join(lines))
     print("\n".join(lines))
+    if profile_lines:
+        print("\n".join(["Profiles (py-spy, during the mix):", *profile_lines]))
 
 
 if __name__ == "__main__":

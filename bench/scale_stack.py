@@ -326,3 +326,68 @@ class CpuMeter:
             if part is not None:
                 spent[part] = spent.get(part, 0.0) + (ticks - self.before.get(pid, 0)) / CLOCK_TICKS
         return wall, dict(sorted(spent.items(), key=lambda item: -item[1]))
+
+
+class Profiles:
+    """`py-spy record` of each Python part of the stack while the pages are measured (--profile DIR): collapsed
+    stacks per part, and a summary of where each spent its samples, to tell which work took the CPU the pages
+    waited for. py-spy is not a dependency of the console; without it the bench says so and measures anyway."""
+
+    def __init__(self, folder: Path | None, rate: int = 50) -> None:
+        self.folder, self.rate = folder, rate
+        self.running: list[tuple[str, subprocess.Popen]] = []
+
+    def start(self, parts: dict[str, int]) -> None:
+        if self.folder is None:
+            return
+        spy = ROOT / ".venv" / "bin" / "py-spy"
+        if not spy.exists():
+            print(f"--profile: {spy} not found (.venv/bin/pip install py-spy); not profiling", flush=True)
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        for part, pid in parts.items():
+            out = self.folder / f"{part}.txt"
+            self.running.append((part, subprocess.Popen(
+                [str(spy), "record", "--format", "raw", "--rate", str(self.rate), "--subprocesses", "--nonblocking",
+                 "--pid", str(pid), "--output", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)))
+
+    def stop(self) -> list[str]:
+        """Stops the recorders and returns, per part, its ten busiest functions (self samples) as text lines."""
+        lines = []
+        for _, process in self.running:
+            process.send_signal(signal.SIGINT)
+        for part, process in self.running:
+            try:
+                process.wait(60)
+            except subprocess.TimeoutExpired:
+                process.kill()
+            lines += [f"{part}:", *summarise_collapsed(self.folder / f"{part}.txt")]
+        return lines
+
+
+def summarise_collapsed(path: Path, top: int = 10) -> list[str]:
+    """From py-spy's collapsed stacks: the functions with the most samples at the top of the stack (self), and the
+    console's own functions with the most samples anywhere in the stack (inclusive: which of its work it was)."""
+    own_root = str(ROOT)
+    leaves: dict[str, int] = {}
+    inclusive: dict[str, int] = {}
+    total = 0
+    if not path.exists():
+        return ["  (no profile written)"]
+    for line in path.read_text(errors="replace").splitlines():
+        stack, _, n = line.rpartition(" ")
+        if not n.isdigit():
+            continue
+        frames = stack.split(";")
+        leaves[frames[-1]] = leaves.get(frames[-1], 0) + int(n)
+        for frame in set(frames):
+            if own_root in frame and "/.venv/" not in frame:
+                inclusive[frame] = inclusive.get(frame, 0) + int(n)
+        total += int(n)
+    if not total:
+        return ["  (no samples)"]
+
+    def ranked(counts: dict[str, int]) -> list[str]:
+        return [f"    {n / total:6.1%}  {frame.replace(own_root + '/', '')[:150]}"
+                for frame, n in sorted(counts.items(), key=lambda item: -item[1])[:top]]
+    return [f"  {total} samples; self:", *ranked(leaves), "  the console's functions, inclusive:", *ranked(inclusive)]

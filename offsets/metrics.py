@@ -20,6 +20,7 @@ from prometheus_client.core import Metric
 
 from console.metrics.registry import ScrapeOptions, counter, gauge
 from offsets.lag.status import SEVERITY
+from offsets.lag.window import LagWindow
 from offsets.models import GroupGeneration, GroupLagStatus, LagSample, LagSweep, RecorderStatus
 
 RECORDER_STATES = (RecorderStatus.RECORDING, RecorderStatus.SAMPLING, RecorderStatus.WAITING, RecorderStatus.STOPPED)
@@ -61,7 +62,7 @@ def group_statuses() -> list[tuple[str, str, str]]:
     return list(GroupLagStatus.objects.order_by().values_list("cluster", "group", "status"))
 
 
-def group_windows() -> list[tuple[str, str, dict]]:
+def group_windows() -> list[tuple[str, str, bytes]]:
     """(cluster, group, window): the per-partition samples behind each status (only read when partitions are asked)."""
     return list(GroupLagStatus.objects.order_by().values_list("cluster", "group", "window"))
 
@@ -106,12 +107,10 @@ def _partition_lag() -> Metric:
     lag = gauge("group_partition_lag", "Records the group has not consumed yet on one partition, at the "
                                        "cluster's newest lag sweep.", ["cluster", "group", "topic", "partition"])
     for cluster, group, window in group_windows():
-        for key, series in (window or {}).get("partitions", {}).items():
-            newest = series[-1] if series else None
-            if newest is None:  # not committed (or its leader silent) at the newest sweep
-                continue
+        # A partition without a point at the newest sweep (not committed, or its leader silent) is left out.
+        for key, committed, end in LagWindow.from_bytes(window).newest():
             topic, _, partition = key.rpartition("-")
-            lag.add_metric([cluster, group, topic, partition], max(0, newest[1] - newest[0]))
+            lag.add_metric([cluster, group, topic, partition], max(0, end - committed))
     return lag
 
 

@@ -107,8 +107,8 @@ class GroupLagStatus(models.Model):
     group = models.CharField(max_length=GROUP_ID_MAX_STORED)
     status = models.CharField(max_length=8, blank=True)  # OK, WARN, ERR, STOP, or "" while collecting samples
     reason = models.TextField(blank=True)
-    # {"times": [epoch seconds, ...], "partitions": {"topic-partition": [[committed, end] or null, ...]}}
-    window = models.JSONField(default=dict)
+    # The samples behind the status: offsets/lag/window.py's LagWindow, packed (LagWindow.to_bytes).
+    window = models.BinaryField(default=b"")
     partition_status = models.JSONField(default=dict)  # {"topic-partition": status} for partitions not OK
     totals = models.JSONField(default=list)  # total lag at each sample of the window, for the list's sparkline
     # The sweep this status is from: a group a sweep skipped (out of time) keeps an older one.
@@ -116,6 +116,12 @@ class GroupLagStatus(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["cluster", "group"], name="group_lag_status_unique")]
+
+    @property
+    def lag_window(self):
+        from offsets.lag.window import LagWindow
+
+        return LagWindow.from_bytes(self.window)
 
 
 class LagSweep(models.Model):

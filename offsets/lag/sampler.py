@@ -28,7 +28,7 @@ from console.kafka.errors import KafkaGatewayError
 from console.kafka.types import GroupListing
 from offsets.lag.observe import Asked, Failed, Finished, Listed, Sweeps
 from offsets.lag.priority import PreviousSample, previous_sample
-from offsets.lag.status import group_verdict, window_append, window_totals
+from offsets.lag.window_batch import Sample, WindowBatch
 from offsets.models import GROUP_ID_MAX_STORED, GroupCommitStat, GroupLagStatus, LagSample, LagSweep
 
 log = logging.getLogger(__name__)
@@ -143,39 +143,38 @@ def _storable(cluster: str, listings: list[GroupListing]) -> dict[str, GroupList
 def _store_batch(cluster: str, now: datetime, batch: list[GroupListing], answer: Asked,
                  last_commits: dict[str, float], size: int) -> int:
     """Samples (one row per group and topic) and statuses of one batch of groups, in one transaction: only this
-    batch's windows are read and held. Returns the partitions sampled."""
-    windows = dict(GroupLagStatus.objects.filter(cluster=cluster, group__in=[g.group_id for g in batch])
-                   .values_list("group", "window"))
+    batch's windows are read and held, and they are extended and judged together (offsets/lag/window_batch.py).
+    Returns the partitions sampled."""
+    stored = dict(GroupLagStatus.objects.filter(cluster=cluster, group__in=[g.group_id for g in batch])
+                  .values_list("group", "window"))
+    windows = WindowBatch([stored.get(listing.group_id) for listing in batch], size)
     ends, stables = answer.ends, answer.stables
+    sample = Sample()
     rows: list[tuple] = []
-    statuses: list[tuple] = []
-    partitions = 0
-    for listing in batch:
+    for g, listing in enumerate(batch):
         per_topic: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
-        seen: dict[str, tuple] = {}
         for ref, offset in answer.committed.get(listing.group_id, {}).items():
             end = ends.get(ref)
             if end is None:
                 continue  # its leader did not answer: a gap rather than a wrong figure
-            seen[str(ref)] = (offset, end, stables.get(ref))
+            sample.add(g, f"{ref.topic}-{ref.partition}", offset, end, stables.get(ref))
             totals = per_topic[ref.topic]
             totals[0] += max(0, end - offset)
             totals[1] += offset
             totals[2] += end
             totals[3] += 1
-        partitions += len(seen)
         rows += [(cluster, listing.group_id, topic, 0, now, lag, lag, c, e, n)
                  for topic, (lag, c, e, n) in per_topic.items()]
-        window = window_append(windows.get(listing.group_id, {}), now.timestamp(), seen, size)
-        verdict = group_verdict(window, has_members=listing.state not in _NO_MEMBERS,
-                                last_commit_s=last_commits.get(listing.group_id), now_s=now.timestamp())
-        statuses.append((cluster, listing.group_id, verdict.status, verdict.reason, window, verdict.partitions,
-                         window_totals(window), now))
+    windows.append_sample(now.timestamp(), sample)
+    verdicts = windows.verdicts([listing.state not in _NO_MEMBERS for listing in batch],
+                                [last_commits.get(listing.group_id) for listing in batch], now.timestamp())
+    statuses = [(cluster, listing.group_id, verdict.status, verdict.reason, blob, verdict.partitions, totals, now)
+                for listing, verdict, blob, totals in zip(batch, verdicts, windows.blobs(), windows.totals())]
     with transaction.atomic():
         insert_rows(LagSample, _SAMPLE_FIELDS, rows, conflict=_SAMPLE_KEY)
         insert_rows(GroupLagStatus, _STATUS_FIELDS, statuses, conflict=("cluster", "group"),
                     update=_STATUS_FIELDS[2:])
-    return partitions
+    return len(sample.keys)
 
 
 def _forget_gone_groups(cluster: str, listed: set[str]) -> None:

@@ -17,6 +17,9 @@ one to wake up for). Fewer than MIN_SAMPLES samples: no status yet.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import sub
+
+from offsets.lag.window import NONE, LagWindow
 
 OK, WARN, ERR, STOP, BLOCKED = "OK", "WARN", "ERR", "STOP", "BLOCKED"
 SEVERITY = {"": 0, OK: 1, WARN: 2, BLOCKED: 3, STOP: 4, ERR: 5}
@@ -38,90 +41,76 @@ class GroupVerdict:
     partitions: dict[str, str] = field(default_factory=dict)  # key → status, for partitions not OK
 
 
-def window_append(window: dict, time_s: float, observed: dict[str, tuple[int, ...]], size: int) -> dict:
-    """The window with one more sample (committed, end and, when known, the last stable offset per partition),
-    keeping the newest `size`. Runs for every committed partition of every sweep: kept to plain list operations."""
-    times = window.get("times", [])
-    old = window.get("partitions", {})
-    partitions = {}
-    for key, series in old.items():
-        point = observed.get(key)
-        series = series + [None if point is None else list(point)]
-        if len(series) > size:
-            series = series[-size:]
-        if point is not None or any(v is not None for v in series):
-            partitions[key] = series
-    padding = min(len(times), size - 1)
-    for key, point in observed.items():
-        if key not in old:
-            partitions[key] = [None] * padding + [list(point)]
-    return {"times": (times + [time_s])[-size:], "partitions": partitions}
-
-
-def _since_rewind(points: list[tuple[float, int, int]]) -> list[tuple[float, int, int]]:
+def _since_rewind(committed: list[int]) -> int:
+    """Index of the first point after the committed offset last moved backwards (a reset), 0 when it never did."""
+    if committed == sorted(committed):
+        return 0
     start = 0
-    for i in range(1, len(points)):
-        if points[i][1] < points[i - 1][1]:
+    for i in range(1, len(committed)):
+        if committed[i] < committed[i - 1]:
             start = i
-    return points[start:]
+    return start
 
 
-def _minutes(seconds: float) -> str:
+def minutes_text(seconds: float) -> str:
     return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
-
-
-def _blocked(points: list[tuple]) -> bool:
-    """At the last stable offset with more log beyond it, and not moving since the sample before."""
-    newest, before = points[-1], points[-2]
-    if len(newest) < 4 or newest[3] is None:
-        return False
-    _, committed, end, stable = newest[:4]
-    return committed == stable < end and before[1] == committed
 
 
 def partition_verdict(key: str, points: list[tuple], *, has_members: bool,
                       last_commit_s: float | None, now_s: float) -> PartitionVerdict | None:
     """points: (time, committed, end[, last stable offset]), oldest first. None while there are too few samples."""
-    points = _since_rewind(points)
-    if len(points) < MIN_SAMPLES:
+    stables = [p[3] if len(p) > 3 and p[3] is not None else NONE for p in points]
+    return columns_verdict(key, [p[0] for p in points], [p[1] for p in points], [p[2] for p in points], stables,
+                           has_members=has_members, last_commit_s=last_commit_s, now_s=now_s)
+
+
+def columns_verdict(key: str, times: list[float], committed: list[int], ends: list[int], stables: list[int], *,
+                    has_members: bool, last_commit_s: float | None, now_s: float) -> PartitionVerdict | None:
+    """partition_verdict over columns (a stable of NONE is unknown): what a sweep runs for every partition."""
+    start = _since_rewind(committed)
+    if start:
+        times, committed, ends, stables = times[start:], committed[start:], ends[start:], stables[start:]
+    if len(committed) < MIN_SAMPLES:
         return None
-    lags = [max(0, p[2] - p[1]) for p in points]
-    if _blocked(points):
-        committed, end = points[-1][1], points[-1][2]
-        return PartitionVerdict(key, BLOCKED, f"{key}: waiting at the last stable offset {committed:,} behind an "
-                                              f"open transaction ({end - committed:,} offsets held back)", lags[-1])
-    span = points[-1][0] - points[0][0]
+    lags = [lag if lag > 0 else 0 for lag in map(sub, ends, committed)]
+    newest_committed, newest_lag = committed[-1], lags[-1]
+    stable = stables[-1]
+    # Blocked: at the last stable offset with more log beyond it, and not moving since the sample before.
+    if stable != NONE and newest_committed == stable < ends[-1] and committed[-2] == newest_committed:
+        return PartitionVerdict(key, BLOCKED, f"{key}: waiting at the last stable offset {newest_committed:,} behind "
+                                              f"an open transaction ({ends[-1] - newest_committed:,} offsets held back)",
+                                newest_lag)
+    span = times[-1] - times[0]
     if min(lags) == 0:
-        return PartitionVerdict(key, OK, "caught up in the window", lags[-1])
-    if points[-1][1] == points[0][1]:
+        return PartitionVerdict(key, OK, "caught up in the window", newest_lag)
+    if newest_committed == committed[0]:
         # The recorder's commit time says best whether anyone still commits (a group that only assign()s, like
         # Spark or Flink, has no members yet commits); without it, no members means nobody does.
         stopped = now_s - last_commit_s > span if last_commit_s is not None else not has_members
         if stopped:
-            why = f"no commit for {_minutes(now_s - last_commit_s)}" if last_commit_s is not None else "no members"
-            return PartitionVerdict(key, STOP, f"{key}: {why}, committed offset {points[-1][1]:,} with lag "
-                                               f"{lags[-1]:,}", lags[-1])
-        return PartitionVerdict(key, ERR, f"{key}: committed offset {points[-1][1]:,} has not moved for "
-                                          f"{_minutes(span)} with lag {lags[-1]:,}", lags[-1])
-    falling_behind = all(b >= a for a, b in zip(lags, lags[1:])) and lags[-1] > lags[0]
+            why = f"no commit for {minutes_text(now_s - last_commit_s)}" if last_commit_s is not None else "no members"
+            return PartitionVerdict(key, STOP, f"{key}: {why}, committed offset {newest_committed:,} with lag "
+                                               f"{newest_lag:,}", newest_lag)
+        return PartitionVerdict(key, ERR, f"{key}: committed offset {newest_committed:,} has not moved for "
+                                          f"{minutes_text(span)} with lag {newest_lag:,}", newest_lag)
+    falling_behind = lags == sorted(lags) and newest_lag > lags[0]
     if falling_behind:
-        return PartitionVerdict(key, WARN, f"{key}: lag grew from {lags[0]:,} to {lags[-1]:,} over "
-                                           f"{_minutes(span)} while committing", lags[-1])
-    return PartitionVerdict(key, OK, "consuming", lags[-1])
+        return PartitionVerdict(key, WARN, f"{key}: lag grew from {lags[0]:,} to {newest_lag:,} over "
+                                           f"{minutes_text(span)} while committing", newest_lag)
+    return PartitionVerdict(key, OK, "consuming", newest_lag)
 
 
-def group_verdict(window: dict, *, has_members: bool, last_commit_s: float | None, now_s: float) -> GroupVerdict:
+def group_verdict(window: LagWindow, *, has_members: bool, last_commit_s: float | None,
+                  now_s: float) -> GroupVerdict:
     """The worst partition verdict of the group's window; ties go to the partition with the most lag."""
-    times = window.get("times", [])
     verdicts = []
-    for key, series in window.get("partitions", {}).items():
-        offset = len(times) - len(series)
-        points = [(times[offset + i], *v) for i, v in enumerate(series) if v is not None]
-        verdict = partition_verdict(key, points, has_members=has_members, last_commit_s=last_commit_s, now_s=now_s)
+    for k, key in enumerate(window.keys):
+        verdict = columns_verdict(key, *window.columns(k), has_members=has_members, last_commit_s=last_commit_s,
+                                  now_s=now_s)
         if verdict is not None:
             verdicts.append(verdict)
     if not verdicts:
-        return GroupVerdict("", "collecting samples" if window.get("partitions") else "no committed offsets")
+        return GroupVerdict("", "collecting samples" if window.keys else "no committed offsets")
     worst = max(verdicts, key=lambda v: (SEVERITY[v.status], v.lag))
     bad = {v.key: v.status for v in verdicts if v.status != OK}
     if worst.status == OK:
@@ -129,15 +118,3 @@ def group_verdict(window: dict, *, has_members: bool, last_commit_s: float | Non
     others = len(bad) - 1
     reason = worst.reason + (f" (and {others} more partition{'s' if others != 1 else ''} not OK)" if others else "")
     return GroupVerdict(worst.status, reason, bad)
-
-
-def window_totals(window: dict) -> list[int | None]:
-    """Total lag at each sample of the window (for a sparkline)."""
-    times = window.get("times", [])
-    totals: list[int | None] = [None] * len(times)
-    for series in window.get("partitions", {}).values():
-        offset = len(times) - len(series)
-        for i, v in enumerate(series):
-            if v is not None:
-                totals[offset + i] = (totals[offset + i] or 0) + max(0, v[1] - v[0])
-    return totals

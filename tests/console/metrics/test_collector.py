@@ -15,6 +15,7 @@ from console.audit.actor import Actor
 from console.audit.services import audit_record
 from offsets.history.recorder import OFFSETS_TOPIC, record_from_topic
 from offsets.lag.sampler import lag_sample
+from offsets.lag.window import LagWindow
 from offsets.models import GroupGeneration, GroupLagStatus, LagSample, LagSweep, RecorderPosition, RecorderStatus
 from sparkjobs.models import ReplayJob
 
@@ -172,7 +173,9 @@ def test_queries_do_not_grow_with_groups(scrape):
         cluster = f"c{groups}"
         _samples(cluster, T2, {(f"g{i}", t): i for i in range(groups) for t in ("a", "b")})
         GroupLagStatus.objects.bulk_create([GroupLagStatus(cluster=cluster, group=f"g{i}", status="OK",
-                                                           window={"times": [1], "partitions": {"a-0": [[0, i]]}})
+                                                           window=LagWindow.from_dict(
+                                                               {"times": [1], "partitions": {"a-0": [[0, i]]}}
+                                                           ).to_bytes())
                                             for i in range(groups)])
         GroupGeneration.objects.bulk_create([GroupGeneration(cluster=cluster, group=f"g{i}", protocol="classic",
                                                              generation=1, time=T1) for i in range(groups)])

@@ -39,7 +39,7 @@ def test_a_sweep_stores_exact_lag_per_group_and_topic(local_cluster, topic_facto
     status = GroupLagStatus.objects.get(cluster="local", group=group)
     assert status.status == "" and status.reason == "collecting samples"
     # committed, log end, last stable offset
-    assert status.window["partitions"] == {f"{orders}-0": [[3, 10, 10]], f"{orders}-1": [[4, 4, 4]],
+    assert status.lag_window.as_dict()["partitions"] == {f"{orders}-0": [[3, 10, 10]], f"{orders}-1": [[4, 4, 4]],
                                            f"{audit}-0": [[0, 5, 5]]}
     assert status.totals == [12]
     sweep = LagSweep.objects.get(cluster="local")

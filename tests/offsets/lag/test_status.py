@@ -6,9 +6,8 @@ from offsets.lag.status import (
     WARN,
     group_verdict,
     partition_verdict,
-    window_append,
-    window_totals,
 )
+from offsets.lag.window import LagWindow
 
 NOW = 10_000.0
 
@@ -77,21 +76,20 @@ def test_a_reset_backwards_restarts_the_window():
 
 
 def window_of(*samples, size=10):
-    window = {}
+    window = LagWindow()
     for i, observed in enumerate(samples):
-        window = window_append(window, NOW - 30 * (len(samples) - 1 - i), observed, size)
+        window = window.append(NOW - 30 * (len(samples) - 1 - i), observed, size)
     return window
 
 
 def test_window_keeps_the_newest_samples_and_aligns_partitions_that_appear_late():
     window = window_of({"a-0": (1, 2)}, {"a-0": (2, 3)}, {"a-0": (3, 4), "a-1": (0, 9)}, size=2)
-    assert window["times"] == [NOW - 30, NOW]
-    assert window["partitions"] == {"a-0": [[2, 3], [3, 4]], "a-1": [None, [0, 9]]}
+    assert window.as_dict() == {"times": [NOW - 30, NOW], "partitions": {"a-0": [[2, 3], [3, 4]], "a-1": [None, [0, 9]]}}
 
 
 def test_partitions_missing_from_the_whole_window_are_dropped():
     window = window_of({"a-0": (1, 2)}, {}, {}, size=2)
-    assert window["partitions"] == {}
+    assert window.as_dict()["partitions"] == {}
 
 
 def test_group_takes_the_worst_partition_and_names_the_others():
@@ -118,7 +116,7 @@ def test_group_collecting_and_group_without_commits():
 
 def test_window_totals_sum_partitions_per_sample():
     window = window_of({"a-0": (0, 4)}, {"a-0": (2, 4), "a-1": (1, 9)}, {})
-    assert window_totals(window) == [4, 10, None]
+    assert window.totals() == [4, 10, None]
 
 
 def blocked_points(*triples, step=30.0):
@@ -146,10 +144,10 @@ def test_a_reader_passing_the_last_stable_offset_is_not_blocked():
 def test_a_blocked_partition_is_worse_than_warn_and_better_than_a_stall():
     from offsets.lag.status import BLOCKED
 
-    window = {}
+    window = LagWindow()
     for i, sample in enumerate([{"a-0": (40, 50, 40), "a-1": (0, 100, 100), "a-2": (0, 100, 100)},
                                 {"a-0": (40, 60, 40), "a-1": (10, 150, 150), "a-2": (0, 110, 110)},
                                 {"a-0": (40, 70, 40), "a-1": (20, 200, 200), "a-2": (0, 120, 120)}]):
-        window = window_append(window, NOW - 30 * (2 - i), sample, 10)
+        window = window.append(NOW - 30 * (2 - i), sample, 10)
     verdict_now = group_verdict(window, has_members=True, last_commit_s=None, now_s=NOW)
     assert verdict_now.status == ERR and verdict_now.partitions == {"a-0": BLOCKED, "a-1": WARN, "a-2": ERR}

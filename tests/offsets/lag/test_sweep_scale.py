@@ -100,11 +100,11 @@ def test_a_sweep_over_hundreds_of_groups_in_small_windows_stores_every_group(loc
     assert (sweep.groups, sweep.skipped_groups, sweep.skipped_reason) == (result.groups, 0, "")
 
     # A second sweep updates the same status rows in place (their windows grow) and drops a group that is gone.
-    GroupLagStatus.objects.create(cluster="local", group=f"{prefix}-deleted-meanwhile", window={}, totals=[3])
+    GroupLagStatus.objects.create(cluster="local", group=f"{prefix}-deleted-meanwhile", totals=[3])
     lag_sample(cluster="local", now=T1 + timedelta(seconds=30), budget_s=600)
     statuses = GroupLagStatus.objects.filter(cluster="local", group__startswith=prefix)
     assert statuses.count() == 300
-    assert all(len(s.window["times"]) == 2 for s in statuses)
+    assert all(len(s.lag_window.times) == 2 for s in statuses)
     page = client_for(viewer).get("/clusters/local/groups/").content.decode()
     assert 'id="sampler-skipped"' not in page
 
@@ -136,7 +136,7 @@ def test_a_sweep_out_of_time_samples_the_most_lagging_groups_first_and_says_what
     statuses = {s.group: s for s in GroupLagStatus.objects.filter(cluster="local", group__startswith=prefix)}
     assert len(statuses) == len(hot) + len(quiet)  # the skipped keep their status from the sweep before
     assert {g for g, s in statuses.items() if s.sampled_at == T1 + timedelta(seconds=30)} == set(hot)
-    assert all(statuses[g].sampled_at == T1 and len(statuses[g].window["times"]) == 1 for g in quiet)
+    assert all(statuses[g].sampled_at == T1 and len(statuses[g].lag_window.times) == 1 for g in quiet)
 
     sweep = LagSweep.objects.get(cluster="local")
     assert sweep.last_ok_at == T1 + timedelta(seconds=30) and sweep.last_error == ""
@@ -152,7 +152,7 @@ def test_a_sweep_out_of_time_samples_the_most_lagging_groups_first_and_says_what
     third = lag_sample(cluster="local", now=T1 + timedelta(seconds=60), budget_s=600)
     assert third.skipped == 0
     assert LagSweep.objects.get(cluster="local").skipped_groups == 0
-    assert all(len(s.window["times"]) == 2 for s in GroupLagStatus.objects.filter(group__in=quiet))
+    assert all(len(s.lag_window.times) == 2 for s in GroupLagStatus.objects.filter(group__in=quiet))
 
 
 def test_a_batch_is_stored_while_the_next_is_asked(local_cluster, kafka_node, topic_factory, produce, commit,

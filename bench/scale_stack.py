@@ -368,7 +368,8 @@ class Profiles:
 def summarise_collapsed(path: Path, top: int = 10) -> list[str]:
     """From py-spy's collapsed stacks: the functions with the most samples at the top of the stack (self), and the
     console's own functions with the most samples anywhere in the stack (inclusive: which of its work it was)."""
-    own_root = str(ROOT)
+    own = tuple(f"({name}/" for name in ("console", "offsets", "topics", "records", "access", "alerts",
+                                            "replication", "transactions", "sparkjobs", "bench"))
     leaves: dict[str, int] = {}
     inclusive: dict[str, int] = {}
     total = 0
@@ -381,13 +382,13 @@ def summarise_collapsed(path: Path, top: int = 10) -> list[str]:
         frames = stack.split(";")
         leaves[frames[-1]] = leaves.get(frames[-1], 0) + int(n)
         for frame in set(frames):
-            if own_root in frame and "/.venv/" not in frame:
+            if any(marker in frame for marker in own):  # py-spy names frames by module path
                 inclusive[frame] = inclusive.get(frame, 0) + int(n)
         total += int(n)
     if not total:
         return ["  (no samples)"]
 
     def ranked(counts: dict[str, int]) -> list[str]:
-        return [f"    {n / total:6.1%}  {frame.replace(own_root + '/', '')[:150]}"
+        return [f"    {n / total:6.1%}  {frame[:150]}"
                 for frame, n in sorted(counts.items(), key=lambda item: -item[1])[:top]]
     return [f"  {total} samples; self:", *ranked(leaves), "  the console's functions, inclusive:", *ranked(inclusive)]

@@ -12,11 +12,11 @@ from django.conf import settings
 from django.db import connections
 
 from console.clusters.selectors import cluster_admin
-from console.errors import ConsoleError
 from console.kafka.errors import MSG_GROUP_NOT_FOUND, GroupNotFound, KafkaGatewayError
 from console.kafka.types import EARLIEST, LATEST, STABLE, GroupDescription, GroupListing, PartitionRef
 from console.shared_table import Snapshot, connection_version
 from offsets import group_table
+from offsets.group_listing import OTHER_TYPES, groups_of_every_type_of
 from offsets.lag.selectors import group_status_briefs
 
 log = logging.getLogger(__name__)
@@ -37,31 +37,10 @@ def group_listings(cluster: str) -> list[GroupListing]:
     return cluster_admin(cluster).list_groups()
 
 
-OTHER_TYPES = ("share", "streams")
-
-
 def groups_of_every_type(cluster: str) -> tuple[list[GroupListing], str]:
-    """Consumer groups, then Kafka 4's share and streams groups (Kafka's own ListGroups, through the Java client):
-    the listings and, if the second list could not be read, why (the consumer groups are still shown)."""
-    return _groups_of_every_type(cluster_admin(cluster))
-
-
-def _groups_of_every_type(admin) -> tuple[list[GroupListing], str]:
-    # Both lists are asked at once (librdkafka's and the Java client's, side by side in the cluster's client
-    # process): with tens of thousands of groups each takes a noticeable part of the page.
-    pool = ThreadPoolExecutor(max_workers=1)
-    try:
-        every_type = pool.submit(admin.list_groups_of_every_type)
-        consumer = admin.list_groups()  # a cluster that does not answer fails here, without waiting for the other
-        try:
-            others = [g for g in every_type.result() if g.group_type in OTHER_TYPES]
-        except KafkaGatewayError as exc:
-            return consumer, f"Share and streams groups could not be listed: {exc.message}"
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)
-    known = {g.group_id for g in consumer}
-    merged = consumer + [g for g in others if g.group_id not in known]
-    return sorted(merged, key=lambda g: g.group_id), ""
+    """Consumer, share and streams groups in one listing (offsets/group_listing.py) and, if only the consumer
+    groups could be listed, why."""
+    return groups_of_every_type_of(cluster_admin(cluster))
 
 
 def group_rows(cluster: str, listings: Sequence[GroupListing] | None = None) -> list[GroupRow]:
@@ -185,18 +164,14 @@ def group_snapshot_refresh(cluster: str, *, wait_s: float = 0.0, unless_younger_
     return group_table.TABLE.refresh(cluster, version, lambda: _build_group_table(admin), wait_s=wait_s)
 
 
-def group_snapshots_refresh(names: list[str]) -> dict[str, str]:
-    """After a lag sweep: each cluster's list rebuilt with the statuses the sweep just stored. A cluster that
-    does not answer keeps the list it had."""
-    outcome = {}
-    for name in names:
-        try:
-            fresh = group_snapshot_refresh(name)
-            outcome[name] = "being rebuilt elsewhere" if fresh is None else f"{len(fresh.rows)} groups"
-        except (KafkaGatewayError, ConsoleError) as exc:
-            log.warning("The groups list of %s keeps its last snapshot: %s", name, exc.message)
-            outcome[name] = f"failed: {exc.message}"
-    return outcome
+def group_snapshot_from_listing(cluster: str, listings: list[GroupListing], problem: str,
+                                taken_at: float) -> Snapshot | None:
+    """After a lag sweep: the cluster's list rebuilt from the listing the sweep made (no ListGroups of its own)
+    and the statuses the sweep just stored. None when another process is rebuilding it."""
+    version = connection_version(cluster_admin(cluster).connection)
+    return group_table.TABLE.refresh(cluster, version, lambda: Snapshot(
+        rows=group_table.entries(listings, group_status_briefs(cluster)), taken_at=taken_at,
+        complete=not problem, note=problem))
 
 
 def _patient(admin):
@@ -210,7 +185,7 @@ def _build_group_table(admin) -> Snapshot:
     query): a row each. Share and streams groups that could not be listed make the snapshot incomplete, and
     the page says why."""
     taken_at = time.time()
-    listings, problem = _groups_of_every_type(admin)
+    listings, problem = groups_of_every_type_of(admin)
     rows = group_table.entries(listings, group_status_briefs(admin.cluster))
     return Snapshot(rows=rows, taken_at=taken_at, complete=not problem, note=problem)
 

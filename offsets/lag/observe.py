@@ -20,6 +20,7 @@ from console.errors import ConsoleError
 from console.kafka.admin import KafkaAdmin
 from console.kafka.errors import ClusterUnavailable, KafkaGatewayError
 from console.kafka.types import LATEST, STABLE, GroupListing, PartitionRef
+from offsets.group_listing import groups_of_every_type_of
 from offsets.lag.priority import PreviousSample, sweep_order
 
 log = logging.getLogger(__name__)
@@ -35,9 +36,13 @@ FETCH_SHARE = 0.6
 
 @dataclass(frozen=True)
 class Listed:
-    """First of a sweep's parts: every group the cluster listed."""
+    """First of a sweep's parts: every group the cluster listed, of every type (share groups commit no offsets,
+    so the sweep asks for the others only), and why only the consumer groups, if so. The groups list is rebuilt
+    from it after the sweep, without listing again."""
 
     listings: list[GroupListing]
+    problem: str = ""
+    taken_at: float = 0.0  # epoch seconds
 
 
 @dataclass(frozen=True)
@@ -74,19 +79,19 @@ Part = Listed | Asked | Finished | Failed
 
 
 def ask(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: float, hand_over) -> None:
-    """ListGroups, then for the groups in sweep_order, SWEEP_GROUPS_PER_CALL at a time until the budget's asking
+    """One ListGroups of every type, then for the groups in sweep_order, SWEEP_GROUPS_PER_CALL at a time until the budget's asking
     share is spent: OffsetFetch, and ListOffsets (latest and last stable) for the partitions not yet known,
     SWEEP_PARTITIONS_PER_CALL at a time; the next batch's OffsetFetch is sent while this one's ListOffsets are.
     Each batch is handed over as soon as it is complete. The first batch is always asked, so a sweep samples
     something however short its budget; an error there fails the sweep, an error later ends it with the rest
     skipped."""
     started = time.monotonic()
-    listings = admin.list_groups()
-    streams = _streams_groups(admin, {g.group_id for g in listings})
-    listings = listings + streams
-    hand_over(Listed(listings))
-    streams_ids = {g.group_id for g in streams}
-    order = sweep_order([g.group_id for g in listings], previous)
+    taken_at = time.time()
+    listings, problem = groups_of_every_type_of(admin)
+    hand_over(Listed(listings, problem, taken_at))
+    sampled = [g for g in listings if g.group_type != "share"]
+    streams_ids = {g.group_id for g in sampled if g.group_type == "streams"}
+    order = sweep_order([g.group_id for g in sampled], previous)
     ends: dict[PartitionRef, int] = {}
     stables: dict[PartitionRef, int] = {}
     skipped: list[str] = []
@@ -160,16 +165,6 @@ def _fetch_committed(admin: KafkaAdmin, chunk: list[str], streams_ids: set[str],
     streams = [g for g in chunk if g in streams_ids]
     if streams:
         into.update(admin.streams_group_offsets(streams))
-
-
-def _streams_groups(admin: KafkaAdmin, known: set[str]) -> list:
-    """Streams groups commit offsets as consumer groups do, so their lag and status follow the same rules. Kafka's
-    Java client lists them; if it cannot, the consumer groups are still sampled."""
-    try:
-        return [g for g in admin.list_groups_of_every_type() if g.group_type == "streams" and g.group_id not in known]
-    except KafkaGatewayError as exc:
-        log.info("Streams groups of %s not sampled: %s", admin.cluster, exc.message)
-        return []
 
 
 class Sweeps:

@@ -47,11 +47,12 @@ MSG_SKIPPED_ERROR = ("{skipped:,} of {listed:,} groups not sampled: the cluster 
 
 @dataclass(frozen=True)
 class SweepResult:
-    groups: int  # listed; all but `skipped` of them sampled
+    groups: int  # listed (but share groups, which commit no offsets); all but `skipped` of them sampled
     partitions: int
     duration_ms: int  # asking, and the storing that did not overlap it
     skipped: int = 0
     asked_ms: int = 0  # asking Kafka alone
+    listed: Listed | None = None  # every group the sweep listed, of every type, for the groups list
 
 
 def _previous_samples(cluster: str) -> dict[str, PreviousSample]:
@@ -91,6 +92,7 @@ def lag_sample(*, cluster: str, now: datetime | None = None, budget_s: float | N
 
 def _store_parts(cluster: str, now: datetime, parts) -> SweepResult:
     listed: dict[str, GroupListing] = {}
+    listing: Listed | None = None
     size = settings.LAG_STATUS_WINDOW
     last_commits = _trusted_last_commits(cluster, now, size * settings.LAG_SAMPLE_INTERVAL_S)
     partitions = 0
@@ -105,7 +107,8 @@ def _store_parts(cluster: str, now: datetime, parts) -> SweepResult:
             break
         storing_from = time.monotonic()
         if isinstance(part, Listed):
-            listed = _storable(cluster, part.listings)
+            listing = part
+            listed = _storable(cluster, [g for g in part.listings if g.group_type != "share"])
             continue
         batch = [listed[g] for g in part.groups if g in listed]
         for start in range(0, len(batch), STORE_BATCH):
@@ -129,7 +132,7 @@ def _store_parts(cluster: str, now: datetime, parts) -> SweepResult:
         "skipped_groups": len(skipped), "skipped_reason": reason,
         "skipped_sample": skipped[:SKIPPED_NAMES_KEPT]})
     return SweepResult(groups=len(listed), partitions=partitions, duration_ms=duration_ms, skipped=len(skipped),
-                       asked_ms=int(finished.asked_s * 1000))
+                       asked_ms=int(finished.asked_s * 1000), listed=listing)
 
 
 def _storable(cluster: str, listings: list[GroupListing]) -> dict[str, GroupListing]:
@@ -233,9 +236,10 @@ def lag_prune(*, now: datetime | None = None) -> int:
     return deleted
 
 
-def lag_sample_all() -> dict[str, str]:
+def lag_sample_all(on_swept=None) -> dict[str, str]:
     """What the beat task runs: a sweep and a rollup of every registered cluster (one down cluster does not stop
-    the others), then pruning. Returns how each cluster went."""
+    the others), then pruning. Returns how each cluster went. `on_swept(cluster, result)` runs after each
+    cluster's sweep is stored (the task rebuilds the cluster's groups list from it)."""
     outcome = {}
     names = list(Cluster.objects.order_by("name").values_list("name", flat=True))
     now = datetime.now(UTC)
@@ -244,6 +248,8 @@ def lag_sample_all() -> dict[str, str]:
         for name in names:
             try:
                 result = lag_sample(cluster=name, now=now, sweeps=sweeps)
+                if on_swept is not None:
+                    on_swept(name, result)
                 lag_rollup(cluster=name)
                 outcome[name] = f"{result.groups} groups, {result.partitions} partitions in {result.duration_ms} ms" + (
                     f", {result.skipped} groups skipped" if result.skipped else "")

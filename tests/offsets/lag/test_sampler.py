@@ -121,7 +121,7 @@ def test_a_sweep_makes_the_same_few_calls_whatever_the_number_of_groups(local_cl
     calls: dict[str, int] = {}
     for owner, name in ((AdminClient, "list_consumer_groups"), (AdminClient, "list_consumer_group_offsets"),
                         (AdminClient, "list_offsets"), (AdminClient, "describe_consumer_groups"),
-                        (KafkaAdmin, "group_offsets_batched")):
+                        (KafkaAdmin, "group_offsets_batched"), (KafkaAdmin, "list_groups_of_every_type")):
         original = getattr(owner, name)
 
         def spy(self, *args, _name=name, _original=original, **kwargs):  # counts, then asks the real broker
@@ -130,9 +130,11 @@ def test_a_sweep_makes_the_same_few_calls_whatever_the_number_of_groups(local_cl
 
         monkeypatch.setattr(owner, name, spy)
     result = sweep_at(0)
-    # One ListGroups; OffsetFetch for every group in one call (the Java Admin's multi-group request, one per
-    # coordinator); ListOffsets twice, sent together: the log end and read_committed's last stable offset.
-    assert calls["list_consumer_groups"] == 1 and calls["list_offsets"] == 2
+    # One ListGroups of every type (the Java Admin's; librdkafka's is only its fallback); OffsetFetch for every
+    # group in one call (the Java Admin's multi-group request, one per coordinator); ListOffsets twice, sent
+    # together: the log end and read_committed's last stable offset.
+    assert calls["list_groups_of_every_type"] == 1 and "list_consumer_groups" not in calls
+    assert calls["list_offsets"] == 2
     assert calls["group_offsets_batched"] == 1 and result.groups >= 12
     assert "list_consumer_group_offsets" not in calls
     assert "describe_consumer_groups" not in calls

@@ -366,6 +366,13 @@ TOPIC_LIST_CACHE_S = env.float("TOPIC_LIST_CACHE_S", default=15.0)
 # rebuild may take TOPIC_SNAPSHOT_TIMEOUT_S (a page's take KAFKA_REQUEST_TIMEOUT_S), and its offsets are read
 # TOPIC_SNAPSHOT_WINDOW partitions per leader at a time.
 TOPIC_SNAPSHOT_INTERVAL_S = env.float("TOPIC_SNAPSHOT_INTERVAL_S", default=15.0)
+# Sizes on disk (DescribeLogDirs of every broker, topics/disk.py) change slowly and cost the most to read: they are
+# read again when the topic table's beat run finds them this old.
+DISK_SNAPSHOT_INTERVAL_S = env.float("DISK_SNAPSHOT_INTERVAL_S", default=60.0)
+# A shared table (topics, sizes, groups) is rebuilt no more often than its last build took divided by this share:
+# at 40,000 partitions a topic table takes seconds of the brokers' and the client process's time to build, so on a
+# big cluster the list is refreshed less often (the page says how old it is) instead of taking the pages' CPU.
+SNAPSHOT_REBUILD_SHARE = env.float("SNAPSHOT_REBUILD_SHARE", default=0.1)
 TOPIC_SNAPSHOT_TIMEOUT_S = env.float("TOPIC_SNAPSHOT_TIMEOUT_S", default=30.0)
 TOPIC_SNAPSHOT_LOCK_S = env.float("TOPIC_SNAPSHOT_LOCK_S", default=10 * TOPIC_SNAPSHOT_TIMEOUT_S)
 TOPIC_SNAPSHOT_WINDOW = env.int("TOPIC_SNAPSHOT_WINDOW", default=2000)

@@ -26,6 +26,7 @@ import threading
 import time
 import zlib
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import redis
@@ -41,6 +42,7 @@ from console.shared_table_stores import (  # noqa: F401
 log = logging.getLogger(__name__)
 
 _REQUEST_EVERY_S = 1.0  # a process starts at most one background rebuild per table and cluster this often
+_DUE_SLACK_S = 1.0  # beat's runs drift by a little: a snapshot due within this much is rebuilt on this run
 
 
 _tables: list[SharedTable] = []
@@ -83,7 +85,7 @@ class SharedTable:
     def encode(self, snapshot: Snapshot, version: str) -> bytes:
         """One zlib-compressed JSON document, a row as a list (a few tens of bytes a row once compressed)."""
         document = {"format": self.format, "version": version, "taken_at": snapshot.taken_at,
-                    "complete": snapshot.complete, "note": snapshot.note,
+                    "complete": snapshot.complete, "note": snapshot.note, "build_s": snapshot.build_s,
                     "rows": [self.row_out(r) for r in snapshot.rows]}
         return zlib.compress(json.dumps(document, separators=(",", ":")).encode(), 6)
 
@@ -97,7 +99,8 @@ class SharedTable:
                 return None
             rows = [self.row_in(values) for values in document["rows"]]
         return document["version"], Snapshot(rows=rows, taken_at=document["taken_at"],
-                                             complete=document["complete"], note=document.get("note", ""))
+                                             complete=document["complete"], note=document.get("note", ""),
+                                             build_s=document.get("build_s", 0.0))
 
     def with_changes(self, snapshot: Snapshot, changes: Changes) -> Snapshot:
         """Pure: the snapshot with the console's own later changes laid over it (None: the row was removed)."""
@@ -112,7 +115,7 @@ class SharedTable:
                 rows[key] = row
         complete = snapshot.complete and all(self.row_complete(r) for r in recent.values() if r is not None)
         return Snapshot(rows=sorted(rows.values(), key=self.key), taken_at=snapshot.taken_at, complete=complete,
-                        shared=snapshot.shared, note=snapshot.note)
+                        shared=snapshot.shared, note=snapshot.note, build_s=snapshot.build_s)
 
     def change_out(self, at: float, row: Any | None) -> str:
         return json.dumps({"at": at, "row": None if row is None else self.row_out(row)}, separators=(",", ":"))
@@ -168,7 +171,8 @@ class SharedTable:
             except redis.RedisError as exc:
                 raise StoreDown(str(exc)) from exc
             try:
-                fresh = build()
+                started = time.monotonic()
+                fresh = replace(build(), build_s=time.monotonic() - started)
                 try:
                     store.write(cluster, version, fresh)
                 except StoreDown as exc:  # built at some cost: serve it from this process rather than build again
@@ -203,11 +207,25 @@ class SharedTable:
             self._threads[cluster] = thread
             thread.start()
 
+    def due_after(self, snapshot: Snapshot) -> float:
+        """How old the cluster's snapshot is let grow before its background job rebuilds it: the table's interval,
+        or REBUILD_SHARE's inverse times its last build, whichever is longer. On a big cluster a rebuild takes
+        seconds of the brokers' and the client process's time; this keeps a table's rebuilds to a bounded share of
+        the machine whatever the cluster's size (the pages say how old the list is)."""
+        if not snapshot.complete:  # part of the cluster could not be read: try again at the usual pace
+            return self.interval_s()
+        return max(self.interval_s(), snapshot.build_s / settings.SNAPSHOT_REBUILD_SHARE)
+
+    def due(self, cluster: str, version: str) -> bool:
+        """Whether the background job should rebuild the cluster's snapshot now."""
+        found = self.read(cluster, version)
+        return found is None or found.age_s >= self.due_after(found) - _DUE_SLACK_S
+
     def stale_after(self, snapshot: Snapshot) -> float:
         """How old a snapshot may be before a page starts a rebuild itself: the background job keeps shared ones
         fresh, so only a missed run (no worker, no beat) counts; this process's own snapshot has nobody else to
         rebuild it."""
-        interval = self.interval_s()
+        interval = self.due_after(snapshot)
         if not snapshot.shared:
             return interval if snapshot.complete else min(interval, 2.0)
         return 3 * interval if snapshot.complete else interval

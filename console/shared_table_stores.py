@@ -27,6 +27,7 @@ class Snapshot:
     complete: bool  # False when part of the cluster could not be read
     shared: bool = True  # False: this process's own snapshot, because Redis did not answer
     note: str = ""  # what the build could not read, for the page to say
+    build_s: float = 0.0  # how long building it took: a big cluster's tables are rebuilt less often
 
     @property
     def age_s(self) -> float:
@@ -158,7 +159,8 @@ class LocalStore:
         if found is None:
             return None
         version, snapshot = found
-        own = Snapshot(snapshot.rows, snapshot.taken_at, snapshot.complete, shared=False, note=snapshot.note)
+        own = Snapshot(snapshot.rows, snapshot.taken_at, snapshot.complete, shared=False, note=snapshot.note,
+                       build_s=snapshot.build_s)
         return version, self.table.with_changes(own, changes)
 
     def write(self, cluster: str, version: str, snapshot: Snapshot) -> None:

@@ -60,7 +60,7 @@ class DiskUsage:
 
 TABLE = shared_table.SharedTable(
     "disk", format=FORMAT, row_out=lambda r: [r.topic, r.size, r.replicas], row_in=lambda v: TopicDisk(*v),
-    key=lambda r: r.topic, interval_setting="TOPIC_SNAPSHOT_INTERVAL_S", lock_setting="TOPIC_SNAPSHOT_LOCK_S")
+    key=lambda r: r.topic, interval_setting="DISK_SNAPSHOT_INTERVAL_S", lock_setting="TOPIC_SNAPSHOT_LOCK_S")
 
 _usages: dict[str, DiskUsage] = {}  # cluster -> what was made of its newest snapshot in this process
 _usages_lock = threading.Lock()
@@ -84,11 +84,15 @@ def _usage_of(cluster: str, snapshot: Snapshot) -> DiskUsage:
     return usage
 
 
-def disk_usage_refresh(cluster: str, *, wait_s: float = 0.0) -> DiskUsage | None:
-    """Reads every broker's log dirs now and shares the answer (what the beat task runs); None when another
-    process is already reading them."""
+def disk_usage_refresh(cluster: str, *, wait_s: float = 0.0, only_when_due: bool = False) -> DiskUsage | None:
+    """Reads every broker's log dirs now and shares the answer (what the beat task runs, `only_when_due`: when the
+    shared one is older than DISK_SNAPSHOT_INTERVAL_S or its own cost allows); None when another process is
+    already reading them, or it was not due."""
     admin = background_admin(cluster)
-    fresh = TABLE.refresh(cluster, connection_version(admin.connection), lambda: _build(admin), wait_s=wait_s)
+    version = connection_version(admin.connection)
+    if only_when_due and not TABLE.due(cluster, version):
+        return None
+    fresh = TABLE.refresh(cluster, version, lambda: _build(admin), wait_s=wait_s)
     return None if fresh is None else _usage_of(cluster, fresh)
 
 
@@ -110,26 +114,14 @@ def forget(cluster: str) -> None:
     TABLE.invalidate(cluster)
     with _usages_lock:
         _usages.pop(cluster, None)
-        _sized.pop(cluster, None)
 
 
-_sized: dict[str, tuple[list, float, list]] = {}  # cluster -> (rows given, usage's taken_at, rows with sizes)
-
-
-def with_sizes(cluster: str, rows: list) -> list:
-    """Topic rows with `size_bytes` filled in where the usage is known; made once per process for the same rows
-    and usage (10,000 rows copied on every request were a noticeable part of the list page)."""
-    usage = disk_usage(cluster)
+def with_sizes(rows: list, usage: DiskUsage | None) -> list:
+    """The rows (a page's, not the whole table's: copying 10,000 rows per request was most of the list page) with
+    `size_bytes` filled in where the usage is known."""
     if usage is None:
         return rows
-    with _usages_lock:
-        known = _sized.get(cluster)
-    if known is not None and known[0] is rows and known[1] == usage.taken_at:
-        return known[2]
-    sized = [replace(r, size_bytes=usage.by_topic.get(r.name, 0)) for r in rows]
-    with _usages_lock:
-        _sized[cluster] = (rows, usage.taken_at, sized)
-    return sized
+    return [replace(r, size_bytes=usage.by_topic.get(r.name, 0)) for r in rows]
 
 
 def partition_refs_sizes(usage: DiskUsage | None, topic: str) -> dict[PartitionRef, dict[int, int]]:

@@ -28,8 +28,11 @@ SORT_KEYS = {
     "replication": lambda r: (r.replication_factor, r.name),
     "messages": lambda r: (-1 if r.messages is None else r.messages, r.name),
     "under_replicated": lambda r: (r.under_replicated + r.offline, r.name),
-    "size": lambda r: (-1 if r.size_bytes is None else r.size_bytes, r.name),
 }
+
+
+def _size_order(sizes: dict[str, int] | None):
+    return lambda r: (-1 if sizes is None else sizes.get(r.name, 0), r.name)
 
 
 def _version(admin) -> str:
@@ -67,11 +70,16 @@ def topic_table(cluster: str) -> list[TopicRow]:
 MSG_TABLE_BEING_BUILT = "The topic list of '{cluster}' is being built by another process; ask again in a moment."
 
 
-def topic_snapshot_refresh(cluster: str, *, wait_s: float = 0.0) -> table.Snapshot | None:
+def topic_snapshot_refresh(cluster: str, *, wait_s: float = 0.0, only_when_due: bool = False
+                           ) -> table.Snapshot | None:
     """Rebuilds the cluster's shared topic table now, with the longer bounds of a background job (what the beat
-    task runs); None when another process is already rebuilding it (after waiting up to `wait_s` for it)."""
+    task runs, `only_when_due`: when the shared one is as old as its interval or its own cost asks); None when
+    another process is already rebuilding it (after waiting up to `wait_s` for it), or it was not due."""
     admin = background_admin(cluster)
-    return table.refresh(cluster, _version(admin), lambda: _build_table(admin), wait_s=wait_s)
+    version = _version(admin)
+    if only_when_due and not table.TABLE.due(cluster, version):
+        return None
+    return table.refresh(cluster, version, lambda: _build_table(admin), wait_s=wait_s)
 
 
 def topic_snapshot_note(cluster: str, topic: str, *, deleted: bool = False, at_least_partitions: int = 0,
@@ -148,8 +156,10 @@ def _row(topic: TopicMetadata, offsets) -> TopicRow:
 
 
 def filter_topics(rows: list[TopicRow], *, query: str = "", regex: bool = False, include_internal: bool = False,
-                  sort: str = "name", descending: bool = False) -> list[TopicRow]:
-    """Pure: search by substring (case-insensitive) or regular expression, hide internal topics, sort."""
+                  sort: str = "name", descending: bool = False, sizes: dict[str, int] | None = None
+                  ) -> list[TopicRow]:
+    """Pure: search by substring (case-insensitive) or regular expression, hide internal topics, sort (by size:
+    from `sizes`, bytes per topic; None while unknown)."""
     if regex and query:
         try:
             pattern = compile_user_regex(query)
@@ -160,7 +170,8 @@ def filter_topics(rows: list[TopicRow], *, query: str = "", regex: bool = False,
         needle = query.lower()
         matches = lambda name: needle in name.lower()  # noqa: E731
     picked = [r for r in rows if (include_internal or not r.internal) and matches(r.name)]
-    return sorted(picked, key=SORT_KEYS.get(sort, SORT_KEYS["name"]), reverse=descending)
+    order = _size_order(sizes) if sort == "size" else SORT_KEYS.get(sort, SORT_KEYS["name"])
+    return sorted(picked, key=order, reverse=descending)
 
 
 def with_configs(cluster: str, rows: list[TopicRow]) -> list[TopicRow]:

@@ -16,13 +16,12 @@ def refresh_topic_snapshots() -> list[str]:
 
 @shared_task(ignore_result=False)
 def refresh_topic_snapshot(cluster: str) -> dict:
-    snapshot = topic_snapshot_refresh(cluster)
-    try:  # sizes: one DescribeLogDirs per rebuild for every process, not one per process
-        disk_usage_refresh(cluster)
-        sizes = "read"
+    snapshot = topic_snapshot_refresh(cluster, only_when_due=True)
+    try:  # sizes: one DescribeLogDirs for every process, not one per process
+        sizes = "read" if disk_usage_refresh(cluster, only_when_due=True) is not None else "not due"
     except (KafkaGatewayError, ConsoleError) as exc:  # the topic table is written; only sizes wait for the next run
         sizes = f"not read: {exc.message}"
     if snapshot is None:
-        return {"cluster": cluster, "skipped": "another process is rebuilding it", "sizes": sizes}
+        return {"cluster": cluster, "skipped": "not due, or another process is rebuilding it", "sizes": sizes}
     return {"cluster": cluster, "topics": len(snapshot.rows), "complete": snapshot.complete,
             "taken_at": snapshot.taken_at, "sizes": sizes}

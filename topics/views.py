@@ -44,14 +44,15 @@ def topic_list(request: HtmxHttpRequest, cluster: str):
         selectors.filter_topics([], query=query, regex=regex)  # a pattern that does not compile is said now
         context["building"] = MSG_TABLE_BUILDING.format(cluster=cluster)
     else:
-        table = disk.with_sizes(cluster, snapshot.rows)
+        table = snapshot.rows
+        usage = disk.disk_usage(cluster)
         rows = selectors.filter_topics(table, query=query, regex=regex, include_internal=internal, sort=sort,
-                                       descending=descending)
+                                       descending=descending, sizes=usage.by_topic if usage else None)
         page = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
-        page.object_list = selectors.with_configs(cluster, list(page.object_list))
+        page.object_list = disk.with_sizes(selectors.with_configs(cluster, list(page.object_list)), usage)
         context.update(page=page, total=len(rows), unknown_counts=sum(r.messages is None for r in table),
                        age_s=round(snapshot.age_s), not_shared=None if snapshot.shared else MSG_TABLE_NOT_SHARED,
-                       sizes_known=any(r.size_bytes is not None for r in table) or not table)
+                       sizes_known=usage is not None or not table)
     return render(request, "topics/list.html#topic-table" if request.htmx else "topics/list.html", context)
 
 

@@ -345,6 +345,8 @@ CELERY_BEAT_SCHEDULE["publish-audit-witness"] = {
     "options": {"expires": AUDIT_WITNESS_INTERVAL_S}}
 # /metrics (Prometheus) answers only scrapers that send this as a bearer token; unset, /metrics is off (404).
 METRICS_TOKEN = env("CONSOLE_METRICS_TOKEN", default="")
+# Every web process serves the same rendering of /metrics for this long (shared in Redis; 0: rendered per scrape).
+METRICS_CACHE_S = env.float("METRICS_CACHE_S", default=10.0)
 
 LOGGING = {
     "version": 1,

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
+import redis
+from django.utils import timezone
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from tests.console.metrics.conftest import TOKEN, Scrape
@@ -55,3 +59,22 @@ def test_only_get(client, settings):
     response = client.post("/metrics", headers={"Authorization": f"Bearer {TOKEN}"})
 
     assert response.status_code == 405
+
+
+@pytest.mark.kafka  # for the session's Redis, which the web processes share the rendering through
+def test_scrapes_close_together_share_one_rendering_until_it_expires(client, settings, redis_node):
+    from console.shared_table import forget_redis_state
+    from offsets.models import LagSweep
+
+    settings.METRICS_TOKEN, settings.METRICS_CACHE_S, settings.REDIS_URL = TOKEN, 1.5, redis_node.url
+    forget_redis_state()
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    redis.Redis.from_url(redis_node.url).delete("console:metrics:exposition:0")
+    LagSweep.objects.create(cluster="cache-a", groups=1, duration_ms=1000, last_ok_at=timezone.now())
+    first = client.get("/metrics", headers=headers).content.decode()
+    LagSweep.objects.create(cluster="cache-b", groups=1, duration_ms=2000, last_ok_at=timezone.now())
+    second = client.get("/metrics", headers=headers).content.decode()
+    assert 'cluster="cache-a"' in first and second == first  # within METRICS_CACHE_S: the same rendering
+    time.sleep(1.6)
+    third = client.get("/metrics", headers=headers).content.decode()
+    assert 'cluster="cache-b"' in third  # expired: rendered again with what is stored now

@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
@@ -48,7 +49,9 @@ class Listed:
 @dataclass(frozen=True)
 class Asked:
     """A batch of groups (in sweep order) with their committed offsets and the offsets of the partitions behind
-    them: the log end and read_committed's last stable offset. A partition whose leader did not answer is absent."""
+    them: the log end and read_committed's last stable offset. A partition whose leader did not answer is absent.
+    `ends` and `stables` are the sweep's own maps, which the asking goes on adding later batches' partitions to
+    (never changing or removing one): readers look partitions up in them, and never iterate over them."""
 
     groups: list[str]
     committed: dict[str, dict[PartitionRef, int]]
@@ -88,10 +91,13 @@ def ask(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: float,
     started = time.monotonic()
     taken_at = time.time()
     listings, problem = groups_of_every_type_of(admin)
+    listed_s = time.monotonic() - started
     hand_over(Listed(listings, problem, taken_at))
     sampled = [g for g in listings if g.group_type != "share"]
     streams_ids = {g.group_id for g in sampled if g.group_type == "streams"}
     order = sweep_order([g.group_id for g in sampled], previous)
+    log.debug("Lag sweep of %s: %d groups listed in %.2f s, ordered in %.2f s", admin.cluster, len(listings),
+              listed_s, time.monotonic() - started - listed_s)
     ends: dict[PartitionRef, int] = {}
     stables: dict[PartitionRef, int] = {}
     skipped: list[str] = []
@@ -117,7 +123,7 @@ def ask(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: float,
                     fetching = ahead.submit(committed_of, chunks[i + 1])
                 refs = {ref for offsets in committed.values() for ref in offsets}
                 ends_started = time.monotonic()
-                new_refs = sorted(refs - ends.keys())
+                new_refs = sorted(refs - ends.keys(), key=_topic_then_partition)
                 _fetch_ends(admin, new_refs, ends, stables)
                 log.debug("Lag sweep of %s: offsets of %d groups in %.2f s, end offsets of %d partitions in %.2f s",
                           admin.cluster, len(chunk), fetch_s, len(new_refs), time.monotonic() - ends_started)
@@ -126,8 +132,7 @@ def ask(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: float,
                     raise
                 skipped, stopped_by = order[i * SWEEP_GROUPS_PER_CALL:], exc.message
                 break
-            hand_over(Asked(chunk, committed, {ref: ends[ref] for ref in refs if ref in ends},
-                            {ref: stables[ref] for ref in refs if ref in stables}))
+            hand_over(Asked(chunk, committed, ends, stables))
             if fetching is None and i + 1 < len(chunks):
                 skipped = order[(i + 1) * SWEEP_GROUPS_PER_CALL:]
                 break
@@ -137,6 +142,9 @@ def ask(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: float,
         log.warning("Lag sweep of %s: %d of %d groups not asked (%s)", admin.cluster, len(skipped), len(order),
                     stopped_by or f"budget of {budget_s:g} s spent")
     hand_over(Finished(time.monotonic() - started, budget_s, time.monotonic(), skipped, stopped_by))
+
+
+_topic_then_partition = attrgetter("topic", "partition")  # a C-level key: PartitionRef's own order is Python code
 
 
 def _fetch_ends(admin: KafkaAdmin, refs: list[PartitionRef], ends: dict, stables: dict) -> None:

@@ -22,7 +22,10 @@ from console.connect.types import ConfigValidation
 from console.errors import Conflict, ConsoleError
 
 ACTIONS = ("pause", "resume", "stop", "restart")
-MSG_NAME = "A connector needs a name: Connect keeps it as given (leading and trailing spaces are not allowed)."
+MSG_NAME = ("A connector's name cannot be empty, start or end with a space, or hold a control character (Connect "
+            "refuses or trims those), nor hold '%', '/' or '\\': Connect would create it, but its REST server (Jetty) "
+            "refuses every path that carries one, so it could never be read, stopped or deleted again.")
+UNADDRESSABLE = ("%", "/", "\\")
 MSG_CONFIG_INVALID = "Connect refused the configuration ({count} problem(s)); nothing was created or changed: {detail}"
 MSG_CONFIG_MOVED = ("The configuration of {name} changed since the diff was shown; look at the new diff and apply "
                     "again.")
@@ -56,7 +59,8 @@ def config_fingerprint(config: dict) -> str:
 
 
 def _check_name(name: str) -> None:
-    if not name or name != name.strip():
+    if (not name or name != name.strip() or any(ch in name for ch in UNADDRESSABLE)
+            or any(ord(ch) < 32 or ord(ch) == 127 for ch in name)):
         raise ConsoleError(MSG_NAME)
 
 

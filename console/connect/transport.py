@@ -107,13 +107,14 @@ class Transport:
                 raw = response.read(MAX_BODY)
                 return response.status, self._parse(response.status, raw)
         except urllib.error.HTTPError as exc:
-            if exc.code == 409:
-                detail = _error_detail(exc)
-                # "already exists" is a 409 too, and no retry changes it.
-                if "already exists" not in detail:
-                    raise _Conflict(detail) from None
-                raise _Refusal(exc, detail) from None
-            raise
+            if exc.code not in (409, 500):
+                raise
+            detail = _error_detail(exc)
+            # Connect asks for a retry with 409 (and, while a rebalance is expected, with 500); "already exists" is
+            # a 409 too, and no retry changes it.
+            if (exc.code == 409 and "already exists" not in detail) or (exc.code == 500 and "rebalance" in detail):
+                raise _Conflict(detail) from None
+            raise _Refusal(exc, detail) from None
 
     def _headers(self, has_body: bool) -> dict[str, str]:
         headers = {"Accept": "application/json"}
@@ -178,6 +179,10 @@ class _Refusal(urllib.error.HTTPError):
         self.detail = detail
 
 
+MSG_AMBIGUOUS_PATH = ("Connect's REST server (Jetty) refuses a path holding an encoded '%', '/' or '\\' ({jetty}), so "
+                      "a connector whose name holds one cannot be read, changed or deleted through Connect's API.")
+
+
 def _error_detail(exc: urllib.error.HTTPError) -> str:
     """Connect's {"error_code": ..., "message": ...}, or the start of whatever else the body held."""
     try:
@@ -190,4 +195,7 @@ def _error_detail(exc: urllib.error.HTTPError) -> str:
         parsed = None
     if isinstance(parsed, dict) and parsed.get("message"):
         return str(parsed["message"])
-    return raw[:300].decode(errors="replace").strip() or exc.reason or f"HTTP {exc.code}"
+    text = raw[:2000].decode(errors="replace")
+    if "/badURI" in text:  # Jetty's own page for a path it will not route
+        return MSG_AMBIGUOUS_PATH.format(jetty=text.split("<title>", 1)[-1].split("</title>", 1)[0].strip())
+    return text[:300].strip() or exc.reason or f"HTTP {exc.code}"

@@ -17,7 +17,7 @@ from connect.registration import connect_client, connect_cluster_get
 from connect.selectors import declared_secrets
 from console.audit.actor import Actor
 from console.audit.services import audit_refusal, audited
-from console.connect.errors import ConnectError
+from console.connect.errors import ConnectError, ConnectNotFound
 from console.connect.types import ConfigValidation
 from console.errors import Conflict, ConsoleError
 
@@ -85,7 +85,8 @@ def connector_create(*, actor: Actor, cluster: str, connect: str, name: str, con
     with audited(actor=actor, action="connector.create", cluster=cluster, target=_target(connect, name),
                  reason=reason, params=params) as record:
         info = client.create(name, config)
-        record.after = {"config": mask_config(info.config, secrets), "type": info.type}
+        record.after = {"config": mask_config(info.config, secrets), "type": info.type,
+                        **wait_for_state(client, name, {"RUNNING", "FAILED"})}
     _note(cluster, connect, name, "CREATED", actor)
     return record.after
 
@@ -168,8 +169,14 @@ def wait_for_state(client, name: str, wanted: set[str], timeout: float = WAIT_FO
     it shows `wanted` (bounded: what it shows then is what the audit records)."""
     deadline = time.monotonic() + timeout
     while True:
-        state = _state_json(client, name)
-        if state["state"] in wanted or time.monotonic() >= deadline:
+        try:
+            state = _state_json(client, name)
+        except ConnectNotFound:  # a connector just created has no status until a worker starts it
+            state = {"state": "", "tasks": {}}
+        tasks = state["tasks"].values()
+        settled = state["state"] in wanted and all(t in wanted or t == "FAILED" for t in tasks) and (
+            state["state"] != "RUNNING" or tasks)
+        if settled or time.monotonic() >= deadline:
             return state
         time.sleep(0.25)
 

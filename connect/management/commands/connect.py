@@ -167,6 +167,7 @@ class Command(OffsetsCommands, ActorCommand):
                               f"--yes creates it.")
             return
         actor, reason = self.acting(options, role=Role.OPERATOR, reason_required=False)
+        # The service waits until Connect has started the connector, so what is printed has its tasks.
         services.connector_create(actor=actor, cluster=options["cluster"], connect=found.name, name=name,
                                   config=config, reason=reason)
         self._show_info(client, name, options, f"Created connector {name}.")

@@ -40,3 +40,39 @@ def test_its_internal_topics_live_on_the_session_broker(connect_worker, kafka_no
     topics = KafkaAdmin(ClusterConnection("t", kafka_node.bootstrap), timeout=10).list_topics()
     names = {t.name for t in topics}
     assert {"_connect-configs", "_connect-offsets", "_connect-status"} <= names
+
+
+@pytest.mark.slow
+def test_make_runs_connect_process_starts_a_worker_and_stops_on_sigterm(kafka_node, tmp_path):
+    """The Procfile's `connect` process as make run starts it (its own internal topics need a fresh cluster, so
+    this one has a group and topics of its own through a copy of the module's defaults)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    from console.devstack.kafka import free_port
+
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "console.devstack.connect", "run", "--port", str(port),
+                                "--bootstrap", kafka_node.bootstrap, "--home", str(tmp_path / "connect")],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            raise AssertionError("the connect process's worker did not answer /health within 120 s")
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/connector-plugins", timeout=5) as response:
+            assert b"FileStreamSinkConnector" in response.read()
+    finally:
+        process.send_signal(signal.SIGTERM)
+        output = process.communicate(timeout=60)[0]
+    assert process.returncode == 0, output
+    assert f"Kafka Connect starting on http://127.0.0.1:{port}" in output

@@ -9,6 +9,8 @@ MSG_UNAVAILABLE = "Kafka Connect '{name}' ({url}) did not answer within {timeout
 MSG_REBALANCING = ("Kafka Connect '{name}' is rebalancing (it answered 409 {attempts} times): try again in a few "
                    "seconds. Connect said: {detail}")
 MSG_AUTH = "Kafka Connect '{name}' refused the console's credentials (HTTP {status}): {detail}"
+MSG_TLS = ("Kafka Connect '{name}' and the console did not agree on TLS ({detail}): check the CA file, and the client "
+           "certificate and key the worker asks for.")
 MSG_NOT_FOUND = "Kafka Connect '{name}' has no {what}: {detail}"
 MSG_REFUSED = "Kafka Connect '{name}' refused the request (HTTP {status}): {detail}"
 MSG_SERVER = "Kafka Connect '{name}' failed the request (HTTP {status}): {detail}"

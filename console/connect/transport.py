@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from urllib.parse import quote, urlencode
 
 from console.connect.errors import (
-    MSG_AUTH, MSG_NOT_FOUND, MSG_NOT_JSON, MSG_REBALANCING, MSG_REFUSED, MSG_SERVER, MSG_UNAVAILABLE, ConnectAuthFailed,
+    MSG_AUTH, MSG_TLS, MSG_NOT_FOUND, MSG_NOT_JSON, MSG_REBALANCING, MSG_REFUSED, MSG_SERVER, MSG_UNAVAILABLE, ConnectAuthFailed,
     ConnectError, ConnectNotFound, ConnectRebalancing, ConnectRefused, ConnectUnavailable,
 )
 
@@ -96,7 +96,12 @@ class Transport:
             except urllib.error.HTTPError as exc:
                 raise self._refusal(exc, what) from None
             except (urllib.error.URLError, OSError, socket.timeout) as exc:
-                reason = getattr(exc, "reason", exc)
+                # An SSLError has a `reason` of its own (a word); URLError's is the error it wraps.
+                reason = exc if isinstance(exc, ssl.SSLError) else getattr(exc, "reason", exc)
+                if isinstance(reason, ssl.SSLError) and not isinstance(reason, ssl.SSLZeroReturnError):
+                    # An untrusted certificate either way, or a client certificate refused: no retry helps.
+                    raise ConnectAuthFailed(MSG_TLS.format(name=endpoint.name, detail=reason.reason or reason),
+                                            connect=endpoint.name) from None
                 self._silent(budget, str(reason) or type(reason).__name__)
 
     def _once(self, method: str, url: str, body, timeout: float) -> tuple[int, object]:

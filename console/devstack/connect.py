@@ -28,6 +28,7 @@ from console.devstack.launcher import (
     SMALL_JVM, Watched, java_command, maven_jars, start_logged, stop_process, wait_until_ready,
 )
 from console.devstack.paths import CACHE_DIR, DATA_DIR
+from console.devstack.tls import TlsFiles
 
 CONNECT_LIBS = CACHE_DIR / "kafka-connect" / "libs"
 MAIN_CLASS = "org.apache.kafka.connect.cli.ConnectDistributed"
@@ -56,6 +57,10 @@ class ConnectWorker:
     basic_auth: dict[str, str] | None = None
     # A folder whose files connectors may reference as ${file:PATH:KEY} (FileConfigProvider, limited to it).
     secrets_dir: Path | None = None
+    # An https listener beside the http one, asking every caller for a client certificate the CA signed (mTLS);
+    # its certificate is the broker's of these files (localhost, 127.0.0.1).
+    https_port: int | None = None
+    tls: TlsFiles | None = None
     # Short for tests: how long the leader waits for a worker that left before giving its tasks to the others.
     rebalance_delay_ms: int = 10_000
     libs: Path = CONNECT_LIBS
@@ -64,6 +69,10 @@ class ConnectWorker:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def https_url(self) -> str:
+        return f"https://127.0.0.1:{self.https_port}"
 
     @property
     def log_path(self) -> Path:
@@ -75,10 +84,12 @@ class ConnectWorker:
 
     def properties(self) -> str:
         prefix = self.topic_prefix
+        https = f",https://127.0.0.1:{self.https_port}" if self.tls and self.https_port else ""
         lines = [
             f"bootstrap.servers={self.bootstrap}",
             f"group.id={self.group_id}",
-            f"listeners=http://127.0.0.1:{self.port}",
+            f"listeners=http://127.0.0.1:{self.port}{https}",
+            "rest.advertised.listener=http",
             "rest.advertised.host.name=127.0.0.1",
             f"rest.advertised.port={self.port}",
             # Records as text, so what a FileStream connector writes is the record's value as it was produced.
@@ -105,12 +116,49 @@ class ConnectWorker:
                       f"config.providers.file.param.allowed.paths={self.secrets_dir}"]
         if self.basic_auth:
             lines.append(f"rest.extension.classes={BASIC_AUTH_EXTENSION}")
+        if https:
+            password = (self.home / "tls" / "password").read_text().strip()
+            for store in ("keystore", "truststore"):
+                lines += [f"listeners.https.ssl.{store}.type=PKCS12",
+                          f"listeners.https.ssl.{store}.location={self.home / 'tls' / f'{store}.p12'}",
+                          f"listeners.https.ssl.{store}.password={password}"]
+            lines += [f"listeners.https.ssl.key.password={password}", "listeners.https.ssl.client.auth=required"]
         return "\n".join(lines) + "\n"
+
+    def _tls_stores(self) -> None:
+        """Jetty reads Java key stores, not PEM: a PKCS#12 key store of the certificate and its key, and a trust
+        store of the CA made by keytool (which marks the CA trusted, as Java asks)."""
+        import secrets
+        import subprocess
+
+        from cryptography import x509
+        from cryptography.hazmat.primitives.serialization import BestAvailableEncryption, load_pem_private_key, pkcs12
+
+        folder = self.home / "tls"
+        folder.mkdir(exist_ok=True, mode=0o700)
+        password = secrets.token_urlsafe(16)
+        (folder / "password").write_text(password)
+        (folder / "password").chmod(0o600)
+        pem = self.tls.broker_keystore.read_bytes()
+        key = load_pem_private_key(pem, password=None)
+        chain = x509.load_pem_x509_certificates(pem)
+        keystore = folder / "keystore.p12"
+        keystore.write_bytes(pkcs12.serialize_key_and_certificates(
+            b"connect", key, chain[0], chain[1:], BestAvailableEncryption(password.encode())))
+        keystore.chmod(0o600)
+        truststore = folder / "truststore.p12"
+        truststore.unlink(missing_ok=True)
+        subprocess.run(["keytool", "-importcert", "-noprompt", "-alias", "ca", "-file", str(self.tls.ca),
+                        "-keystore", str(truststore), "-storetype", "PKCS12", "-storepass", password],
+                       check=True, capture_output=True)
 
     def prepare(self) -> None:
         self.home.mkdir(parents=True, exist_ok=True)
         (self.home / "plugins").mkdir(exist_ok=True)
+        if self.tls and self.https_port:
+            self._tls_stores()
         self.config_file.write_text(self.properties())
+        self.config_file.chmod(0o600)
         (self.home / "log4j2.properties").write_text(log4j2_properties(self.log_level))
         if self.basic_auth:
             users = self.home / "rest-users.properties"

@@ -151,3 +151,20 @@ def test_a_stopped_worker_process_answers_within_the_timeout(connect_worker):
     finally:
         os.kill(connect_worker.process.pid, signal.SIGCONT)
     assert isinstance(client_for(connect_worker).connector_names(), list)
+
+
+@pytest.mark.kafka
+def test_the_https_listener_takes_the_client_certificate_and_refuses_without_one(connect_worker):
+    tls = connect_worker.tls
+    with_cert = client_for(connect_worker, url=connect_worker.https_url, ca_file=str(tls.ca),
+                           cert_file=str(tls.client_cert), key_file=str(tls.client_key))
+    assert isinstance(with_cert.connector_names(), list)
+    for overrides in ({"cert_file": "", "key_file": ""},
+                      {"cert_file": str(tls.untrusted_client_cert), "key_file": str(tls.untrusted_client_key)}):
+        refused = client_for(connect_worker, url=connect_worker.https_url, ca_file=str(tls.ca), **overrides)
+        with pytest.raises(ConnectAuthFailed, match="did not agree on TLS .*SSLV3_ALERT_(BAD_CERTIFICATE|CERTIFICATE_UNKNOWN)"):
+            refused.connector_names()
+    untrusting = client_for(connect_worker, url=connect_worker.https_url, cert_file=str(tls.client_cert),
+                            key_file=str(tls.client_key))
+    with pytest.raises(ConnectAuthFailed, match="did not agree on TLS .*CERTIFICATE_VERIFY_FAILED"):
+        untrusting.connector_names()

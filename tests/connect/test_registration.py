@@ -60,3 +60,16 @@ def test_any_connector_name_round_trips_through_the_pages_urls(name):
     for route in ("connect:connector", "connect:offsets", "connect:edit"):
         url = reverse(route, args=["local", "local", name])
         assert resolve(unquote(url)).kwargs["name"] == name  # the server decodes the path before Django
+
+
+@pytest.mark.kafka
+def test_a_connect_cluster_registered_with_client_certificates_is_listed(local_cluster, connect_worker, admin,
+                                                                         viewer, client_for):
+    from tests.fixtures.connect import CONNECT_PASSWORD_ENV, CONNECT_USER
+
+    tls = connect_worker.tls
+    run("register", "mtls", "--url", connect_worker.https_url, "--username", CONNECT_USER, "--password-env",
+        CONNECT_PASSWORD_ENV, "--ca-file", str(tls.ca), "--cert-file", str(tls.client_cert), "--key-file",
+        str(tls.client_key), "--actor", admin.username)
+    page = client_for(viewer).get(reverse("connect:list", args=["local"])).content.decode()
+    assert connect_worker.https_url in page and "error-box" not in page

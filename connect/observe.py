@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
@@ -16,6 +17,10 @@ from connect.registration import connect_client
 from console.connect.errors import ConnectError
 from console.connect.types import ConnectorOverview
 from console.errors import ConsoleError
+
+# A connector page shows at most its last 200 changes; older ones go, so a flapping connector cannot grow the table
+# without bound.
+HISTORY_KEPT = timedelta(days=30)
 
 
 @dataclass(frozen=True)
@@ -87,4 +92,5 @@ def connectors_observe(cluster: str | None = None) -> ObserveResult:
             else:
                 errors[f"{registration.cluster}/{registration.name}"] = error
                 ConnectCluster.objects.filter(pk=registration.pk).update(observe_error=error)
+    ConnectorEvent.objects.filter(at__lt=now - HISTORY_KEPT).delete()
     return ObserveResult(len(registrations), connectors, changes, errors)

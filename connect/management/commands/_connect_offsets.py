@@ -71,7 +71,10 @@ class OffsetsCommands:
             offsets.connector_offsets_alter(actor=actor, cluster=cluster, preview=preview, reason=reason,
                                             confirm=name, expected_fingerprint=expected)
         after = client.offsets(name)
-        self.stdout.write(dumps(after.rest)) if options["format"] == "json" else self._print(offsets_lines(after))
+        if options["format"] == "json":
+            self.stdout.write(dumps(after.rest))
+        else:
+            self._print(offsets_lines(after))
 
     def _offsets_preview(self, cluster: str, connect: str, name: str, options):
         if options["reset"]:

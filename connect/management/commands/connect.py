@@ -114,7 +114,10 @@ class Command(OffsetsCommands, ActorCommand):
         chosen = self._select(found.name, client, options) if any(
             options[k] for k in ("match", "state", "type")) else set(entries)
         entries = {name: entry for name, entry in entries.items() if name in chosen}
-        self.stdout.write(dumps(entries)) if options["format"] == "json" else self._print(list_lines(entries))
+        if options["format"] == "json":
+            self.stdout.write(dumps(entries))
+        else:
+            self._print(list_lines(entries))
 
     def _select(self, connect: str, client, options) -> set[str]:
         overviews = client.connectors()

@@ -10,6 +10,7 @@ SPARK_S3A_JARS := .cache/spark-s3a/.fetched
 SPARK_AVRO_JARS := .cache/spark-avro/.fetched
 S3PROXY_JAR := .cache/s3proxy/.fetched
 IDENTITY_JARS := .cache/mock-oauth2-server/.fetched
+CONNECT_JARS := .cache/kafka-connect/.fetched
 REGISTRY_APP := .cache/schema-registry/.built
 MVN := mvn -q -B -s console/devstack/maven-settings.xml
 
@@ -17,16 +18,18 @@ MVN := mvn -q -B -s console/devstack/maven-settings.xml
 export DJANGO_DEBUG ?= 1
 export DJANGO_SETTINGS_MODULE := console.settings
 
-# With an external cluster, Redis or schema registry, `make run` starts no local one.
+# With an external cluster, Redis, schema registry or Connect worker, `make run` starts no local one.
 PROCS := web worker beat recorder $(if $(KAFKA_BOOTSTRAP_SERVERS),,kafka) $(if $(REDIS_URL),,redis) \
-	$(if $(SCHEMA_REGISTRY_URL),,registry)
+	$(if $(SCHEMA_REGISTRY_URL),,registry) $(if $(CONNECT_URL),,connect)
 # The `local` cluster's registry, stored on it by `make migrate` (the shell then needs no variable). Not for the
 # tests: they start a registry of their own and give it only to the clusters that use it.
 run migrate: export SCHEMA_REGISTRY_URL ?= http://127.0.0.1:8085/apis/ccompat/v7
+# The `local` cluster's Connect worker (the `connect` process), registered on it by `make migrate` as `local`.
+run migrate: export CONNECT_URL ?= http://127.0.0.1:8083
 
 .PHONY: help deps test-deps run test test-db migrate clean-data
 help:
-	@echo "make run    start Kafka, Redis, Celery worker and beat, and Django on http://127.0.0.1:8000"
+	@echo "make run    start Kafka, Kafka Connect, Redis, Celery worker and beat, and Django on http://127.0.0.1:8000"
 	@echo "           (KAFKA_BROKERS=3 make run: a three-broker Kafka cluster instead of one broker)"
 	@echo "make clean-data  remove what make run stored (brokers, Redis, registry, database), not .env"
 	@echo "make test   install what the tests need and run the whole suite against a real broker"
@@ -74,6 +77,11 @@ $(IDENTITY_JARS): console/devstack/identity-pom.xml .data/.system-run
 	@rm -rf $(@D)/libs && $(MVN) -f $< dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(@D)/libs
 	@touch $@
 
+$(CONNECT_JARS): console/devstack/connect-pom.xml .data/.system-run
+	@echo "Fetching Kafka Connect 4.3.1 with the FileStream and MirrorMaker 2 connectors with Maven into $(@D)/libs"
+	@rm -rf $(@D)/libs && $(MVN) -f $< dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(@D)/libs
+	@touch $@
+
 $(REGISTRY_APP): console/devstack/registry-pom.xml .data/.system-run
 	@echo "Building the schema registry (Apicurio Registry) with Maven into $(@D)/quarkus-app"
 	@rm -rf $(@D) && $(MVN) -f $< package
@@ -106,7 +114,7 @@ $(REGISTRY_APP): console/devstack/registry-pom.xml .data/.system-run
 	@mkdir -p .data && touch $@
 
 deps: .env .data/.redis-password $(VENV)/.deps-run $(KAFKA_JARS) $(SPARK_JARS) $(SPARK_S3A_JARS) $(SPARK_AVRO_JARS) $(REGISTRY_APP) \
-	.data/.system-run
+	$(CONNECT_JARS) .data/.system-run
 
 test-deps: deps $(VENV)/.deps-test .data/.system-test $(IDENTITY_JARS) $(S3PROXY_JAR)
 
@@ -139,5 +147,5 @@ test-db: test-deps
 clean-data:
 	@if [ -x $(PY) ] && ! $(PY) -m console.devstack.process_status running; then \
 	  echo "make run is still running (above): stop it first"; exit 1; fi
-	rm -rf .data/kafka .data/kafka-[0-9]* .data/redis .data/registry .data/console.sqlite3 .data/console.sqlite3-* \
+	rm -rf .data/kafka .data/kafka-[0-9]* .data/connect .data/redis .data/registry .data/console.sqlite3 .data/console.sqlite3-* \
 	  .data/celerybeat-schedule* .data/processes

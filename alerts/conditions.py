@@ -5,8 +5,10 @@ Each rule kind reads one kind of fact:
 - lag         the group's total lag at the newest sample is above the threshold;
 - rebalances  the recorder saw at least `threshold` generations of the group within `window_minutes`;
 - sampler     the cluster had no successful lag sweep for `for_minutes` (at least three sample intervals);
-- recorder    the cluster's recorder stopped, or its history is older than `for_minutes` (at least 3 minutes).
-How long a status or lag condition must hold before anyone is told is not decided here but by the alert's
+- recorder    the cluster's recorder stopped, or its history is older than `for_minutes` (at least 3 minutes);
+- connector   a connector matching the pattern, or one of its tasks, is FAILED (statuses ["FAILED"]) or anything but
+              RUNNING (["NOT_RUNNING"]) in what beat last observed; one alert per connector, whatever its tasks do.
+How long a status, lag or connector condition must hold before anyone is told is not decided here but by the alert's
 `since` (see alerts/evaluation.py): the sampler and recorder kinds measure their own staleness instead.
 """
 
@@ -16,7 +18,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from fnmatch import fnmatchcase
 
-STATUS, LAG, REBALANCES, SAMPLER, RECORDER = "status", "lag", "rebalances", "sampler", "recorder"
+STATUS, LAG, REBALANCES, SAMPLER, RECORDER, CONNECTOR = (
+    "status", "lag", "rebalances", "sampler", "recorder", "connector")
+CONNECTOR_STATUSES = ("FAILED", "NOT_RUNNING")
+TRACE_LINES = 12  # of a failed task's trace, in the alert's message
 GROUP_KINDS = (STATUS, LAG, REBALANCES)
 ALERTABLE_STATUSES = ("WARN", "BLOCKED", "STOP", "ERR")
 MIN_RECORDER_STALE_S = 180
@@ -45,6 +50,17 @@ class RecorderFacts:
 
 
 @dataclass(frozen=True)
+class ConnectorFacts:
+    cluster: str
+    connect: str
+    connector: str
+    state: str
+    worker_id: str
+    trace: str
+    tasks: tuple[dict, ...]  # {"id", "state", "worker_id", "trace"}
+
+
+@dataclass(frozen=True)
 class Facts:
     now: datetime
     clusters: tuple[str, ...]
@@ -53,6 +69,7 @@ class Facts:
     generations: dict[tuple[str, str], list[datetime]] = field(default_factory=dict)
     sweeps: dict[str, SweepFacts] = field(default_factory=dict)
     recorders: dict[str, RecorderFacts] = field(default_factory=dict)
+    connectors: tuple[ConnectorFacts, ...] = ()
     sample_interval_s: float = 30.0
 
 
@@ -67,7 +84,7 @@ def matches(pattern: str, name: str) -> bool:
 
 def hold_s(rule) -> float:
     """How long a condition must hold before the alert fires."""
-    return rule.for_minutes * 60.0 if rule.kind in (STATUS, LAG) else 0.0
+    return rule.for_minutes * 60.0 if rule.kind in (STATUS, LAG, CONNECTOR) else 0.0
 
 
 def firing(rule, facts: Facts) -> dict[tuple[str, str], str]:
@@ -79,6 +96,8 @@ def firing(rule, facts: Facts) -> dict[tuple[str, str], str]:
         return {(c, ""): why for c in clusters if (why := _sampler_stalled(rule, facts, c))}
     if rule.kind == RECORDER:
         return {(c, ""): why for c in clusters if (why := _recorder_stalled(rule, facts, c))}
+    if rule.kind == CONNECTOR:
+        return _connector_conditions(rule, facts, set(clusters))
     raise ValueError(f"unknown rule kind {rule.kind!r}")
 
 
@@ -130,3 +149,30 @@ def _recorder_stalled(rule, facts: Facts, cluster: str) -> str:
     if behind <= limit:
         return ""
     return f"rebalance history of cluster {cluster} is {_minutes(behind)} behind ({recorder.state}){detail}"
+
+
+def _bad(state: str, statuses: list[str]) -> bool:
+    return state != "RUNNING" if "NOT_RUNNING" in statuses else state == "FAILED"
+
+
+def _trace(trace: str) -> str:
+    lines = trace.strip().splitlines()
+    return "\n".join(lines[:TRACE_LINES]) + ("\n\t..." if len(lines) > TRACE_LINES else "")
+
+
+def _connector_conditions(rule, facts: Facts, clusters: set[str]) -> dict[tuple[str, str], str]:
+    """(cluster, "CONNECT/CONNECTOR") -> what is wrong, with the first failed task's (or the connector's) trace."""
+    statuses = rule.statuses or ["FAILED"]
+    found = {}
+    for c in facts.connectors:
+        if c.cluster not in clusters or not matches(rule.group_pattern, c.connector):
+            continue
+        bad_tasks = [t for t in c.tasks if _bad(t["state"], statuses)]
+        if not _bad(c.state, statuses) and not bad_tasks:
+            continue
+        parts = [f"connector {c.connector} (Connect {c.connect}) is {c.state}"]
+        parts += [f"task {t['id']} is {t['state']}" + (f" on {t['worker_id']}" if t.get("worker_id") else "")
+                  for t in bad_tasks]
+        trace = next((t.get("trace") for t in bad_tasks if t.get("trace")), "") or c.trace
+        found[(c.cluster, f"{c.connect}/{c.connector}")] = "; ".join(parts) + (f"\n{_trace(trace)}" if trace else "")
+    return found

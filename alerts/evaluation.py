@@ -14,7 +14,7 @@ from django.db.models import Q
 from django.urls import reverse
 
 from alerts.channels import DeliveryFailed, email_send, webhook_send
-from alerts.conditions import firing, hold_s, matches
+from alerts.conditions import CONNECTOR, firing, hold_s, matches
 from alerts.facts import facts_gather
 from alerts.models import Alert, AlertRule, Silence
 
@@ -105,14 +105,25 @@ def _deliver(now: datetime) -> tuple[int, int]:
 
 
 def alert_link(alert: Alert) -> str:
-    path = (reverse("offsets:detail", args=[alert.cluster, alert.group]) if alert.group
-            else reverse("clusters:detail", args=[alert.cluster]))
+    if alert.rule.kind == CONNECTOR:
+        connect, _, connector = alert.group.partition("/")
+        path = reverse("connect:connector", args=[alert.cluster, connect, connector])
+    elif alert.group:
+        path = reverse("offsets:detail", args=[alert.cluster, alert.group])
+    else:
+        path = reverse("clusters:detail", args=[alert.cluster])
     return settings.CONSOLE_BASE_URL.rstrip("/") + path
 
 
 def alert_message(alert: Alert, resolving: bool) -> tuple[str, str]:
     """(subject line, text): what the webhook's text and the email say."""
-    subject_of = f"group {alert.group} on cluster {alert.cluster}" if alert.group else f"cluster {alert.cluster}"
+    if alert.rule.kind == CONNECTOR:
+        connect, _, connector = alert.group.partition("/")
+        subject_of = f"connector {connector} (Connect {connect}) on cluster {alert.cluster}"
+    elif alert.group:
+        subject_of = f"group {alert.group} on cluster {alert.cluster}"
+    else:
+        subject_of = f"cluster {alert.cluster}"
     if resolving:
         lasted = (alert.resolved_at - alert.since).total_seconds() / 60
         subject = f"[RESOLVED] {alert.rule.name}: {subject_of}"

@@ -8,8 +8,9 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 
-from alerts.conditions import REBALANCES, Facts, GroupFacts, RecorderFacts, SweepFacts
+from alerts.conditions import CONNECTOR, REBALANCES, ConnectorFacts, Facts, GroupFacts, RecorderFacts, SweepFacts
 from alerts.models import AlertRule
+from connect.models import ConnectorSnapshot
 from console.clusters.models import Cluster
 from offsets.models import GroupGeneration, GroupLagStatus, LagSweep, RecorderStatus
 
@@ -30,5 +31,9 @@ def facts_gather(rules: list[AlertRule], now: datetime) -> Facts:
             generations[(cluster, group)].append(at)
     sweeps = {s.cluster: SweepFacts(s.last_ok_at, s.last_error) for s in LagSweep.objects.all()}
     recorders = {r.cluster: RecorderFacts(r.state, r.recorded_up_to, r.detail) for r in RecorderStatus.objects.all()}
+    connectors = ()
+    if any(r.kind == CONNECTOR for r in rules):  # beat's last observation of every connector (connect/observe.py)
+        connectors = tuple(ConnectorFacts(s.cluster, s.connect, s.connector, s.state, s.worker_id, s.trace,
+                                          tuple(s.tasks)) for s in ConnectorSnapshot.objects.iterator(2000))
     return Facts(now=now, clusters=clusters, groups=groups, generations=dict(generations), sweeps=sweeps,
-                 recorders=recorders, sample_interval_s=float(settings.LAG_SAMPLE_INTERVAL_S))
+                 recorders=recorders, connectors=connectors, sample_interval_s=float(settings.LAG_SAMPLE_INTERVAL_S))

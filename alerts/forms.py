@@ -5,7 +5,7 @@ from datetime import timedelta
 from django import forms
 from django.utils import timezone
 
-from alerts.conditions import ALERTABLE_STATUSES
+from alerts.conditions import ALERTABLE_STATUSES, CONNECTOR_STATUSES
 from alerts.channels import webhook_channels
 from alerts.models import AlertRule
 from console.clusters.models import Cluster
@@ -19,10 +19,12 @@ class AlertRuleForm(forms.Form):
     name = forms.CharField(max_length=100, help_text="letters, digits, '.', '_' or '-'")
     kind = forms.ChoiceField(choices=AlertRule.Kind.choices)
     cluster = forms.ChoiceField(required=False)
-    group_pattern = forms.CharField(required=False, initial="*", label="Groups",
-                                    help_text="a group id or a pattern such as orders-* (status, lag, rebalances)")
-    statuses = forms.MultipleChoiceField(choices=[(s, s) for s in ALERTABLE_STATUSES], required=False,
-                                         widget=forms.CheckboxSelectMultiple, help_text="for a status rule")
+    group_pattern = forms.CharField(required=False, initial="*", label="Groups or connectors",
+                                    help_text="a group id or a pattern such as orders-* (status, lag, rebalances); "
+                                              "connector names for a connector rule")
+    statuses = forms.MultipleChoiceField(choices=[(s, s) for s in (*ALERTABLE_STATUSES, *CONNECTOR_STATUSES)],
+                                         required=False, widget=forms.CheckboxSelectMultiple,
+                                         help_text="for a status rule; FAILED or NOT_RUNNING for a connector rule")
     for_minutes = forms.IntegerField(min_value=0, initial=5, label="For at least (minutes)")
     threshold = forms.IntegerField(required=False, min_value=0,
                                    help_text="records of lag (lag rule) or rebalances (rebalance rule)")

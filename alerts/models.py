@@ -16,12 +16,15 @@ class AlertRule(models.Model):
         REBALANCES = "rebalances", "at least N rebalances within M minutes"
         SAMPLER = "sampler", "lag sampler without a successful sweep for N minutes"
         RECORDER = "recorder", "rebalance recorder behind or stopped for N minutes"
+        CONNECTOR = "connector", "connector or task FAILED (or not RUNNING) for N minutes"
 
     name = models.CharField(max_length=100, unique=True)
     kind = models.CharField(max_length=16, choices=Kind.choices)
     cluster = models.CharField(max_length=63, blank=True)  # blank: every registered cluster
-    group_pattern = models.CharField(max_length=GROUP_ID_MAX_STORED, default="*")  # shell-style (fnmatch), exact case
-    statuses = models.JSONField(default=list, blank=True)  # kind status: e.g. ["ERR", "STOP"]
+    # shell-style (fnmatch), exact case: group ids, or connector names for a connector rule
+    group_pattern = models.CharField(max_length=GROUP_ID_MAX_STORED, default="*")
+    # kind status: e.g. ["ERR", "STOP"]; kind connector: ["FAILED"] or ["NOT_RUNNING"]
+    statuses = models.JSONField(default=list, blank=True)
     for_minutes = models.PositiveIntegerField(default=0)
     threshold = models.BigIntegerField(null=True, blank=True)  # kind lag: records; kind rebalances: count
     window_minutes = models.PositiveIntegerField(null=True, blank=True)  # kind rebalances
@@ -46,6 +49,9 @@ class AlertRule(models.Model):
             return f"total lag above {self.threshold:,}{held}"
         if self.kind == self.Kind.REBALANCES:
             return f"at least {self.threshold} rebalances within {self.window_minutes} min"
+        if self.kind == self.Kind.CONNECTOR:
+            what = "not RUNNING" if "NOT_RUNNING" in self.statuses else "FAILED"
+            return f"connector or task {what}{held}"
         if self.kind == self.Kind.SAMPLER:
             return f"no successful lag sweep for {self.for_minutes or 'a few'} min"
         return f"recorder stopped or behind for {self.for_minutes or 3} min"
@@ -80,7 +86,8 @@ class Alert(models.Model):
 
     rule = models.ForeignKey(AlertRule, on_delete=models.CASCADE, related_name="alerts")
     cluster = models.CharField(max_length=63)
-    group = models.CharField(max_length=GROUP_ID_MAX_STORED, blank=True)  # blank for sampler and recorder rules
+    # blank for sampler and recorder rules; CONNECT/CONNECTOR (a Connect cluster's name has no '/') for connector rules
+    group = models.CharField(max_length=GROUP_ID_MAX_STORED, blank=True)
     state = models.CharField(max_length=10, default=PENDING)
     reason = models.TextField()
     since = models.DateTimeField()  # the condition first held

@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from alerts.channels import webhook_check
-from alerts.conditions import ALERTABLE_STATUSES, GROUP_KINDS, LAG, REBALANCES, STATUS
+from alerts.conditions import ALERTABLE_STATUSES, CONNECTOR, CONNECTOR_STATUSES, GROUP_KINDS, LAG, REBALANCES, STATUS
 from alerts.models import AlertRule, Silence
 from console.audit.actor import Actor
 from console.audit.services import audited
@@ -23,6 +23,8 @@ MSG_EXISTS = "An alert rule named '{name}' exists already."
 MSG_NO_RULE = "No alert rule named '{name}'."
 MSG_KIND = "The kind is one of {kinds}."
 MSG_STATUSES = "A status rule needs one or more of {statuses}."
+MSG_CONNECTOR_STATUSES = ("A connector rule fires on FAILED (a connector or task failed) or NOT_RUNNING (anything but "
+                          "RUNNING, paused and stopped included).")
 MSG_THRESHOLD = "A lag rule needs a threshold of 0 records or more."
 MSG_REBALANCES = "A rebalance rule needs at least 1 rebalance (threshold) within a window of 1 minute or more."
 MSG_NO_CHANNEL = "Say where the alert goes: a webhook, one or more email addresses, or both."
@@ -57,6 +59,10 @@ def alert_rule_create(*, actor: Actor, name: str, kind: str, cluster: str = "", 
         raise ConsoleError(MSG_KIND.format(kinds=", ".join(AlertRule.Kind.values)))
     if kind == STATUS and (not statuses or not set(statuses) <= set(ALERTABLE_STATUSES)):
         raise ConsoleError(MSG_STATUSES.format(statuses=", ".join(ALERTABLE_STATUSES)))
+    if kind == CONNECTOR:
+        statuses = statuses or ["FAILED"]
+        if len(statuses) != 1 or statuses[0] not in CONNECTOR_STATUSES:
+            raise ConsoleError(MSG_CONNECTOR_STATUSES)
     if kind == LAG and (threshold is None or threshold < 0):
         raise ConsoleError(MSG_THRESHOLD)
     if kind == REBALANCES and (not threshold or threshold < 1 or not window_minutes or window_minutes < 1):
@@ -75,11 +81,11 @@ def alert_rule_create(*, actor: Actor, name: str, kind: str, cluster: str = "", 
     if AlertRule.objects.filter(name=name).exists():
         raise Conflict(MSG_EXISTS.format(name=name))
     rule = AlertRule(name=name, kind=kind, cluster=cluster, group_pattern=group_pattern or "*",
-                     statuses=statuses if kind == STATUS else [], for_minutes=for_minutes,
+                     statuses=statuses if kind in (STATUS, CONNECTOR) else [], for_minutes=for_minutes,
                      threshold=threshold if kind in (LAG, REBALANCES) else None,
                      window_minutes=window_minutes if kind == REBALANCES else None, webhook=webhook, emails=emails,
                      created_by=actor.name, created_at=timezone.now())
-    if kind not in GROUP_KINDS:
+    if kind not in (*GROUP_KINDS, CONNECTOR):
         rule.group_pattern = "*"
     with audited(actor=actor, action="alert.rule.create", cluster=cluster, target=f"alert-rule:{name}",
                  reason=reason, params=_rule_json(rule)) as record:

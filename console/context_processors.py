@@ -11,6 +11,7 @@ NAV = (
     ("Schemas", "records:schemas", True),
     ("Transactions", "transactions:list", True),
     ("Replays", "sparkjobs:list", True),
+    ("Connect", "connect:list", True),
     ("ACLs", "access:acls", True),
     ("Users & quotas", "access:users", True),
     ("Alerts", "alerts:page", False),

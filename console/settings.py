@@ -45,6 +45,7 @@ LOCAL_APPS = [
     "replication",
     "records",
     "alerts",
+    "connect",
 ]
 INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS + LOCAL_APPS
 
@@ -294,6 +295,22 @@ KAFKA_UNREACHABLE_BACKOFF_S = env.float("KAFKA_UNREACHABLE_BACKOFF_S", default=5
 # folder (0700, with the token every peer must present; a long path is swapped for a short one under /tmp).
 KAFKA_CLIENT_ISOLATION = env.bool("KAFKA_CLIENT_ISOLATION", default=True)
 KAFKA_CLIENT_SOCKET_DIR = env("KAFKA_CLIENT_SOCKET_DIR", default=str(BASE_DIR / ".data" / "kafka-clients"))
+
+# Kafka Connect (connect/): the `local` cluster's Connect worker, registered as `local` on every migrate (make run
+# starts one on this port); empty leaves the registrations alone. Every REST call is bounded: reads by
+# CONNECT_REQUEST_TIMEOUT_S, changes by CONNECT_WRITE_TIMEOUT_S (Connect itself may rebalance or write offsets),
+# 409 "rebalance in progress" answers retried at most CONNECT_REBALANCE_RETRIES times within that bound, and a worker
+# that did not answer makes calls to it fail fast for CONNECT_UNREACHABLE_BACKOFF_S. Beat looks at every connector
+# every CONNECT_OBSERVE_INTERVAL_S (state history, alerts, /metrics).
+CONNECT_URL = env("CONNECT_URL", default="")
+CONNECT_REQUEST_TIMEOUT_S = env.float("CONNECT_REQUEST_TIMEOUT_S", default=5.0)
+CONNECT_WRITE_TIMEOUT_S = env.float("CONNECT_WRITE_TIMEOUT_S", default=20.0)
+CONNECT_REBALANCE_RETRIES = env.int("CONNECT_REBALANCE_RETRIES", default=4)
+CONNECT_UNREACHABLE_BACKOFF_S = env.float("CONNECT_UNREACHABLE_BACKOFF_S", default=5.0)
+CONNECT_OBSERVE_INTERVAL_S = env.float("CONNECT_OBSERVE_INTERVAL_S", default=15.0)
+CELERY_BEAT_SCHEDULE["observe-connectors"] = {
+    "task": "connect.tasks.observe_connectors", "schedule": CONNECT_OBSERVE_INTERVAL_S,
+    "options": {"expires": CONNECT_OBSERVE_INTERVAL_S}}
 
 # Kafka's own command-line tools (for the few admin calls confluent-kafka-python lacks); make fetches them here.
 KAFKA_TOOLS_LIBS = env("KAFKA_TOOLS_LIBS", default=str(BASE_DIR / ".cache" / "kafka-4.3.1" / "libs"))

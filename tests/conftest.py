@@ -15,6 +15,7 @@ pytest_plugins = [
     "tests.fixtures.celery",
     "tests.fixtures.identity",
     "tests.fixtures.registry",
+    "tests.fixtures.connect",
     "tests.fixtures.clusters",
     "tests.fixtures.users",
     "tests.fixtures.browser",
@@ -25,7 +26,8 @@ pytest_plugins = [
 # metrics, resets' audit trail, cluster rows): the PostgreSQL pass runs them too. Elsewhere a broker test's database
 # use is an audit row that the tests here already cover on PostgreSQL.
 POSTGRES_BROKER_TESTS = ("tests/offsets/lag/", "tests/offsets/history/", "tests/offsets/test_services.py",
-                         "tests/console/audit/", "tests/console/metrics/", "tests/console/clusters/", "tests/alerts/")
+                         "tests/console/audit/", "tests/console/metrics/", "tests/console/clusters/", "tests/alerts/",
+                         "tests/connect/test_alerts.py", "tests/connect/test_metrics.py")
 
 
 def pytest_collection_modifyitems(items):

@@ -13,7 +13,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
 
-CONSOLE_MODULES = ("console", "topics", "offsets", "sparkjobs")
+CONSOLE_MODULES = ("console", "topics", "offsets", "sparkjobs", "connect")
 PUBLIC = {"health", "health/ready", "health/live"}
 
 

@@ -31,8 +31,11 @@ class Command(ActorCommand):
         add.add_argument("name")
         add.add_argument("--kind", required=True, choices=AlertRule.Kind.values)
         self.add_cluster_argument(add, default="", help="the cluster the rule covers (default: every cluster)")
-        add.add_argument("--group", default="*", help="a group id or a pattern such as 'orders-*'")
-        add.add_argument("--status", action="append", default=[], help="WARN, BLOCKED, STOP or ERR (repeat, or comma-separated)")
+        add.add_argument("--group", default="*", help="a group id or a pattern such as 'orders-*' (a connector rule: "
+                                                      "connector names)")
+        add.add_argument("--status", action="append", default=[], help="WARN, BLOCKED, STOP or ERR (repeat, or "
+                                                                       "comma-separated); a connector rule: FAILED "
+                                                                       "or NOT_RUNNING")
         add.add_argument("--for-minutes", type=int, default=0, help="how long the condition must hold")
         add.add_argument("--threshold", type=int, help="lag in records (lag), or rebalances (rebalances)")
         add.add_argument("--window-minutes", type=int, help="the rebalance rule's window")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import queue
 import time
+from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -33,6 +34,9 @@ SWEEP_GROUPS_PER_CALL = 2000
 SWEEP_PARTITIONS_PER_CALL = 20000
 # OffsetFetch calls start only within this share of the budget: storing what was fetched needs the rest.
 FETCH_SHARE = 0.6
+# OffsetFetch calls in flight at once, ahead of the batch being looked up: each is mostly a wait on the group
+# coordinators, and once every partition's log end is known a batch costs nothing else.
+FETCHES_AHEAD = 3
 
 
 @dataclass(frozen=True)
@@ -82,9 +86,10 @@ Part = Listed | Asked | Finished | Failed
 
 
 def ask(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: float, hand_over) -> None:
-    """One ListGroups of every type, then for the groups in sweep_order, SWEEP_GROUPS_PER_CALL at a time until the budget's asking
-    share is spent: OffsetFetch, and ListOffsets (latest and last stable) for the partitions not yet known,
-    SWEEP_PARTITIONS_PER_CALL at a time; the next batch's OffsetFetch is sent while this one's ListOffsets are.
+    """One ListGroups of every type, then for the groups in sweep_order, SWEEP_GROUPS_PER_CALL at a time until the
+    budget's asking share is spent: OffsetFetch, and ListOffsets (latest and last stable) for the partitions not yet
+    known, SWEEP_PARTITIONS_PER_CALL at a time; the next FETCHES_AHEAD batches' OffsetFetch are sent while this one's
+    ListOffsets are.
     Each batch is handed over as soon as it is complete. The first batch is always asked, so a sweep samples
     something however short its budget; an error there fails the sweep, an error later ends it with the rest
     skipped."""
@@ -110,17 +115,29 @@ def ask(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: float,
         _fetch_committed(admin, chunk, streams_ids, into)
         return into, time.monotonic() - fetch_started
 
-    # The next chunk's OffsetFetch (Kafka's Java Admin) runs while this chunk's log ends are looked up (librdkafka):
+    # The next chunks' OffsetFetch (Kafka's Java Admin) run while this chunk's log ends are looked up (librdkafka):
     # two transports, each mostly waiting on the brokers, so a batch costs about the longer of the two.
-    ahead = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sweep-ahead")
+    ahead = ThreadPoolExecutor(max_workers=FETCHES_AHEAD, thread_name_prefix="sweep-ahead")
+    fetching: deque = deque()  # futures of the chunks after the one being handled, in order
+    submitted = 0
+
+    def fetch_ahead(upto: int) -> None:
+        nonlocal submitted
+        # The first batch is always asked, however short the budget.
+        while submitted < min(upto, len(chunks)) and (
+                not submitted or time.monotonic() - started < FETCH_SHARE * budget_s):
+            fetching.append(ahead.submit(committed_of, chunks[submitted]))
+            submitted += 1
+
     try:
-        fetching = ahead.submit(committed_of, chunks[0]) if chunks else None
+        fetch_ahead(1 + FETCHES_AHEAD)
         for i, chunk in enumerate(chunks):
+            if not fetching:  # the budget's asking share was spent before this chunk's OffsetFetch could start
+                skipped = order[i * SWEEP_GROUPS_PER_CALL:]
+                break
             try:
-                committed, fetch_s = fetching.result()
-                fetching = None
-                if i + 1 < len(chunks) and time.monotonic() - started < FETCH_SHARE * budget_s:
-                    fetching = ahead.submit(committed_of, chunks[i + 1])
+                committed, fetch_s = fetching.popleft().result()
+                fetch_ahead(i + 1 + FETCHES_AHEAD)
                 refs = {ref for offsets in committed.values() for ref in offsets}
                 ends_started = time.monotonic()
                 new_refs = sorted(refs - ends.keys(), key=_topic_then_partition)
@@ -133,10 +150,7 @@ def ask(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: float,
                 skipped, stopped_by = order[i * SWEEP_GROUPS_PER_CALL:], exc.message
                 break
             hand_over(Asked(chunk, committed, ends, stables))
-            if fetching is None and i + 1 < len(chunks):
-                skipped = order[(i + 1) * SWEEP_GROUPS_PER_CALL:]
-                break
-    finally:  # when asking ends early, the batch being fetched ahead is not waited for
+    finally:  # when asking ends early, the batches being fetched ahead are not waited for
         ahead.shutdown(wait=False, cancel_futures=True)
     if skipped:
         log.warning("Lag sweep of %s: %d of %d groups not asked (%s)", admin.cluster, len(skipped), len(order),

@@ -229,14 +229,11 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A web request that enqueues a task must not hang when Redis is down.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2, "socket_timeout": 2, "max_retries": 1}
-# Lag history: beat samples every group's committed and end offsets every LAG_SAMPLE_INTERVAL_S seconds. Raw
-# samples are kept LAG_RAW_RETENTION_HOURS; they are rolled up into 5-minute buckets (kept LAG_5MIN_RETENTION_DAYS)
-# and those into hourly buckets (kept LAG_HOURLY_RETENTION_DAYS). Status (OK/WARN/ERR/STOP) looks at the last
-# LAG_STATUS_WINDOW samples of each partition.
+# Lag history: a sweep every LAG_SAMPLE_INTERVAL_S; raw samples rolled up into 5-minute and hourly buckets, each
+# kept as long as LAG_RETENTION_S says; a status looks at the last LAG_STATUS_WINDOW samples of each partition.
 LAG_SAMPLE_INTERVAL_S = env.int("LAG_SAMPLE_INTERVAL_S", default=30)
 LAG_STATUS_WINDOW = env.int("LAG_STATUS_WINDOW", default=10)
-# What one sweep of a cluster may take: past it, the groups not asked yet are skipped (the most lagging and moving
-# ones go first) and the LagSweep row says how many. Leaves the rest of the interval for rollups and the next sweep.
+# What one sweep may take: past it the groups not asked yet (the quietest: the rest go first) are skipped, and said.
 LAG_SWEEP_BUDGET_S = env.float("LAG_SWEEP_BUDGET_S", default=0.8 * LAG_SAMPLE_INTERVAL_S)
 LAG_RETENTION_S = {
     0: int(env.float("LAG_RAW_RETENTION_HOURS", default=6) * 3600),
@@ -296,12 +293,9 @@ KAFKA_UNREACHABLE_BACKOFF_S = env.float("KAFKA_UNREACHABLE_BACKOFF_S", default=5
 KAFKA_CLIENT_ISOLATION = env.bool("KAFKA_CLIENT_ISOLATION", default=True)
 KAFKA_CLIENT_SOCKET_DIR = env("KAFKA_CLIENT_SOCKET_DIR", default=str(BASE_DIR / ".data" / "kafka-clients"))
 
-# Kafka Connect (connect/): the `local` cluster's Connect worker, registered as `local` on every migrate (make run
-# starts one on this port); empty leaves the registrations alone. Every REST call is bounded: reads by
-# CONNECT_REQUEST_TIMEOUT_S, changes by CONNECT_WRITE_TIMEOUT_S (Connect itself may rebalance or write offsets),
-# 409 "rebalance in progress" answers retried at most CONNECT_REBALANCE_RETRIES times within that bound, and a worker
-# that did not answer makes calls to it fail fast for CONNECT_UNREACHABLE_BACKOFF_S. Beat looks at every connector
-# every CONNECT_OBSERVE_INTERVAL_S (state history, alerts, /metrics).
+# Kafka Connect (connect/): the `local` cluster's worker, registered as `local` on every migrate (empty: left alone).
+# REST calls are bounded (reads, changes: Connect may rebalance or write offsets), 409s retried within that bound,
+# a worker that did not answer is failed fast for a while; beat looks at every connector every interval.
 CONNECT_URL = env("CONNECT_URL", default="")
 CONNECT_REQUEST_TIMEOUT_S = env.float("CONNECT_REQUEST_TIMEOUT_S", default=5.0)
 CONNECT_WRITE_TIMEOUT_S = env.float("CONNECT_WRITE_TIMEOUT_S", default=20.0)
@@ -379,18 +373,15 @@ LOGGING = {
         "offsets.lag.observe": {"level": env("LAG_SWEEP_LOG_LEVEL", default="INFO")},
     },
 }
-TOPIC_LIST_CACHE_S = env.float("TOPIC_LIST_CACHE_S", default=15.0)
 # Topic lists read one snapshot per cluster in Redis (topics/table.py), rebuilt every TOPIC_SNAPSHOT_INTERVAL_S by
 # beat, one process per cluster at a time (a lock that expires after TOPIC_SNAPSHOT_LOCK_S); each Kafka call of a
 # rebuild may take TOPIC_SNAPSHOT_TIMEOUT_S (a page's take KAFKA_REQUEST_TIMEOUT_S), and its offsets are read
 # TOPIC_SNAPSHOT_WINDOW partitions per leader at a time.
 TOPIC_SNAPSHOT_INTERVAL_S = env.float("TOPIC_SNAPSHOT_INTERVAL_S", default=15.0)
-# Sizes on disk (DescribeLogDirs of every broker, topics/disk.py) change slowly and cost the most to read: they are
-# read again when the topic table's beat run finds them this old.
+# Sizes on disk (DescribeLogDirs of every broker, topics/disk.py) change slowly and cost the most to read.
 DISK_SNAPSHOT_INTERVAL_S = env.float("DISK_SNAPSHOT_INTERVAL_S", default=60.0)
-# A shared table (topics, sizes, groups) is rebuilt no more often than its last build took divided by this share:
-# at 40,000 partitions a topic table takes seconds of the brokers' and the client process's time to build, so on a
-# big cluster the list is refreshed less often (the page says how old it is) instead of taking the pages' CPU.
+# A shared table is rebuilt no more often than its last build took divided by this share: on a big cluster the
+# list is refreshed less often (the page says how old it is) instead of taking the pages' CPU (console/shared_table).
 SNAPSHOT_REBUILD_SHARE = env.float("SNAPSHOT_REBUILD_SHARE", default=0.1)
 TOPIC_SNAPSHOT_TIMEOUT_S = env.float("TOPIC_SNAPSHOT_TIMEOUT_S", default=30.0)
 TOPIC_SNAPSHOT_LOCK_S = env.float("TOPIC_SNAPSHOT_LOCK_S", default=10 * TOPIC_SNAPSHOT_TIMEOUT_S)

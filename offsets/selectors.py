@@ -16,6 +16,7 @@ from console.kafka.errors import MSG_GROUP_NOT_FOUND, GroupNotFound, KafkaGatewa
 from console.kafka.types import EARLIEST, LATEST, STABLE, GroupDescription, GroupListing, PartitionRef
 from console.shared_table import Snapshot, connection_version
 from offsets import group_table
+from offsets.committed import committed_offsets
 from offsets.group_listing import OTHER_TYPES, groups_of_every_type_of
 from offsets.lag.selectors import group_status_briefs
 
@@ -45,9 +46,9 @@ def groups_of_every_type(cluster: str) -> tuple[list[GroupListing], str]:
 
 def group_rows(cluster: str, listings: Sequence[GroupListing] | None = None) -> list[GroupRow]:
     """State, members, topics and total lag of the listed groups (default: all of them): one DescribeGroups for
-    all, asked while one OffsetFetch per group (sent together) and then one ListOffsets round for every committed
-    partition are. A listed group that is gone by now (deleted by another client since it was listed) is left
-    out."""
+    all, asked while their committed offsets (one OffsetFetch per coordinator, offsets/committed.py) and then one
+    ListOffsets round for every committed partition are. A listed group that is gone by now (deleted by another
+    client since it was listed) is left out."""
     admin = cluster_admin(cluster)
     listings = admin.list_groups() if listings is None else listings
     typed_rows = _typed_rows(_share_rows, admin, [g.group_id for g in listings if g.group_type == "share"])
@@ -58,7 +59,7 @@ def group_rows(cluster: str, listings: Sequence[GroupListing] | None = None) -> 
         # Side by side: for a page of 100 groups each takes a good part of the page's time.
         with ThreadPoolExecutor(max_workers=1) as pool:
             describing = pool.submit(admin.describe_groups, ids)
-            committed = admin.group_offsets(ids)
+            committed = committed_offsets(admin, ids)
             refs = sorted({ref for offsets in committed.values() for ref in offsets})
             ends = admin.list_offsets_many(refs, [LATEST], strict=False)[LATEST] if refs else {}
             described = describing.result()

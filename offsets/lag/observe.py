@@ -20,8 +20,9 @@ from operator import attrgetter
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
 from console.kafka.admin import KafkaAdmin
-from console.kafka.errors import ClusterUnavailable, KafkaGatewayError
+from console.kafka.errors import KafkaGatewayError
 from console.kafka.types import LATEST, STABLE, GroupListing, PartitionRef
+from offsets.committed import committed_offsets
 from offsets.group_listing import groups_of_every_type_of
 from offsets.lag.priority import PreviousSample, sweep_order
 
@@ -170,20 +171,9 @@ def _fetch_ends(admin: KafkaAdmin, refs: list[PartitionRef], ends: dict, stables
 
 
 def _fetch_committed(admin: KafkaAdmin, chunk: list[str], streams_ids: set[str], into: dict) -> None:
-    """One multi-group OffsetFetch per coordinator for the chunk (Kafka's Java Admin). If that fails for a reason
-    other than the cluster not answering (a group the console may not describe fails the whole batch, or Java's
-    clients are not installed), the chunk is asked again a group per request, so one group cannot cost the rest."""
-    consumers = [g for g in chunk if g not in streams_ids]
-    if consumers:
-        try:
-            into.update(admin.group_offsets_batched(consumers))
-        except ClusterUnavailable:
-            raise
-        except KafkaGatewayError as exc:
-            # A warning: group by group is many times slower, and a big cluster's sweep may then run out of time.
-            log.warning("Lag sweep of %s: batched OffsetFetch of %d groups failed (%s); asking group by group",
-                        admin.cluster, len(consumers), exc.message)
-            into.update(admin.group_offsets(consumers, skip_failed=True))
+    """One multi-group OffsetFetch per coordinator for the chunk's consumer groups (offsets/committed.py), and the
+    streams groups' offsets (which commit as consumer groups do)."""
+    into.update(committed_offsets(admin, [g for g in chunk if g not in streams_ids]))
     streams = [g for g in chunk if g in streams_ids]
     if streams:
         into.update(admin.streams_group_offsets(streams))

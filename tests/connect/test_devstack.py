@@ -76,3 +76,18 @@ def test_make_runs_connect_process_starts_a_worker_and_stops_on_sigterm(kafka_no
         output = process.communicate(timeout=60)[0]
     assert process.returncode == 0, output
     assert f"Kafka Connect starting on http://127.0.0.1:{port}" in output
+
+
+@pytest.mark.django_db
+def test_the_workers_own_group_is_not_a_consumer_group_on_the_groups_pages(connect_worker, local_cluster, client_for,
+                                                                           viewer):
+    """Connect's workers coordinate through a classic group of protocol "connect": like `kafka-consumer-groups
+    --list`, the console's one ListGroups of every type leaves it out, so the groups list never asks the
+    consumer-group calls about it (they refuse it as not a consumer group)."""
+    from offsets.selectors import group_snapshot_refresh, groups_of_every_type
+
+    listings, problem = groups_of_every_type("local")
+    assert problem == "" and connect_worker.group_id not in {g.group_id for g in listings}
+    group_snapshot_refresh("local")
+    page = client_for(viewer).get("/clusters/local/groups/")
+    assert page.status_code == 200 and "not a consumer group" not in page.content.decode()

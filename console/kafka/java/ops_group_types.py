@@ -26,12 +26,17 @@ class GroupTypeOps(bridge.JavaCalls):
     costs a few gateway calls, not one per getter."""
 
     def list_groups_of_every_type(self) -> list[GroupListing]:
-        """ListGroups on every broker with no type filter: classic, consumer, share and streams groups."""
+        """ListGroups on every broker with no type filter: classic, consumer, share and streams groups. Classic
+        groups of another protocol than a consumer's (Kafka Connect's workers, a schema registry's leader election)
+        are left out, as librdkafka's ListConsumerGroups and `kafka-consumer-groups --list` leave them out: they hold
+        no offsets, and the consumer-group calls refuse them ("not a consumer group")."""
         found = bridge.as_plain(self._java(lambda admin, jvm: admin.listGroups().all()))
         listings = []
         for g in found:
             kind = (g.get("type") or "").lower() or None
             protocol = g.get("protocol") or ""
+            if kind in (None, "classic") and protocol not in ("", "consumer"):
+                continue
             listings.append(GroupListing(group_id=g["groupId"], state=g.get("groupState") or "Unknown",
                                          protocol=kind or protocol or "unknown",
                                          simple=kind == "classic" and not protocol, group_type=kind or "classic"))

@@ -31,10 +31,7 @@ class Scrape:
 
 @pytest.fixture
 def scrape(client, settings):
-    """Each scrape rendered afresh: these tests change what is stored between scrapes (the shared rendering is
-    tested on its own in test_views.py)."""
     settings.METRICS_TOKEN = TOKEN
-    settings.METRICS_CACHE_S = 0
 
     def get(query: str = "") -> Scrape:
         response = client.get("/metrics" + query, headers={"Authorization": f"Bearer {TOKEN}"})

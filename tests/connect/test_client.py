@@ -21,7 +21,7 @@ from tests.fixtures.connect import CONNECT_PASSWORD_ENV, CONNECT_USER
 SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
 # Every character Connect accepts in a name and its REST server (Jetty 12) accepts in a path segment.
 HOSTILE = ["orders sink #1", "semi;colon", "+plus", 'quote"d \'name\'', "<b>markup<i>&amp;", "Ünïcødé ☃ 名前", "a?b=c&d", "..x",
-           "tilde~7E", "semi;colon"]
+           "tilde~7E"]
 
 
 @given(st.text(min_size=1, max_size=40))
@@ -52,23 +52,30 @@ def client(connect_worker, connect_rest):
 @pytest.mark.kafka
 def test_hostile_names_round_trip_through_every_endpoint(client, connect_rest, topic_factory, tmp_path):
     topic = topic_factory("hostile")
+    # Every name goes through each step before the next step starts: the same calls, without waiting on Connect
+    # name after name.
     for name in HOSTILE:
         config = {"connector.class": SINK, "topics": topic, "file": str(tmp_path / f"{uuid.uuid4().hex}.txt")}
         info = client.create(name, config)
         assert info.name == name and info.type == "sink"
         assert client.connector(name).config["file"] == config["file"]
+    for name in HOSTILE:
         connect_rest.wait_state(name, "RUNNING")  # Connect has no status for a connector it has not started yet
         assert client.status(name).name == name
         assert name in client.connectors() and name in client.connector_names()
         client.pause(name)
+    for name in HOSTILE:
         connect_rest.wait_state(name, "PAUSED")
         client.stop(name)
+    for name in HOSTILE:
         connect_rest.wait_state(name, "STOPPED")
         assert client.offsets(name).entries == ()
         client.resume(name)
+    for name in HOSTILE:
         connect_rest.wait_state(name, "RUNNING")
         client.restart(name, include_tasks=True)
         client.delete(name)
+    for name in HOSTILE:
         with pytest.raises(ConnectNotFound):
             client.connector(name)
 

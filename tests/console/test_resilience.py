@@ -16,8 +16,9 @@ from tests.fixtures.secured_kafka import secured_settings
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
-# Enough rounds for the abort that drill met within two of five; RESILIENCE_ROUNDS=20 for a longer drill.
-ROUNDS = int(os.environ.get("RESILIENCE_ROUNDS", "5"))
+# Enough rounds for the abort, which the drill met within two when it was found (CI's time is kept for the rest of
+# the suite); RESILIENCE_ROUNDS=20 for a longer drill.
+ROUNDS = int(os.environ.get("RESILIENCE_ROUNDS", "3"))
 BACK_WITHIN_S = 30.0
 
 

@@ -134,10 +134,11 @@ test: test-deps
 # drills (broker restarts, process supervision), the Spark replays (minutes of Spark around a few
 # job-row updates), the browser walks (the same views the view tests cover) and the comparisons with Kafka's
 # tools (a JVM per command around the same audit rows) touch the database only in passing and ran in `make test`;
-# so do the other broker tests, but for those whose point is what they store (marked postgres in tests/conftest.py).
+# so do the other broker tests, but for those whose point is what they store (marked postgres in tests/conftest.py),
+# and the tests whose database use is any Django app's (engine_neutral there).
 test-db: test-deps
 	bash console/devstack/pytest.sh $(PY) -m pytest \
-	  -m "database and not slow and not spark and not browser and not parity and (not kafka or postgres)" $(PYTEST_ARGS)
+	  -m "database and not slow and not spark and not browser and not parity and not engine_neutral and (not kafka or postgres)" $(PYTEST_ARGS)
 
 # Everything `make run` keeps between runs, not what it was set up with: .env (SECRET_KEY, REDIS_PASSWORD) stays,
 # and so does the .data/.redis-password stamp, which only says .env holds a password (the new Redis reads it).

@@ -29,6 +29,22 @@ POSTGRES_BROKER_TESTS = ("tests/offsets/lag/", "tests/offsets/history/", "tests/
                          "tests/console/audit/", "tests/console/metrics/", "tests/console/clusters/", "tests/alerts/",
                          "tests/connect/test_alerts.py", "tests/connect/test_metrics.py")
 
+# Tests whose database use is Django's own (logins, sessions, users) or a cluster row read by name, around what
+# they are about (pages, client settings, health, supervision): nothing there differs between engines, so the
+# PostgreSQL pass leaves them out (health's own database probe stays in it).
+ENGINE_NEUTRAL_TESTS = ("tests/console/accounts/test_views.py", "tests/console/accounts/test_middleware.py",
+                        "tests/console/accounts/test_sso.py", "tests/console/accounts/test_admin.py",
+                        "tests/console/clusters/test_client_settings.py", "tests/console/clusters/test_clusters.py",
+                        "tests/console/clusters/test_fan_out.py", "tests/console/devstack/test_keep_running.py",
+                        "tests/console/metrics/test_views.py", "tests/topics/test_transactional_messages.py",
+                        "tests/console/test_health.py::test_health_stays_200",
+                        "tests/console/test_health.py::test_anonymous_callers",
+                        "tests/console/test_health.py::test_people_and_the_scraper",
+                        # The recorder's storage on PostgreSQL: the consumer script and the restart cover it.
+                        "tests/offsets/history/test_recorder.py::test_a_share_group",
+                        "tests/offsets/history/test_recorder.py::test_group_history_command",
+                        "tests/offsets/history/test_recorder.py::test_recorded_history_matches_the_script[classic]")
+
 
 def pytest_collection_modifyitems(items):
     """Marks every test that touches the database, so CI can re-run them on PostgreSQL (-m database), and the
@@ -39,3 +55,5 @@ def pytest_collection_modifyitems(items):
             item.add_marker("database")
             if item.nodeid.startswith(POSTGRES_BROKER_TESTS):
                 item.add_marker("postgres")
+            if item.nodeid.startswith(ENGINE_NEUTRAL_TESTS):
+                item.add_marker("engine_neutral")

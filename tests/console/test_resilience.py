@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.kafka, pytest.mark.slow, pytest.mark.django_db(transac
 
 # Enough rounds for the abort, which the drill met within two when it was found (CI's time is kept for the rest of
 # the suite); RESILIENCE_ROUNDS=20 for a longer drill.
-ROUNDS = int(os.environ.get("RESILIENCE_ROUNDS", "3"))
+ROUNDS = int(os.environ.get("RESILIENCE_ROUNDS", "2"))
 BACK_WITHIN_S = 30.0
 
 

@@ -13,6 +13,7 @@ process and of the cluster's client process. Writes bench/RESULTS.md (section la
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import resource
 import subprocess
@@ -115,7 +116,8 @@ def main() -> None:
         runs = []
         for i in range(args.sweeps):
             started = time.perf_counter()
-            result = lag_sample(cluster="local")
+            # The listing rides along for the groups list's table; held by five runs it would count in the peak.
+            result = dataclasses.replace(lag_sample(cluster="local"), listed=None)
             total = time.perf_counter() - started
             asked = result.asked_ms / 1000
             runs.append((("cold" if i == 0 else "warm"), result, asked, total - asked, total, own_peak_rss_mib(),

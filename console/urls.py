@@ -16,6 +16,7 @@ urlpatterns = [
     path("accounts/", include("console.accounts.urls")),
     path("clusters/<str:cluster>/topics/", include("topics.urls")),
     path("clusters/<str:cluster>/brokers/", include("topics.broker_urls")),
+    path("clusters/<str:cluster>/topic-policies/", include("topics.policies.urls")),
     path("clusters/<str:cluster>/groups/", include("offsets.urls")),
     path("clusters/<str:cluster>/replays/", include("sparkjobs.urls")),
     path("clusters/<str:cluster>/transactions/", include("transactions.urls")),

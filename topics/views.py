@@ -65,7 +65,8 @@ def topic_create(request: HtmxHttpRequest, cluster: str):
         data = valid_data(form)
         services.topic_create(actor=Actor.from_request(request), cluster=cluster, name=data["name"],
                               partitions=data["partitions"], replication_factor=data["replication_factor"],
-                              configs=data["configs"], reason=data["reason"])
+                              configs=data["configs"], reason=data["reason"],
+                              policy_override=data["override_policy"])
         messages.success(request, f"Topic {data['name']} created.")
         return redirect_after_change(request, reverse("topics:detail", args=[cluster, data["name"]]))
     return render(request, "topics/create.html", {"cluster": cluster, "form": form})
@@ -76,7 +77,7 @@ def topic_create(request: HtmxHttpRequest, cluster: str):
 def topic_detail(request: HtmxHttpRequest, cluster: str, topic: str):
     detail = selectors.topic_detail(cluster, topic)
     context = {
-        "cluster": cluster, "topic": detail, "config_form": forms.ConfigChangeForm(),
+        "cluster": cluster, "topic": detail, "config_form": forms.TopicConfigChangeForm(),
         "partitions_form": forms.PartitionsForm(initial={"new_total": len(detail.partitions) + 1}),
         "delete_form": forms.DeleteForm(), "purge_form": forms.PurgeForm(),
     }
@@ -100,7 +101,7 @@ def topic_lag(request: HtmxHttpRequest, cluster: str, topic: str):
 @require_POST
 @role_required(Role.ADMIN)
 def topic_config_preview(request: HtmxHttpRequest, cluster: str, topic: str):
-    data = valid_data(forms.ConfigChangeForm(request.POST))
+    data = valid_data(forms.TopicConfigChangeForm(request.POST))
     changes = selectors.config_change_preview(cluster, TOPIC, topic, set_values=data["set_values"],
                                               delete=data["delete"])
     context = {"cluster": cluster, "topic_name": topic, "changes": changes, "form_data": request.POST,
@@ -111,9 +112,10 @@ def topic_config_preview(request: HtmxHttpRequest, cluster: str, topic: str):
 @require_POST
 @role_required(Role.ADMIN)
 def topic_config_apply(request: HtmxHttpRequest, cluster: str, topic: str):
-    data = valid_data(forms.ConfigChangeForm(request.POST))
+    data = valid_data(forms.TopicConfigChangeForm(request.POST))
     services.topic_configs_alter(actor=Actor.from_request(request), cluster=cluster, topic=topic,
-                                 set_values=data["set_values"], delete=data["delete"], reason=data["reason"])
+                                 set_values=data["set_values"], delete=data["delete"], reason=data["reason"],
+                                 policy_override=data["override_policy"])
     messages.success(request, f"Configs of {topic} changed.")
     # No "#configs" fragment: a client redirect to the same path plus a fragment only scrolls, it does not reload.
     return redirect_after_change(request, reverse("topics:detail", args=[cluster, topic]))
@@ -124,7 +126,8 @@ def topic_config_apply(request: HtmxHttpRequest, cluster: str, topic: str):
 def topic_partitions_add(request: HtmxHttpRequest, cluster: str, topic: str):
     data = valid_data(forms.PartitionsForm(request.POST))
     services.topic_partitions_add(actor=Actor.from_request(request), cluster=cluster, topic=topic,
-                                  new_total=data["new_total"], reason=data["reason"])
+                                  new_total=data["new_total"], reason=data["reason"],
+                                  policy_override=data["override_policy"])
     messages.success(request, f"{topic} now has {data['new_total']} partitions.")
     return redirect_after_change(request, reverse("topics:detail", args=[cluster, topic]))
 

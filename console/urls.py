@@ -17,6 +17,8 @@ urlpatterns = [
     path("clusters/<str:cluster>/topics/", include("topics.urls")),
     path("clusters/<str:cluster>/brokers/", include("topics.broker_urls")),
     path("clusters/<str:cluster>/topic-policies/", include("topics.policies.urls")),
+    path("clusters/<str:cluster>/bulk/topics/", include("topics.bulk.urls")),
+    path("clusters/<str:cluster>/bulk/groups/", include("offsets.bulk.urls")),
     path("clusters/<str:cluster>/groups/", include("offsets.urls")),
     path("clusters/<str:cluster>/replays/", include("sparkjobs.urls")),
     path("clusters/<str:cluster>/transactions/", include("transactions.urls")),

@@ -77,6 +77,8 @@ class TopicOps(AdminBase):
                 futures = admin.delete_topics(list(names[start:start + BATCH_OBJECTS]), request_timeout=self.timeout,
                                               operation_timeout=self.timeout)
                 outcomes.update(self._wait_each(futures))
+            outcomes = {name: self._topic_not_found(name, o) if isinstance(o, TopicNotFound) else o
+                        for name, o in outcomes.items()}
             return self._item_failures(outcomes)
 
         return self._call(run)

@@ -58,16 +58,19 @@ def test_delete_50_topics_previewed_executed_and_audited_with_one_deleted_meanwh
     outsider.delete_topics([gone], operation_timeout=20)[gone].result(30)
     outcome = topics_bulk_execute(actor=actor, cluster="local", action="delete", names=names,
                                   confirm="delete 50 topics", reason="stale topics of the old pipeline")
-    assert outcome.failed == {gone: MSG_MISSING} and sorted(outcome.done) == sorted(set(names) - {gone})
+    # The topic may already be gone from the metadata the re-check reads (left alone: refused) or not yet (then
+    # DeleteTopics itself answers that it does not exist): either way it is the one failure, named.
+    assert list(outcome.failed) == [gone] and sorted(outcome.done) == sorted(set(names) - {gone})
+    assert outcome.failed[gone] in (MSG_MISSING, f"Topic '{gone}' does not exist on cluster 'local'.")
     left = {t.name for t in cluster_admin("local").list_topics()}
     assert not left & set(names)
 
     batch = list(AuditEvent.objects.filter(action="topic.bulk.delete").values_list("outcome", "error"))
     assert batch == [("intent", ""), ("failure", f"1 of 50 failed: {gone}")]
     per_topic = AuditEvent.objects.filter(action="topic.delete")
-    assert per_topic.filter(outcome="intent").count() == 49 and per_topic.filter(outcome="success").count() == 49
-    refused = per_topic.get(outcome="refused")
-    assert refused.target == f"topic:{gone}" and refused.params["batch"] == outcome.batch_id
+    assert per_topic.filter(outcome="success").count() == 49
+    failed = per_topic.get(outcome__in=["refused", "failure"])
+    assert failed.target == f"topic:{gone}" and failed.params["batch"] == outcome.batch_id
     assert per_topic.filter(outcome="success").first().before["partitions"] == 1
 
 

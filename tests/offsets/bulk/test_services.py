@@ -67,7 +67,7 @@ def test_the_same_reset_for_20_groups_with_one_group_active_at_execute(actor, gr
     resets = AuditEvent.objects.filter(action="group.offsets.reset")
     assert resets.filter(outcome="success").count() == 19
     assert resets.get(outcome="refused").target == f"group:{busy}"
-    batch = AuditEvent.objects.filter(action="group.bulk.reset").values_list("outcome", "error")
+    batch = AuditEvent.objects.filter(action="group.bulk.reset").order_by("seq").values_list("outcome", "error")
     assert list(batch) == [("intent", ""), ("failure", f"1 of 20 failed: {busy}")]
 
 

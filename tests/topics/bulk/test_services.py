@@ -65,7 +65,8 @@ def test_delete_50_topics_previewed_executed_and_audited_with_one_deleted_meanwh
     left = {t.name for t in cluster_admin("local").list_topics()}
     assert not left & set(names)
 
-    batch = list(AuditEvent.objects.filter(action="topic.bulk.delete").values_list("outcome", "error"))
+    batch = list(AuditEvent.objects.filter(action="topic.bulk.delete").order_by("seq")
+                 .values_list("outcome", "error"))
     assert batch == [("intent", ""), ("failure", f"1 of 50 failed: {gone}")]
     per_topic = AuditEvent.objects.filter(action="topic.delete")
     assert per_topic.filter(outcome="success").count() == 49

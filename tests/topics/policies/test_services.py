@@ -151,3 +151,17 @@ def test_shell_and_page_refuse_alike(admin, policy, prefix, client_for, capsys, 
 
     # Viewers see the policies, not the form; they cannot post one.
     assert client_for(viewer).post(reverse("topic-policies:create", args=["local"]), {"name": "x"}).status_code == 403
+
+
+def test_policy_pages_render_for_admins_and_viewers(policy, admin, viewer, client_for, prefix):
+    admin_page = client_for(admin).get(reverse("topic-policies:list", args=["local"])).content.decode()
+    assert "an hour at most on this cluster" in admin_page and "Save policy" in admin_page
+    edit = client_for(admin).get(reverse("topic-policies:edit", args=["local", "prod rules"])).content.decode()
+    assert "retention.ms &lt;= 3600000: an hour at most on this cluster" in edit
+    saved = client_for(admin).post(reverse("topic-policies:edit", args=["local", "prod rules"]), {
+        "name": "prod rules", "applies_to": f"^{prefix}\\.", "max_partitions": 8, "reason": "looser"})
+    assert saved.status_code == 302
+    assert AuditEvent.objects.get(action="topic.policy.update").before["max_partitions"] == 4
+    viewer_page = client_for(viewer).get(reverse("topic-policies:list", args=["local"])).content.decode()
+    assert "prod rules" in viewer_page and "Save policy" not in viewer_page
+    assert client_for(viewer).get(reverse("topic-policies:edit", args=["local", "prod rules"])).status_code == 403

@@ -3,7 +3,9 @@ typed phrase confirms, roles are checked in the views and commands."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import uuid
 
 import pytest
@@ -92,6 +94,12 @@ def test_bulk_groups_roles_and_command(admin, operator, client_for, commit, topi
     assert preview.status_code == 200 and "reset 2 groups" in preview.content.decode()
     assert client.post(reverse("bulk-groups:preview", args=["local"]), {
         "action": "delete", "group": groups}).status_code == 403
+    fingerprints = re.search(r'name="fingerprints" value="([^"]*)"', preview.content.decode()).group(1)
+    done = client.post(reverse("bulk-groups:execute", args=["local"]), {
+        "action": "reset", "topics": topic, "strategy": "to-latest", "group": groups, "confirm": "reset 2 groups",
+        "reason": "skip the backlog", "fingerprints": html.unescape(fingerprints)}, HTTP_HX_REQUEST="true")
+    assert done.status_code == 200 and "Done: 2 groups" in done.content.decode()
+    assert AuditEvent.objects.filter(action="group.offsets.reset", outcome="success").count() == 2
 
     call_command("bulk_groups", "delete", "--group", groups[0], "--group", groups[1], "--yes", "--actor", "ada",
                  "--reason", "stale")

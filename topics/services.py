@@ -105,9 +105,10 @@ def _config_policy_check(*, actor: Actor, cluster: str, topic: str, set_values: 
         return
     shape = config_change_shapes(cluster, [topic], set_values=set_values, delete=delete, policies=policies).get(topic)
     if shape is not None:
-        policy_check(actor=actor, cluster=cluster, action="topic.config.alter", shape=shape, aspects=frozenset({CONFIGS}),
-                     config_keys=frozenset(set_values) | frozenset(delete), override=override, reason=reason,
-                     params={"set": set_values, "delete": delete}, policies=policies)
+        policy_check(actor=actor, cluster=cluster, action="topic.config.alter", shape=shape,
+                     aspects=frozenset({CONFIGS}), config_keys=frozenset(set_values) | frozenset(delete),
+                     override=override, reason=reason, params={"set": set_values, "delete": delete},
+                     policies=policies)
 
 
 def broker_configs_alter(*, actor: Actor, cluster: str, broker_id: int, set_values: dict[str, str],

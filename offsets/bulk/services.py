@@ -94,7 +94,8 @@ def groups_bulk_execute(*, actor: Actor, cluster: str, action: str, names: list[
     names = _names(names)
     check_confirmation(confirm, confirmation_phrase(VERBS.get(action, action), len(names), "group"))
     if action == RESET:
-        return _run_each(actor, cluster, action, names, reason, {"scope": scope_text(scope), "strategy": describe_strategy(strategy)},
+        params = {"scope": scope_text(scope), "strategy": describe_strategy(strategy)}
+        return _run_each(actor, cluster, action, names, reason, params,
                          lambda g: group_offsets_reset(
                              actor=actor, cluster=cluster, group=g, scope=scope, strategy=strategy, reason=reason,
                              confirm=g, expected_fingerprint=(fingerprints or {}).get(g), kind=CONSUMER))

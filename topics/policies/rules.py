@@ -196,7 +196,8 @@ def _config_violation(policy: Policy, rule: ConfigRule, shape: TopicShape) -> Vi
                          f"{rule.config} is {value}")
     actual, bound = _number(value), _number(rule.value)
     if actual is None or bound is None:
-        return Violation(policy.name, rule_text, rule.message or f"{rule.config} must be a number {rule.op} {rule.value}",
+        return Violation(policy.name, rule_text,
+                         rule.message or f"{rule.config} must be a number {rule.op} {rule.value}",
                          f"{rule.config} is {value}")
     unlimited = rule.config in UNLIMITED_WHEN_MINUS_ONE and actual == -1
     broken = (not unlimited and actual < bound) if rule.op == AT_LEAST else (unlimited or actual > bound)

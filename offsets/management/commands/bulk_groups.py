@@ -90,6 +90,7 @@ class Command(ActorCommand):
                  "left_alone": c.refused} for c in plan.changes]}, indent=2))
             return
         for c in plan.changes:
-            self.stdout.write(f"{c.group}\t{c.state}\t{c.summary}" + (f"\tLEFT ALONE: {c.refused}" if c.refused else ""))
+            left_alone = f"\tLEFT ALONE: {c.refused}" if c.refused else ""
+            self.stdout.write(f"{c.group}\t{c.state}\t{c.summary}{left_alone}")
         self.stdout.write(f"Dry run: nothing changed. {len(plan.to_change)} group(s) would change, "
                           f"{len(plan.left_alone)} left alone; add --yes (with --actor and --reason) to do it.")

@@ -103,7 +103,8 @@ def test_bulk_config_and_partition_changes_follow_the_policies(actor, many_topic
     assert not bad.to_change and "later" in bad.changes[0].refused  # the broker's own message, per topic
 
     outcome = topics_bulk_execute(actor=actor, cluster="local", action="config", names=names[:2] + [names[3]],
-                                  confirm="reconfigure 3 topics", reason="longer", set_values={"retention.ms": "1800000"},
+                                  confirm="reconfigure 3 topics", reason="longer",
+                                  set_values={"retention.ms": "1800000"},
                                   delete=[])
     assert sorted(outcome.done) == sorted(names[:2] + [names[3]]) and outcome.failed == {}
     configs = cluster_admin("local").describe_configs(TOPIC, names, skip_missing=True)

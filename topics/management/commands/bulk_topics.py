@@ -26,7 +26,8 @@ class Command(ActorCommand):
                            ("partitions", "grow each to a partition count")):
             p = sub.add_parser(name, help=text)
             self.add_format_argument(p)
-            p.add_argument("--search", default="", help="substring of topic names, or a regular expression with --regex")
+            p.add_argument("--search", default="",
+                           help="substring of topic names, or a regular expression with --regex")
             p.add_argument("--regex", action="store_true")
             p.add_argument("--topic", action="append", default=[], help="a topic by name (repeat for more)")
             self.add_yes_argument(p, help="do it; without --yes, only the preview")

@@ -66,7 +66,8 @@ class Command(ActorCommand):
             policy = selectors.policy_from_row(row)
             lines.append(f"{row.name}: applies to {row.applies_to or 'every topic'}")
             if row.name_pattern:
-                lines.append(f"  name matches {row.name_pattern}" + (f": {row.name_message}" if row.name_message else ""))
+                message = f": {row.name_message}" if row.name_message else ""
+                lines.append(f"  name matches {row.name_pattern}{message}")
             for what, low, high, message in (
                     ("partitions", row.min_partitions, row.max_partitions, row.partitions_message),
                     ("replication factor", row.min_replication_factor, row.max_replication_factor,

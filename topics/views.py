@@ -15,6 +15,7 @@ from console.clusters.selectors import cluster_get
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
 from offsets.lag.selectors import topic_lag_chart
 from topics import disk, forms, selectors, services
+from topics.policies.selectors import policy_rows
 from console.kafka.types import TOPIC
 
 PAGE_SIZE = 50
@@ -69,7 +70,8 @@ def topic_create(request: HtmxHttpRequest, cluster: str):
                               policy_override=data["override_policy"])
         messages.success(request, f"Topic {data['name']} created.")
         return redirect_after_change(request, reverse("topics:detail", args=[cluster, data["name"]]))
-    return render(request, "topics/create.html", {"cluster": cluster, "form": form})
+    return render(request, "topics/create.html", {"cluster": cluster, "form": form,
+                                                  "policies": policy_rows(cluster)})
 
 
 @require_GET

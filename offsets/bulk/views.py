@@ -49,8 +49,8 @@ def bulk_groups(request: HtmxHttpRequest, cluster: str):
     if snapshot is None:
         context["building"] = True
     elif query or state:
-        context["rows"] = [r for r in filter_entries(snapshot.rows, query=query, state=state)
-                           if r.kind in CONSUMER_KINDS]
+        rows = [r for r in filter_entries(snapshot.rows, query=query, state=state) if r.kind in CONSUMER_KINDS]
+        context.update(rows=rows[:max_objects()], matched=len(rows))
     template = "bulk/groups.html#selection" if request.htmx else "bulk/groups.html"
     return render(request, template, context)
 

@@ -34,7 +34,9 @@ def bulk_topics(request: HtmxHttpRequest, cluster: str):
         selectors.filter_topics([], query=query, regex=regex)
         context["building"] = True
     elif query:
-        context["rows"] = selectors.filter_topics(snapshot.rows, query=query, regex=regex)
+        rows = selectors.filter_topics(snapshot.rows, query=query, regex=regex)
+        # No more checkboxes than one batch takes: a filter matching 40,000 topics must not render them all.
+        context.update(rows=rows[:max_objects()], matched=len(rows))
     template = "bulk/topics.html#selection" if request.htmx else "bulk/topics.html"
     return render(request, template, context)
 

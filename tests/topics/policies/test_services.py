@@ -130,6 +130,7 @@ def test_shell_and_page_refuse_alike(admin, policy, prefix, client_for, capsys, 
         HTTP_HX_REQUEST="true")
     assert response.status_code == 400 and "2 to 4 partitions, for now" in response.content.decode()
     assert not _exists(name)
+    assert "prod rules" in client_for(admin).get(reverse("topics:create", args=["local"])).content.decode()
     call_command("topics", "create", "--topic", name, "--partitions", "9", "--config", "retention.ms=60000",
                  "--actor", "ada", "--reason", "load test", "--override-policy")
     assert _exists(name)

@@ -15,7 +15,7 @@ from console.clusters.selectors import cluster_get
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
 from offsets.lag.selectors import topic_lag_chart
 from topics import disk, forms, selectors, services
-from topics.policies.selectors import policy_rows
+from topics.policies.selectors import detail_violations, policy_rows
 from console.kafka.types import TOPIC
 
 PAGE_SIZE = 50
@@ -84,6 +84,9 @@ def topic_detail(request: HtmxHttpRequest, cluster: str, topic: str):
         "delete_form": forms.DeleteForm(), "purge_form": forms.PurgeForm(),
     }
     if not request.htmx:
+        context["policy_violations"] = detail_violations(
+            cluster, detail.name, partitions=len(detail.partitions), replication_factor=detail.replication_factor,
+            internal=detail.internal, configs=detail.configs)
         context.update(chart=topic_lag_chart(cluster, topic, request.GET.get("range")),
                        chart_url=reverse("topics:lag", args=[cluster, topic]))
     template = "topics/detail.html#partitions" if request.htmx else "topics/detail.html"

@@ -89,6 +89,18 @@ def create_shape(cluster: str, name: str, *, partitions: int, replication_factor
                       overrides=frozenset(configs) & keys)
 
 
+def detail_violations(cluster: str, name: str, *, partitions: int, replication_factor: int, internal: bool,
+                      configs: list) -> list[Violation]:
+    """The rules a topic breaks, from what its page read already (its configs with their sources): no Kafka call."""
+    policies = cluster_policies(cluster)
+    if internal or not policies:
+        return []
+    shape = TopicShape(name=name, partitions=partitions, replication_factor=replication_factor,
+                       configs={c.name: None if c.sensitive else c.value for c in configs},
+                       overrides=frozenset(c.name for c in configs if c.source == "topic"))
+    return evaluate(policies, shape)
+
+
 @dataclass(frozen=True)
 class ReportRow:
     topic: str

@@ -113,6 +113,8 @@ def test_the_report_lists_the_topics_that_break_todays_policies(actor, policy, p
     assert [v.message for v in report[broken].violations] == [
         "2 to 4 partitions, for now", "an hour at most on this cluster", "no compaction here"]
 
+    detail = client_for(viewer).get(reverse("topics:detail", args=["local", broken])).content.decode()
+    assert "policy-violations" in detail and "no compaction here" in detail
     page = client_for(viewer).get(reverse("topic-policies:report", args=["local"]))
     assert page.status_code == 200
     text = page.content.decode()

@@ -4,9 +4,12 @@ named; a bulk delete in one DeleteGroups; a bulk delete of one topic's offsets."
 
 from __future__ import annotations
 
+import html
+import re
 import uuid
 
 import pytest
+from django.urls import reverse
 
 from console.audit.actor import Actor
 from console.audit.models import AuditEvent
@@ -91,3 +94,30 @@ def test_bulk_delete_of_groups_and_of_one_topics_offsets(actor, groups_on, outsi
     assert deleted.count() == 2
     assert deleted.get(target=f"group:{groups[3]}").before == {topic: {"0": 4, "1": 3}}
     assert not {g.group_id for g in cluster_admin("local").list_groups()} & set(groups[2:])
+
+
+HOSTILE = ['a/b?c#d', '<script>alert("x")</script>', "quote ' and \" both", "ünï cødé 🚀", "..", "%2F~7E", "x" * 300]
+
+
+def test_hostile_group_ids_go_through_the_bulk_page_whole(admin, client_for, outsider, topic_factory, local_cluster):
+    from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
+
+    topic = topic_factory("bulkh")
+    suffix = uuid.uuid4().hex[:6]
+    groups = [f"{g}-{suffix}" for g in HOSTILE]
+    for group in groups:
+        outsider.alter_consumer_group_offsets([ConsumerGroupTopicPartitions(
+            group, [TopicPartition(topic, 0, 0)])])[group].result(30)
+    client = client_for(admin)
+    preview = client.post(reverse("bulk-groups:preview", args=["local"]), {
+        "action": "delete", "group": groups}, HTTP_HX_REQUEST="true")
+    text = preview.content.decode()
+    assert preview.status_code == 200 and "delete 7 groups" in text and "<script>alert" not in text
+    hidden = [html.unescape(v) for v in re.findall(r'name="group" value="([^"]*)"', text)]
+    assert hidden == groups
+    done = client.post(reverse("bulk-groups:execute", args=["local"]), {
+        "action": "delete", "group": hidden, "confirm": "delete 7 groups", "reason": "hostile ids"},
+        HTTP_HX_REQUEST="true")
+    assert done.status_code == 200 and "Done: 7 groups" in done.content.decode()
+    assert set(AuditEvent.objects.filter(action="group.delete", outcome="success").values_list(
+        "target", flat=True)) == {f"group:{g}" for g in groups}

@@ -16,11 +16,19 @@ class ReasonForm(forms.Form):
         self.order_fields([name for name in self.fields if name != "reason"] + ["reason"])
 
 
+OVERRIDE_LABEL = "Override topic policies (the rules broken go into the audit log with the reason)"
+
+
+def override_field() -> forms.BooleanField:
+    return forms.BooleanField(required=False, label=OVERRIDE_LABEL)
+
+
 class TopicCreateForm(ReasonForm):
     name = forms.CharField(max_length=249)
     partitions = forms.IntegerField(min_value=1, max_value=100_000, initial=3)
     replication_factor = forms.IntegerField(min_value=1, max_value=32767, initial=1)
     configs = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 4, "placeholder": "retention.ms=604800000\ncleanup.policy=delete"}))
+    override_policy = override_field()
 
     def clean_configs(self) -> dict[str, str]:
         return clean_pairs(self.cleaned_data["configs"])
@@ -39,9 +47,14 @@ class ConfigChangeForm(ReasonForm):
         return parse_keys(self.cleaned_data["delete"])
 
 
+class TopicConfigChangeForm(ConfigChangeForm):
+    override_policy = override_field()
+
+
 class PartitionsForm(ReasonForm):
     new_total = forms.IntegerField(min_value=1, label="New partition count")
     understood = forms.BooleanField(label="I understand keys will map to different partitions from now on")
+    override_policy = override_field()
 
 
 class DeleteForm(ReasonForm):

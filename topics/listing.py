@@ -111,6 +111,19 @@ def topic_snapshot_note(cluster: str, topic: str, *, deleted: bool = False, at_l
     table.note_change(cluster, topic, row)
 
 
+def topic_snapshot_note_partitions(cluster: str, totals: dict[str, int]) -> None:
+    """After partitions were added to many topics through the console: their rows in the shared table show the new
+    counts now, without a call per topic (messages stay: new partitions are empty); a topic the table does not hold
+    yet waits for the next rebuild."""
+    found = table.read(cluster, _version(cluster_admin(cluster)))
+    if found is None:
+        return
+    rows = {row.name: row for row in found.rows}
+    for name, total in totals.items():
+        if name in rows:
+            table.note_change(cluster, name, replace(rows[name], partitions=max(total, rows[name].partitions)))
+
+
 def leader_windows(partitions: list[tuple[PartitionRef, int | None]], size: int) -> list[list[PartitionRef]]:
     """Pure: partitions in windows of at most `size` partitions per leader, so that each ListOffsets request (one
     per leader, per window) stays small and at most one per leader is in flight. Partitions without a leader are

@@ -12,6 +12,9 @@ from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
 from console.kafka.types import BROKER, EARLIEST, LATEST, TOPIC, PartitionRef
 from topics.diffing import PurgeRow, check_config_request, purge_plan
+from topics.policies.rules import CONFIGS, PARTITIONS, TopicShape
+from topics.policies.selectors import cluster_policies, config_change_shapes, create_shape
+from topics.policies.services import policy_check
 from topics.selectors import broker_values_invalidate, topic_snapshot_note
 from topics.table import TopicRow
 
@@ -23,14 +26,23 @@ MSG_NOTHING_TO_PURGE = "Nothing to purge: every chosen partition is already empt
 
 
 def topic_create(*, actor: Actor, cluster: str, name: str, partitions: int, replication_factor: int,
-                 configs: dict[str, str], reason: str = "") -> None:
-    """CreateTopics, validated by the broker first (validate_only) so bad input changes nothing."""
+                 configs: dict[str, str], reason: str = "", policy_override: bool = False) -> None:
+    """CreateTopics, validated by the broker first (validate_only) so bad input changes nothing, then by the
+    cluster's topic policies (topics/policies; an admin may override them with a reason)."""
     if not TOPIC_NAME.match(name) or name in (".", ".."):
         raise ConsoleError(MSG_BAD_TOPIC_NAME.format(name=name))
     admin = cluster_admin(cluster)
     admin.create_topic(name, partitions=partitions, replication_factor=replication_factor, configs=configs,
                        validate_only=True)
     params = {"partitions": partitions, "replication_factor": replication_factor, "configs": configs}
+    policies = cluster_policies(cluster)
+    if policies:
+        shape = create_shape(cluster, name, partitions=partitions, replication_factor=replication_factor,
+                             configs=configs, policies=policies)
+        overridden = policy_check(actor=actor, cluster=cluster, action="topic.create", shape=shape,
+                                  override=policy_override, reason=reason, params=params, policies=policies)
+        if overridden:
+            params = {**params, "policy_overridden": [v.as_dict() for v in overridden]}
     with audited(actor=actor, action="topic.create", cluster=cluster, target=f"topic:{name}", reason=reason,
                  params=params) as record:
         admin.create_topic(name, partitions=partitions, replication_factor=replication_factor, configs=configs)
@@ -41,10 +53,12 @@ def topic_create(*, actor: Actor, cluster: str, name: str, partitions: int, repl
 
 
 def _configs_alter(*, actor: Actor, cluster: str, kind: str, name: str, target: str, set_values: dict[str, str],
-                   delete: list[str], reason: str) -> dict:
+                   delete: list[str], reason: str, after_validation=None) -> dict:
     check_config_request(set_values, delete)
     admin = cluster_admin(cluster)
     admin.alter_configs(kind, name, set_values=set_values, delete=delete, validate_only=True)
+    if after_validation is not None:  # the broker's own message comes first for a value it refuses
+        after_validation()
     keys = sorted(set(set_values) | set(delete))
     current = admin.describe_configs(kind, [name])[name]
     before = {k: {"value": current[k].value, "source": current[k].source} if k in current else None for k in keys}
@@ -69,15 +83,32 @@ def _read_back(admin, kind: str, name: str, set_values: dict[str, str], delete: 
 
 
 def topic_configs_alter(*, actor: Actor, cluster: str, topic: str, set_values: dict[str, str], delete: list[str],
-                        reason: str = "") -> dict:
+                        reason: str = "", policy_override: bool = False) -> dict:
     """IncrementalAlterConfigs on a topic: sets or removes overrides; the audit keeps values before and after.
-    Refused for the audit witness topic (retention.ms would let it drop what it holds)."""
+    Refused for the audit witness topic (retention.ms would let it drop what it holds), and where the configs it
+    leaves break a rule of the cluster's topic policies on the keys it changes (unless an admin overrides)."""
     witness_topic_guard(actor=actor, action="topic.config.alter", cluster=cluster, topic=topic, what="reconfigure",
                         reason=reason, params={"set": set_values, "delete": delete})
     result = _configs_alter(actor=actor, cluster=cluster, kind=TOPIC, name=topic, target=f"topic:{topic}",
-                            set_values=set_values, delete=delete, reason=reason)
+                            set_values=set_values, delete=delete, reason=reason,
+                            after_validation=lambda: _config_policy_check(
+                                actor=actor, cluster=cluster, topic=topic, set_values=set_values, delete=delete,
+                                reason=reason, override=policy_override))
     # Nothing to tell the topic table: it holds no configs (the list reads them for the topics it shows).
     return result
+
+
+def _config_policy_check(*, actor: Actor, cluster: str, topic: str, set_values: dict[str, str], delete: list[str],
+                         reason: str, override: bool) -> None:
+    policies = cluster_policies(cluster)
+    if not policies:
+        return
+    shape = config_change_shapes(cluster, [topic], set_values=set_values, delete=delete, policies=policies).get(topic)
+    if shape is not None:
+        policy_check(actor=actor, cluster=cluster, action="topic.config.alter", shape=shape,
+                     aspects=frozenset({CONFIGS}), config_keys=frozenset(set_values) | frozenset(delete),
+                     override=override, reason=reason, params={"set": set_values, "delete": delete},
+                     policies=policies)
 
 
 def broker_configs_alter(*, actor: Actor, cluster: str, broker_id: int, set_values: dict[str, str],
@@ -89,14 +120,19 @@ def broker_configs_alter(*, actor: Actor, cluster: str, broker_id: int, set_valu
     return result
 
 
-def topic_partitions_add(*, actor: Actor, cluster: str, topic: str, new_total: int, reason: str = "") -> None:
+def topic_partitions_add(*, actor: Actor, cluster: str, topic: str, new_total: int, reason: str = "",
+                         policy_override: bool = False) -> None:
     """CreatePartitions. Keys hash to new partitions afterwards, so per-key ordering breaks across the change.
-    Refused for the audit witness topic (its one partition is its total order)."""
+    Refused for the audit witness topic (its one partition is its total order), and above a topic policy's
+    maximum (unless an admin overrides)."""
     witness_topic_guard(actor=actor, action="topic.partitions.add", cluster=cluster, topic=topic,
                         what="add partitions to", reason=reason, params={"new_total": new_total})
     admin = cluster_admin(cluster)
     current = admin.describe_topics([topic])[topic].partition_count
     admin.add_partitions(topic, new_total=new_total, validate_only=True)
+    policy_check(actor=actor, cluster=cluster, action="topic.partitions.add",
+                 shape=TopicShape(name=topic, partitions=new_total), aspects=frozenset({PARTITIONS}),
+                 override=policy_override, reason=reason, params={"new_total": new_total})
     with audited(actor=actor, action="topic.partitions.add", cluster=cluster, target=f"topic:{topic}", reason=reason,
                  params={"new_total": new_total}, before={"partitions": current}) as record:
         admin.add_partitions(topic, new_total=new_total)

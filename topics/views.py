@@ -15,6 +15,7 @@ from console.clusters.selectors import cluster_get
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
 from offsets.lag.selectors import topic_lag_chart
 from topics import disk, forms, selectors, services
+from topics.policies.selectors import detail_violations, policy_rows
 from console.kafka.types import TOPIC
 
 PAGE_SIZE = 50
@@ -65,10 +66,12 @@ def topic_create(request: HtmxHttpRequest, cluster: str):
         data = valid_data(form)
         services.topic_create(actor=Actor.from_request(request), cluster=cluster, name=data["name"],
                               partitions=data["partitions"], replication_factor=data["replication_factor"],
-                              configs=data["configs"], reason=data["reason"])
+                              configs=data["configs"], reason=data["reason"],
+                              policy_override=data["override_policy"])
         messages.success(request, f"Topic {data['name']} created.")
         return redirect_after_change(request, reverse("topics:detail", args=[cluster, data["name"]]))
-    return render(request, "topics/create.html", {"cluster": cluster, "form": form})
+    return render(request, "topics/create.html", {"cluster": cluster, "form": form,
+                                                  "policies": policy_rows(cluster)})
 
 
 @require_GET
@@ -76,11 +79,14 @@ def topic_create(request: HtmxHttpRequest, cluster: str):
 def topic_detail(request: HtmxHttpRequest, cluster: str, topic: str):
     detail = selectors.topic_detail(cluster, topic)
     context = {
-        "cluster": cluster, "topic": detail, "config_form": forms.ConfigChangeForm(),
+        "cluster": cluster, "topic": detail, "config_form": forms.TopicConfigChangeForm(),
         "partitions_form": forms.PartitionsForm(initial={"new_total": len(detail.partitions) + 1}),
         "delete_form": forms.DeleteForm(), "purge_form": forms.PurgeForm(),
     }
     if not request.htmx:
+        context["policy_violations"] = detail_violations(
+            cluster, detail.name, partitions=len(detail.partitions), replication_factor=detail.replication_factor,
+            internal=detail.internal, configs=detail.configs)
         context.update(chart=topic_lag_chart(cluster, topic, request.GET.get("range")),
                        chart_url=reverse("topics:lag", args=[cluster, topic]))
     template = "topics/detail.html#partitions" if request.htmx else "topics/detail.html"
@@ -100,7 +106,7 @@ def topic_lag(request: HtmxHttpRequest, cluster: str, topic: str):
 @require_POST
 @role_required(Role.ADMIN)
 def topic_config_preview(request: HtmxHttpRequest, cluster: str, topic: str):
-    data = valid_data(forms.ConfigChangeForm(request.POST))
+    data = valid_data(forms.TopicConfigChangeForm(request.POST))
     changes = selectors.config_change_preview(cluster, TOPIC, topic, set_values=data["set_values"],
                                               delete=data["delete"])
     context = {"cluster": cluster, "topic_name": topic, "changes": changes, "form_data": request.POST,
@@ -111,9 +117,10 @@ def topic_config_preview(request: HtmxHttpRequest, cluster: str, topic: str):
 @require_POST
 @role_required(Role.ADMIN)
 def topic_config_apply(request: HtmxHttpRequest, cluster: str, topic: str):
-    data = valid_data(forms.ConfigChangeForm(request.POST))
+    data = valid_data(forms.TopicConfigChangeForm(request.POST))
     services.topic_configs_alter(actor=Actor.from_request(request), cluster=cluster, topic=topic,
-                                 set_values=data["set_values"], delete=data["delete"], reason=data["reason"])
+                                 set_values=data["set_values"], delete=data["delete"], reason=data["reason"],
+                                 policy_override=data["override_policy"])
     messages.success(request, f"Configs of {topic} changed.")
     # No "#configs" fragment: a client redirect to the same path plus a fragment only scrolls, it does not reload.
     return redirect_after_change(request, reverse("topics:detail", args=[cluster, topic]))
@@ -124,7 +131,8 @@ def topic_config_apply(request: HtmxHttpRequest, cluster: str, topic: str):
 def topic_partitions_add(request: HtmxHttpRequest, cluster: str, topic: str):
     data = valid_data(forms.PartitionsForm(request.POST))
     services.topic_partitions_add(actor=Actor.from_request(request), cluster=cluster, topic=topic,
-                                  new_total=data["new_total"], reason=data["reason"])
+                                  new_total=data["new_total"], reason=data["reason"],
+                                  policy_override=data["override_policy"])
     messages.success(request, f"{topic} now has {data['new_total']} partitions.")
     return redirect_after_change(request, reverse("topics:detail", args=[cluster, topic]))
 

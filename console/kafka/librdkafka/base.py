@@ -14,13 +14,16 @@ from console.kafka.errors import (MSG_SLOW_REQUEST, ClusterUnavailable, KafkaGat
 from console.kafka.librdkafka import client
 from console.kafka.librdkafka.futures import future_result, futures_outcomes, futures_results
 from console.kafka.librdkafka.mapping import coordinator_moving, explain_unavailable, map_exception
-from console.kafka.types import GatewayFace
+from console.kafka.types import GatewayFace, ItemFailure
 
 T = TypeVar("T")
 K = TypeVar("K")
 # Requests one call keeps in flight at most. librdkafka sends whatever it is handed at once: 50,000 OffsetFetch
 # requests (one per group; it allows no more in one) queued together killed the client process with SIGSEGV.
 MAX_IN_FLIGHT = 1000
+# Objects per DeleteTopics, CreatePartitions, IncrementalAlterConfigs or DeleteGroups request of a batch; the
+# requests of one batch go one after another.
+BATCH_OBJECTS = 100
 PROBE_S = 0.75  # what a timed-out call adds to ask whether the cluster answers at all
 
 
@@ -90,6 +93,15 @@ class AdminBase(GatewayFace):
             time.sleep(pause)
             pause = min(pause * 2, 1.0)
         return outcomes
+
+    def _item_failures(self, outcomes: dict) -> dict:
+        """Each refused object of a batch as an ItemFailure; raises instead when every object timed out (the
+        cluster did not answer, which says nothing about the objects)."""
+        failures = {name: o for name, o in outcomes.items() if isinstance(o, KafkaGatewayError)}
+        if failures and len(failures) == len(outcomes) and all(
+                isinstance(o, ClusterUnavailable) for o in failures.values()):
+            raise next(iter(failures.values()))
+        return {name: ItemFailure(name=name, code=o.code, message=o.message) for name, o in failures.items()}
 
     def _raise_partition_failures(self, outcomes: dict) -> None:
         """Raises for failed partitions of a batch; the cluster counts as unreachable only if every one timed out."""

@@ -6,9 +6,9 @@ from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
 from confluent_kafka.admin import AdminClient
 
 from console.kafka.errors import MSG_GROUP_NOT_FOUND, ClusterUnavailable, GroupNotFound, KafkaGatewayError
-from console.kafka.librdkafka.base import AdminBase
+from console.kafka.librdkafka.base import BATCH_OBJECTS, AdminBase
 from console.kafka.librdkafka.mapping import kafka_error_to_exception
-from console.kafka.types import BrokerInfo, GroupDescription, GroupListing, MemberInfo, PartitionRef
+from console.kafka.types import BrokerInfo, GroupDescription, GroupListing, ItemFailure, MemberInfo, PartitionRef
 
 _STATE_NAMES = {0: "Unknown", 1: "PreparingRebalance", 2: "CompletingRebalance", 3: "Stable", 4: "Dead", 5: "Empty"}
 _PROTOCOLS = {0: "unknown", 1: "consumer", 2: "classic"}
@@ -119,6 +119,20 @@ class GroupOps(AdminBase):
                                     code=exc.code, cluster=self.cluster) from exc
 
         self._call(run)
+
+    def delete_groups(self, group_ids: list[str]) -> dict[str, ItemFailure]:
+        """DeleteGroups for many consumer groups, BATCH_OBJECTS per call (librdkafka sends one request per
+        coordinator); returns the groups Kafka refused (NON_EMPTY_GROUP while a group has members)."""
+
+        def run(admin: AdminClient) -> dict[str, ItemFailure]:
+            outcomes = {}
+            for start in range(0, len(group_ids), BATCH_OBJECTS):
+                futures = admin.delete_consumer_groups(list(group_ids[start:start + BATCH_OBJECTS]),
+                                                       request_timeout=self.timeout)
+                outcomes.update(self._wait_each(futures))
+            return self._item_failures(outcomes)
+
+        return self._call(run)
 
     def _partition_error(self, error) -> KafkaGatewayError:
         return kafka_error_to_exception(error, cluster=self.cluster, timeout=self.timeout)

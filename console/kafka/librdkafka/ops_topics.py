@@ -8,8 +8,8 @@ from confluent_kafka import TopicCollection, TopicPartition
 from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
 
 from console.kafka.errors import MSG_TOPIC_NOT_FOUND, KafkaGatewayError, TopicNotFound
-from console.kafka.librdkafka.base import AdminBase
-from console.kafka.types import PartitionMetadata, PartitionRef, TopicMetadata
+from console.kafka.librdkafka.base import BATCH_OBJECTS, AdminBase
+from console.kafka.types import ItemFailure, PartitionMetadata, PartitionRef, TopicMetadata
 
 
 class TopicOps(AdminBase):
@@ -23,10 +23,10 @@ class TopicOps(AdminBase):
 
         return self._call(run)
 
-    def describe_topics(self, names: list[str]) -> dict[str, TopicMetadata]:
+    def describe_topics(self, names: list[str], *, skip_missing: bool = False) -> dict[str, TopicMetadata]:
         """DescribeTopics in one request: topic ids, the internal flag and per-partition replicas and ISR.
 
-        Raises TopicNotFound naming the first unknown topic.
+        Raises TopicNotFound naming the first unknown topic; with skip_missing, unknown topics are left out.
         """
 
         def run(admin: AdminClient) -> dict[str, TopicMetadata]:
@@ -34,6 +34,8 @@ class TopicOps(AdminBase):
                 return {}
             futures = admin.describe_topics(TopicCollection(list(names)), request_timeout=self.timeout)
             outcomes = self._wait_each(futures)
+            if skip_missing:
+                outcomes = {name: o for name, o in outcomes.items() if not isinstance(o, TopicNotFound)}
             for name, outcome in outcomes.items():
                 if isinstance(outcome, TopicNotFound):
                     raise self._topic_not_found(name, outcome)
@@ -64,6 +66,37 @@ class TopicOps(AdminBase):
                 raise self._topic_not_found(name, exc) from exc
 
         self._call(run)
+
+    def delete_topics(self, names: list[str]) -> dict[str, ItemFailure]:
+        """DeleteTopics for many topics, BATCH_OBJECTS per request, one request at a time; returns the topics Kafka
+        refused (a topic another client deleted first: UNKNOWN_TOPIC_OR_PART), the others are gone."""
+
+        def run(admin: AdminClient) -> dict[str, ItemFailure]:
+            outcomes = {}
+            for start in range(0, len(names), BATCH_OBJECTS):
+                futures = admin.delete_topics(list(names[start:start + BATCH_OBJECTS]), request_timeout=self.timeout,
+                                              operation_timeout=self.timeout)
+                outcomes.update(self._wait_each(futures))
+            outcomes = {name: self._topic_not_found(name, o) if isinstance(o, TopicNotFound) else o
+                        for name, o in outcomes.items()}
+            return self._item_failures(outcomes)
+
+        return self._call(run)
+
+    def add_partitions_many(self, totals: dict[str, int], *, validate_only: bool = False) -> dict[str, ItemFailure]:
+        """CreatePartitions for many topics (topic -> new total), BATCH_OBJECTS per request; returns the refused."""
+
+        def run(admin: AdminClient) -> dict[str, ItemFailure]:
+            items = sorted(totals.items())
+            outcomes = {}
+            for start in range(0, len(items), BATCH_OBJECTS):
+                chunk = [NewPartitions(name, total) for name, total in items[start:start + BATCH_OBJECTS]]
+                futures = admin.create_partitions(chunk, validate_only=validate_only, request_timeout=self.timeout,
+                                                  operation_timeout=self.timeout)
+                outcomes.update(self._wait_each(futures))
+            return self._item_failures(outcomes)
+
+        return self._call(run)
 
     def add_partitions(self, name: str, *, new_total: int, validate_only: bool = False) -> None:
         """CreatePartitions: grows the topic to `new_total` partitions (Kafka cannot shrink a topic)."""

@@ -13,7 +13,8 @@ from console.kafka.types.records import (AppendResult, CommittedTail, DecodedPar
                                          ScanChunk, ScanCursor, ScanFilter, ScanMatch, ScanRequest, SchemaInfo,
                                          SubjectInfo)
 from console.kafka.types.topics import (BROKER, EARLIEST, LATEST, STABLE, TOPIC, ConfigEntryInfo, ConfigSynonym,
-                                        OffsetAt, PartitionMetadata, PartitionRef, ReplicaSize, TopicMetadata)
+                                        ItemFailure, OffsetAt, PartitionMetadata, PartitionRef, ReplicaSize,
+                                        TopicMetadata)
 from console.kafka.types.transactions import ProducerState, TransactionInfo, TransactionListing
 
 __all__ = [
@@ -25,7 +26,7 @@ __all__ = [
     "SharePartitionOffset", "StreamsGroupDescription", "StreamsMember", "StreamsSubtopology",
     "AppendResult", "CommittedTail", "DecodedPart", "ProducedRecord", "RecordInfo", "ScanChunk", "ScanCursor",
     "ScanFilter", "ScanMatch", "ScanRequest", "SchemaInfo", "SubjectInfo",
-    "BROKER", "EARLIEST", "LATEST", "STABLE", "TOPIC", "ConfigEntryInfo", "ConfigSynonym", "OffsetAt",
+    "BROKER", "EARLIEST", "LATEST", "STABLE", "TOPIC", "ConfigEntryInfo", "ConfigSynonym", "ItemFailure", "OffsetAt",
     "PartitionMetadata", "PartitionRef", "ReplicaSize", "TopicMetadata",
     "ProducerState", "TransactionInfo", "TransactionListing",
 ]

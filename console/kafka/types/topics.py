@@ -110,3 +110,12 @@ class ReplicaSize:
     size: int
     offset_lag: int
     future: bool = False
+
+
+@dataclass(frozen=True)
+class ItemFailure:
+    """One object of a batched request that Kafka refused (the others went through): a topic or a group."""
+
+    name: str
+    code: str
+    message: str

@@ -51,6 +51,9 @@ class Command(ActorCommand):
         alter.add_argument("--delete-config", action="append", default=[], metavar="K[,K]")
         grow = command("add-partitions", "grow the partition count (keyed ordering changes)", mutating=True)
         grow.add_argument("--partitions", type=int, required=True, help="the new total")
+        for p in (create, alter, grow):
+            p.add_argument("--override-policy", action="store_true",
+                           help="go ahead although topic policies refuse it (admins; audited with --reason)")
         delete = command("delete", "delete a topic", mutating=True)
         self.add_yes_argument(delete, help="confirm the deletion (without it, nothing is deleted)")
         purge = command("purge", "delete records below an offset (DeleteRecords)", mutating=True)
@@ -100,20 +103,23 @@ class Command(ActorCommand):
         actor, reason = self.acting(options, role=Role.ADMIN)
         services.topic_create(actor=actor, cluster=options["cluster"], name=options["topic"],
                               partitions=options["partitions"], replication_factor=options["replication_factor"],
-                              configs=_pairs(options["config"]), reason=reason)
+                              configs=_pairs(options["config"]), reason=reason,
+                              policy_override=options["override_policy"])
         self.emit(options, {"topic": options["topic"], "created": True}, [f"Created topic {options['topic']}."])
 
     def do_alter_config(self, options):
         actor, reason = self.acting(options, role=Role.ADMIN)
         delete = parse_keys(options["delete_config"])
         after = services.topic_configs_alter(actor=actor, cluster=options["cluster"], topic=options["topic"],
-                                             set_values=_pairs(options["add_config"]), delete=delete, reason=reason)
+                                             set_values=_pairs(options["add_config"]), delete=delete, reason=reason,
+                                             policy_override=options["override_policy"])
         self.emit(options, after, [f"{k}={(v or {}).get('value')} ({(v or {}).get('source')})" for k, v in after.items()])
 
     def do_add_partitions(self, options):
         actor, reason = self.acting(options, role=Role.ADMIN)
         services.topic_partitions_add(actor=actor, cluster=options["cluster"], topic=options["topic"],
-                                      new_total=options["partitions"], reason=reason)
+                                      new_total=options["partitions"], reason=reason,
+                                      policy_override=options["override_policy"])
         self.emit(options, {"topic": options["topic"], "partitions": options["partitions"]},
                   [f"{options['topic']} now has {options['partitions']} partitions."])
 

@@ -99,3 +99,12 @@ class CopyForm(forms.Form):
     target_partition = forms.IntegerField(required=False, min_value=0, label="Partition",
                                           help_text="empty: by the key's hash")
     reason = forms.CharField(max_length=1000, widget=forms.TextInput(attrs={"placeholder": "why (goes into the audit log)"}))
+
+
+class ExportForm(SearchForm):
+    """The search's own fields (so an export link carries the search's query string) and the file's format;
+    the match limit becomes the export's record limit."""
+
+    max_matches = forms.IntegerField(required=False, min_value=1, initial=100_000, label="Records at most")
+    format = forms.ChoiceField(choices=[("jsonl", "JSON lines"), ("csv", "CSV"), ("avro", "Avro container file")],
+                               initial="jsonl")

@@ -18,6 +18,7 @@ from console.errors import ConsoleError
 from console.kafka.errors import RegistryError
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
 from records import selectors, services
+from records.export_views import export_links
 from records.forms import CopyForm, PositionForm, ProduceForm, SearchForm
 from records.search import SearchState, ending_text, search_begin, search_step, search_stop
 
@@ -38,6 +39,7 @@ def topic_search(request: HtmxHttpRequest, cluster: str, topic: str):
         spec = valid_data(form) and form.spec(topic)
         state, matches = search_step(search_begin(cluster, spec))
         context.update(_search_context(cluster, topic, state, matches))
+        context["export"] = export_links(cluster, topic, request.GET.dict(), state)
     if request.htmx and form.is_bound:
         return render(request, "records/search.html#results", context)
     return render(request, "records/search.html", context)

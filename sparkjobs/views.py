@@ -47,8 +47,10 @@ def replay_new(request: HtmxHttpRequest, cluster: str):
             reason=data["reason"])
         messages.success(request, f"Replay #{job.pk} queued: {job.planned_records} records planned.")
         return redirect_after_change(request, reverse("sparkjobs:detail", args=[cluster, job.pk]))
+    # Other pages link here with a range filled in (an export too large to stream offers a replay to files).
     form = ReplayForm(initial={"topic": request.GET.get("topic", ""), "start": request.GET.get("start", "earliest"),
-                               "partitions": request.GET.get("partitions", "")})
+                               "partitions": request.GET.get("partitions", ""),
+                               "end": request.GET.get("end", "latest"), "sink": request.GET.get("sink", "")})
     return render(request, "sparkjobs/new.html", {"cluster": cluster, "form": form})
 
 
@@ -101,7 +103,9 @@ def replay_file(request: HtmxHttpRequest, cluster: str, job_id: int, name: str):
         raise Http404(exc.message) from exc
     if chunks is None:
         raise Http404("No such file in this replay's output.")
-    response = StreamingHttpResponse(chunks, content_type="application/octet-stream")
+    content_type = {".jsonl": "application/x-ndjson", ".parquet": "application/vnd.apache.parquet"}.get(
+        Path(name).suffix, "application/octet-stream")
+    response = StreamingHttpResponse(chunks, content_type=content_type)
     # The name comes from the listing (Spark's part-… names), never from the request alone.
     response["Content-Disposition"] = content_disposition_header(True, f"replay-{job.pk}-{name}")
     return response

@@ -45,6 +45,8 @@ def test_filter_to_parquet_keeps_bytes_and_headers(replay_env, operator_actor, s
     assert sorted((r.partition, r.offset, bytes(r.key)) for r in rows) == [(1, i, f"k1-{i}".encode()) for i in range(0, 10, 2)]
     assert all(r.headers[0].key == "trace" and bytes(r.headers[0].value) == f"t1-{r.offset}".encode() for r in rows)
     assert (job.records_read, job.records_written) == (20, 5)
+    names = [p.name for p in Path(job.output_dir).glob("part-*")]
+    assert names and all(n.endswith(".parquet") for n in names)
 
 
 def test_a_filter_of_several_allowed_functions_runs_a_replay_end_to_end(replay_env, operator_actor, source):
@@ -146,7 +148,9 @@ def test_a_bounded_range_from_the_shell_arrives_exactly_once_and_the_page_offers
     assert final.status_code == 286  # htmx: stop polling, the job ended
     page = client.get(f"/clusters/local/replays/{job_id}/").content.decode()
     name = page.split(f"/replays/{job_id}/files/")[1].split('"')[0]
+    assert name.endswith(".jsonl")  # Spark's text writer names its files part-00000: the job adds the type
     download = client.get(f"/clusters/local/replays/{job_id}/files/{name}")
+    assert download["Content-Type"] == "application/x-ndjson"
     assert b"".join(download.streaming_content) == (Path(job.output_dir) / name).read_bytes()
     assert client.get(f"/clusters/local/replays/{job_id}/files/..%2F..%2Fsecret").status_code == 404
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from pathlib import Path
 
 from django.core.management.base import CommandError
 
@@ -13,6 +14,8 @@ from console.accounts.roles import Role
 from console.kafka.records.filters import check_filter
 from console.kafka.types import ScanFilter
 from records import services
+from records.export import export_begin, records_export
+from records.export_formats import FORMATS
 from records.search import (
     SearchSpec, ending_text, parse_bound, parse_fields, parse_partitions, parse_time_ms, search_begin, search_step,
 )
@@ -33,6 +36,20 @@ def _range_arguments(parser) -> None:
     parser.add_argument("--max-seconds", type=float, default=300.0, help="time budget (default 300)")
 
 
+def _filter_arguments(parser) -> None:
+    parser.add_argument("--key", default="", help="key contains")
+    parser.add_argument("--key-regex", default="")
+    parser.add_argument("--value", default="", help="value contains (decoded JSON for registry records)")
+    parser.add_argument("--value-regex", default="")
+    parser.add_argument("--field", action="append", default=[], metavar="PATH=VALUE",
+                        help="decoded value's field equals, repeatable (customer.country=NO)")
+    parser.add_argument("--jsonpath", default="", help="finds at least one node in the decoded value")
+    parser.add_argument("--header", default="", metavar="NAME[=CONTAINS]")
+    parser.add_argument("--since", default="", help="skip records with a timestamp before this time")
+    parser.add_argument("--until", default="", help="skip records with a timestamp after this time")
+    parser.add_argument("--max-records", type=int, default=100_000_000, help="records budget")
+
+
 class Command(ActorCommand):
     help = "Read, search (no consumer group, nothing committed) or produce records."
 
@@ -45,18 +62,16 @@ class Command(ActorCommand):
         search = sub.add_parser("search", help="the records of a range that pass the filters")
         _range_arguments(search)
         self.add_format_argument(search, help=FORMAT_LINES_HELP)
-        search.add_argument("--key", default="", help="key contains")
-        search.add_argument("--key-regex", default="")
-        search.add_argument("--value", default="", help="value contains (decoded JSON for registry records)")
-        search.add_argument("--value-regex", default="")
-        search.add_argument("--field", action="append", default=[], metavar="PATH=VALUE",
-                            help="decoded value's field equals, repeatable (customer.country=NO)")
-        search.add_argument("--jsonpath", default="", help="finds at least one node in the decoded value")
-        search.add_argument("--header", default="", metavar="NAME[=CONTAINS]")
-        search.add_argument("--since", default="", help="skip records with a timestamp before this time")
-        search.add_argument("--until", default="", help="skip records with a timestamp after this time")
-        search.add_argument("--max-records", type=int, default=100_000_000, help="records budget")
+        _filter_arguments(search)
         search.add_argument("--limit", type=int, default=1000, help="matches to print at most (default 1000)")
+        export = sub.add_parser("export", help="the records of a range that pass the filters, into a file")
+        _range_arguments(export)
+        _filter_arguments(export)
+        export.add_argument("--as", dest="file_format", choices=list(FORMATS), default="jsonl",
+                            help="jsonl, csv or avro (an Avro object container file)")
+        export.add_argument("--output", default="-", help="the file to write (default: standard output)")
+        export.add_argument("--limit", type=int, default=100_000, help="records to export at most (default 100000)")
+        self.add_actor_arguments(export)
         produce = sub.add_parser("produce", help="send one record (operator)")
         produce.add_argument("--topic", required=True)
         produce.add_argument("--partition", type=int, default=None, help="default: by the key's hash")
@@ -73,10 +88,12 @@ class Command(ActorCommand):
     def handle(self, *args, **options):
         if options["subcommand"] == "produce":
             return self._produce(options)
+        if options["subcommand"] == "export":
+            return self._export(options)
         return self._scan(options)
 
     def _spec(self, options) -> SearchSpec:
-        searching = options["subcommand"] == "search"
+        searching = options["subcommand"] in ("search", "export")
         header = options.get("header", "") if searching else ""
         name, _, contains = header.partition("=")
         scan_filter = ScanFilter()
@@ -124,6 +141,29 @@ class Command(ActorCommand):
         else:
             self.stdout.write(f"{state.matched} record(s) matched; {state.scanned} scanned of {state.total} offsets "
                               f"in {state.elapsed:.1f} s ({state.rate} records/s). {ending_text(state)}")
+
+    def _export(self, options) -> None:
+        """The file of the page's export; a line of progress on stderr per step, the summary last."""
+        actor, reason = self.acting(options, role=Role.VIEWER, reason_required=False)
+        state = export_begin(options["cluster"], self._spec(options), options["file_format"])
+
+        def progress(state, written: int) -> None:
+            self.stderr.write(f"{written} record(s) written; {state.covered} of {state.total} offsets "
+                              f"({state.percent}%)")
+
+        stream = records_export(actor=actor, state=state, fmt=options["file_format"], reason=reason,
+                                progress=progress)
+        if options["output"] == "-":
+            for chunk in stream:
+                sys.stdout.buffer.write(chunk)
+            sys.stdout.buffer.flush()
+            return
+        # Written beside the target and renamed at the end, so a cut export never looks like a whole file.
+        partial = Path(options["output"] + ".part")
+        with open(partial, "wb") as out:
+            for chunk in stream:
+                out.write(chunk)
+        partial.replace(options["output"])
 
     def _produce(self, options) -> None:
         actor, reason = self.acting(options, role=Role.OPERATOR)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from django.core.management.base import CommandError
@@ -16,6 +17,7 @@ from console.kafka.types import ScanFilter
 from records import services
 from records.export import export_begin, records_export
 from records.export_formats import FORMATS
+from records.imports import import_preview, records_import
 from records.search import (
     SearchSpec, ending_text, parse_bound, parse_fields, parse_partitions, parse_time_ms, search_begin, search_step,
 )
@@ -50,6 +52,19 @@ def _filter_arguments(parser) -> None:
     parser.add_argument("--max-records", type=int, default=100_000_000, help="records budget")
 
 
+@contextmanager
+def _opened(path: str):
+    if path == "-":
+        yield sys.stdin
+        return
+    try:
+        handle = open(path, encoding="utf-8", errors="replace", newline="")  # noqa: SIM115
+    except OSError as exc:
+        raise CommandError(f"--file {path}: {exc.strerror}.") from exc
+    with handle:
+        yield handle
+
+
 class Command(ActorCommand):
     help = "Read, search (no consumer group, nothing committed) or produce records."
 
@@ -72,6 +87,20 @@ class Command(ActorCommand):
         export.add_argument("--output", default="-", help="the file to write (default: standard output)")
         export.add_argument("--limit", type=int, default=100_000, help="records to export at most (default 100000)")
         self.add_actor_arguments(export)
+        imports = sub.add_parser("import", help="records of a JSON-lines or CSV file (operator); a preview "
+                                                "unless --yes")
+        imports.add_argument("--topic", required=True)
+        imports.add_argument("--file", required=True, help="the file ('-' reads standard input)")
+        imports.add_argument("--as", dest="file_format", choices=["jsonl", "csv"], default=None,
+                             help="default: csv for a .csv file, else jsonl")
+        imports.add_argument("--key-subject", default="", help="encode keys (JSON) with this registry subject")
+        imports.add_argument("--value-subject", default="", help="encode values (JSON) with this subject")
+        imports.add_argument("--rate", type=int, default=1000, help="records per second at most (default 1000)")
+        imports.add_argument("--skip-bad", action="store_true",
+                             help="write the good lines after a bad one (every bad line is reported either way)")
+        self.add_format_argument(imports)
+        self.add_yes_argument(imports, help="write the records; without --yes, only the preview")
+        self.add_actor_arguments(imports)
         produce = sub.add_parser("produce", help="send one record (operator)")
         produce.add_argument("--topic", required=True)
         produce.add_argument("--partition", type=int, default=None, help="default: by the key's hash")
@@ -90,6 +119,8 @@ class Command(ActorCommand):
             return self._produce(options)
         if options["subcommand"] == "export":
             return self._export(options)
+        if options["subcommand"] == "import":
+            return self._import(options)
         return self._scan(options)
 
     def _spec(self, options) -> SearchSpec:
@@ -164,6 +195,41 @@ class Command(ActorCommand):
             for chunk in stream:
                 out.write(chunk)
         partial.replace(options["output"])
+
+    def _import(self, options) -> None:
+        actor, reason = self.acting(options, role=Role.OPERATOR, reason_required=bool(options["yes"]))
+        path = options["file"]
+        kind = options["file_format"] or ("csv" if path.lower().endswith(".csv") else "jsonl")
+        common = dict(cluster=options["cluster"], topic=options["topic"], kind=kind,
+                      key_subject=options["key_subject"], value_subject=options["value_subject"])
+        as_json = options["format"] == "json"
+
+        def progress(report) -> None:
+            self.stderr.write(f"{report.records} record(s) written ({report.seconds:.1f} s)")
+
+        with _opened(path) as lines:
+            if options["yes"]:
+                report = records_import(**common, actor=actor, lines=lines, rate=options["rate"],
+                                        skip_bad=options["skip_bad"], reason=reason, source=path,
+                                        progress=progress)
+            else:
+                report = import_preview(**common, lines=lines)
+        if as_json:
+            body = report.as_json()
+            if not options["yes"]:
+                body["preview"] = [{"line": r.line, "partition": r.partition, "key": r.key, "value": r.value}
+                                   for r in report.first]
+            self.stdout.write(json.dumps(body, ensure_ascii=False))
+            return
+        if not options["yes"]:
+            for r in report.first:
+                target = "any" if r.partition is None else r.partition
+                self.stdout.write(f"line {r.line:<8} partition {target!s:<5} {r.key!s:<24.24} {r.value!s:.80}")
+        for bad in report.bad:
+            self.stdout.write(f"line {bad.line}: {bad.reason}")
+        verb = "written" if options["yes"] else "to write (preview: add --yes to write them)"
+        self.stdout.write(f"{report.records} record(s) {verb}; {report.bad_count} bad line(s)"
+                          + (f"; stopped at line {report.stopped_at}" if report.stopped_at else "") + ".")
 
     def _produce(self, options) -> None:
         actor, reason = self.acting(options, role=Role.OPERATOR)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from urllib.parse import urlencode
 
 from django.http import StreamingHttpResponse
@@ -13,6 +14,8 @@ from console.accounts.roles import Role
 from console.audit.actor import Actor
 from console.clusters.selectors import cluster_get
 from console.http import HtmxHttpRequest, safe_filename, valid_data
+from masking.apply import check_search, mask_row
+from masking.selectors import masker_for
 from records.conf import export_spark_above
 from records.export import export_begin, export_spec, records_export
 from records.export_formats import FORMATS
@@ -30,8 +33,11 @@ def topic_export(request: HtmxHttpRequest, cluster: str, topic: str):
     data = valid_data(form)
     fmt = data["format"] or "jsonl"
     spec = export_spec(form.spec(topic), data["max_matches"] or EXPORT_LIMIT_DEFAULT)
+    masker = masker_for(cluster, topic, request.user)
+    check_search(masker, spec.filter)
     state = export_begin(cluster, spec, fmt)
-    stream = records_export(actor=Actor.from_request(request), state=state, fmt=fmt)
+    stream = records_export(actor=Actor.from_request(request), state=state, fmt=fmt,
+                            mask=partial(mask_row, masker) if masker else None)
     content_type, extension = FORMATS[fmt]
     response = StreamingHttpResponse(stream, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{safe_filename(topic)}{extension}"'

@@ -189,6 +189,11 @@ def _replay(spark: SparkSession, spec: ReplaySpec, ranges: dict[int, tuple[int, 
                .withColumnRenamed("key", "raw_key").withColumnRenamed("value", "raw_value"))
     registry = spec.registry
     decode = registry_decoder(topic, registry, timeout_ms / 1000) if registry else None
+    masked = bool(spec.mask_rules)
+    if masked:
+        from replay_sinks import plain_decoder
+
+        decode = plain_decoder(decode)  # masked files go through the Python writer, which masks each line
     needs_text = bool(spec.filter) or (sink.kind == "jsonl" and decode is None)
     if needs_text:  # key and value as text only where the filter or the JSON-lines sink reads them
         if decode is not None:
@@ -202,7 +207,8 @@ def _replay(spark: SparkSession, spec: ReplaySpec, ranges: dict[int, tuple[int, 
         files: list[str] = []
     else:
         if sink.kind == "jsonl" and decode is not None:
-            read, written = write_decoded_jsonl(spark, records, keep, decode, sink.path)
+            read, written = write_decoded_jsonl(spark, records, keep, decode, sink.path,
+                                                mask=(spec.mask_rules, spec.mask_hash_key) if masked else None)
         else:
             read, written = _write_files(spark, spec, sink, records, keep, timeout_ms)
         files = name_files(spark, sink.path, sink.kind)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from functools import partial
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -12,8 +13,11 @@ from django.core.management.base import CommandError
 
 from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
+from console.shell import shared_argument
 from console.kafka.records.filters import check_filter
 from console.kafka.types import ScanFilter
+from masking.apply import check_search, mask_row, mask_rows
+from masking.selectors import masker_for
 from records import services
 from records.export import export_begin, records_export
 from records.export_formats import FORMATS
@@ -24,6 +28,7 @@ from records.search import (
 from records.selectors import match_rows
 
 STEP_S = 2.0
+ACTOR_READ_HELP = "who reads (masking rules apply by their role; without it, every masking rule applies)"
 FORMAT_LINES_HELP = "table, or json: one object per line for each record, then one with the counts"
 
 
@@ -74,11 +79,13 @@ class Command(ActorCommand):
         _range_arguments(read)
         self.add_format_argument(read, help=FORMAT_LINES_HELP)
         read.add_argument("--limit", type=int, default=50, help="records to print (default 50)")
+        shared_argument(read, "--actor", default="", help=ACTOR_READ_HELP)
         search = sub.add_parser("search", help="the records of a range that pass the filters")
         _range_arguments(search)
         self.add_format_argument(search, help=FORMAT_LINES_HELP)
         _filter_arguments(search)
         search.add_argument("--limit", type=int, default=1000, help="matches to print at most (default 1000)")
+        shared_argument(search, "--actor", default="", help=ACTOR_READ_HELP)
         export = sub.add_parser("export", help="the records of a range that pass the filters, into a file")
         _range_arguments(export)
         _filter_arguments(export)
@@ -147,15 +154,24 @@ class Command(ActorCommand):
             max_records=options.get("max_records") or 100_000_000, max_seconds=options["max_seconds"],
             max_matches=options["limit"])
 
+    def _reader(self, options):
+        """Who reads, for the masking rules: --actor's user (any role), or None, which every rule masks."""
+        if not options.get("actor"):
+            return None
+        actor, _ = self.acting(options, role=Role.VIEWER, reason_required=False)
+        return actor.user
+
     def _scan(self, options) -> None:
         spec = self._spec(options)
+        masker = masker_for(options["cluster"], spec.topic, self._reader(options))
+        check_search(masker, spec.filter)
         state = search_begin(options["cluster"], spec)
         as_json = options["format"] == "json"
         if not as_json:
             self.stdout.write(f"{'PARTITION':<10} {'OFFSET':<12} {'TIMESTAMP':<14} {'KEY':<24} VALUE")
         while not state.done:
             state, matches = search_step(state, step_s=STEP_S)
-            for row in match_rows(matches, cluster=options["cluster"]):
+            for row in mask_rows(masker, match_rows(matches, cluster=options["cluster"])):
                 if as_json:
                     self.stdout.write(json.dumps(row.as_json(), ensure_ascii=False, default=str))
                 else:
@@ -176,14 +192,17 @@ class Command(ActorCommand):
     def _export(self, options) -> None:
         """The file of the page's export; a line of progress on stderr per step, the summary last."""
         actor, reason = self.acting(options, role=Role.VIEWER, reason_required=False)
-        state = export_begin(options["cluster"], self._spec(options), options["file_format"])
+        spec = self._spec(options)
+        masker = masker_for(options["cluster"], spec.topic, actor.user)
+        check_search(masker, spec.filter)
+        state = export_begin(options["cluster"], spec, options["file_format"])
 
         def progress(state, written: int) -> None:
             self.stderr.write(f"{written} record(s) written; {state.covered} of {state.total} offsets "
                               f"({state.percent}%)")
 
         stream = records_export(actor=actor, state=state, fmt=options["file_format"], reason=reason,
-                                progress=progress)
+                                progress=progress, mask=partial(mask_row, masker) if masker else None)
         if options["output"] == "-":
             for chunk in stream:
                 sys.stdout.buffer.write(chunk)

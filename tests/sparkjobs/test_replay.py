@@ -169,3 +169,32 @@ def test_start_at_the_range_a_reset_skipped(local_cluster, source, commit, make_
     resolved = resolve_range("local", source, None, f"reset:{seq}", "latest")
 
     assert resolved.ranges == {0: (3, 10)} and resolved.planned == 7  # partition 1 skipped nothing
+
+
+def test_a_masked_role_replays_to_masked_files_only(replay_env, operator_actor, source, make_user):
+    """Masking rules reach replays: the operator they mask for gets JSON-lines files masked by the executors
+    (and no topic, Parquet or filter, which would let the values out); an admin's replay keeps every byte."""
+    from console.errors import PermissionRefused
+    from masking.services import mask_rule_create
+
+    admin = Actor(user=make_user("mask-admin", "admin"), source="cli")
+    mask_rule_create(actor=admin, cluster="local", topic_pattern=source, selector="jsonpath", target="$.kind",
+                     action="replace", replacement="[kind]", reason="test")
+    mask_rule_create(actor=admin, cluster="local", topic_pattern=source, selector="header", target="trace",
+                     action="hide", reason="test")
+    for refused in (dict(sink="topic", sink_topic="anywhere"), dict(sink="parquet"),
+                    dict(filter_expr="partition = 0")):
+        with pytest.raises(PermissionRefused, match="Masking rules"):
+            _submit(operator_actor, source, **refused)
+    assert AuditEvent.objects.filter(action="replay.run", outcome="refused").count() == 3
+
+    def lines_of(job) -> list[dict]:
+        assert job.state == "succeeded", job.error
+        return [json.loads(line) for f in Path(job.output_dir).glob("part-*") for line in f.read_text().splitlines()]
+
+    masked = lines_of(wait_finished(_submit(operator_actor, source)))
+    assert len(masked) == 20 and all(r["value"]["kind"] == "[kind]" and r["headers"] == [] for r in masked)
+    assert sorted(r["value"]["n"] for r in masked) == sorted(list(range(10)) * 2)
+    whole = lines_of(wait_finished(_submit(admin, source, partitions=[1])))
+    assert {r["value"] for r in whole} >= {json.dumps({"n": 1, "kind": "odd"})}
+    assert all(r["headers"][0]["value"].startswith("t1-") for r in whole)

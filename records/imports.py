@@ -6,6 +6,7 @@ unless the person asked to skip bad lines; either way every bad line is reported
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -20,7 +21,7 @@ from records.conf import import_max_rate
 from records.import_parse import BadLine, ImportLine, parse, partition_for, payload_text
 
 IMPORT_ACTION = "records.import"
-BATCH = 1_000
+BATCH = 5_000
 KEEP_BAD = 1_000  # bad lines listed at most (all are counted)
 MSG_RATE = "The rate is between 1 and {limit} records per second."
 MSG_FORMAT = "An import reads jsonl or csv, not '{kind}'."
@@ -125,9 +126,9 @@ def import_preview(*, cluster: str, topic: str, kind: str, lines: Iterable[str],
 def records_import(*, actor: Actor, cluster: str, topic: str, kind: str, lines: Iterable[str], rate: int,
                    key_subject: str = "", value_subject: str = "", skip_bad: bool = False, reason: str = "",
                    source: str = "", progress: Callable[[ImportReport], None] | None = None) -> ImportReport:
-    """Writes the file's records in order, BATCH at a time, no faster than `rate` records per second. The audit
-    outcome holds the count written per partition and the bad lines; a failure of Kafka ends it as a failure
-    with the count written so far."""
+    """Writes the file's records in order, BATCH at a time through one idempotent producer, no faster than `rate`
+    records per second. The audit outcome holds the count written per partition and the bad lines; a failure
+    of Kafka ends it as a failure with the count written so far."""
     _check(kind, rate)
     params = {"format": kind, "source": source, "rate": rate, "skip_bad": skip_bad,
               "subjects": {"key": key_subject.strip(), "value": value_subject.strip()}}
@@ -135,6 +136,7 @@ def records_import(*, actor: Actor, cluster: str, topic: str, kind: str, lines: 
                         reason=reason, params=params)
     encoder = _Encoder(cluster, topic, key_subject, value_subject)
     report = ImportReport()
+    session = f"import-{uuid.uuid4().hex}"
     batch_size = max(1, min(BATCH, rate))
     started = time.monotonic()
     with audited(actor=actor, action=IMPORT_ACTION, cluster=cluster, target=f"topic:{topic}", reason=reason,
@@ -146,7 +148,7 @@ def records_import(*, actor: Actor, cluster: str, topic: str, kind: str, lines: 
             ahead = report.records / rate - (time.monotonic() - started)
             if ahead > 0:
                 time.sleep(ahead)
-            done = encoder.admin.produce_batch(topic, tuple(batch))
+            done = encoder.admin.produce_batch(topic, tuple(batch), session=session)
             report.records += done.written
             for partition, count in done.partitions:
                 report.partitions[partition] = report.partitions.get(partition, 0) + count
@@ -158,19 +160,22 @@ def records_import(*, actor: Actor, cluster: str, topic: str, kind: str, lines: 
             if progress is not None:
                 progress(report)
 
-        for item in parse(kind, lines):
-            outgoing = item if isinstance(item, BadLine) else encoder.record(item)
-            if isinstance(outgoing, BadLine):
-                report.add_bad(outgoing)
-                if not skip_bad:
-                    report.stopped_at = outgoing.line
-                    break
-                continue
-            batch.append(outgoing)
-            if len(batch) >= batch_size:
+        try:
+            for item in parse(kind, lines):
+                outgoing = item if isinstance(item, BadLine) else encoder.record(item)
+                if isinstance(outgoing, BadLine):
+                    report.add_bad(outgoing)
+                    if not skip_bad:
+                        report.stopped_at = outgoing.line
+                        break
+                    continue
+                batch.append(outgoing)
+                if len(batch) >= batch_size:
+                    send()
+            if batch:
                 send()
-        if batch:
-            send()
+        finally:
+            encoder.admin.produce_close(session)
         report.seconds = time.monotonic() - started
         audit.after = report.as_json()
     return report

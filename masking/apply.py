@@ -9,9 +9,11 @@ from dataclasses import replace
 
 from console.errors import ConsoleError
 from console.kafka.types import ScanFilter
-from masking.mask_rules import Masker, parse_path
+from masking.mask_rules import HIDDEN_VALUE, Masker, parse_path
 
 JSON_KINDS = ("avro", "protobuf", "json-schema", "json")
+MSG_MASKED_COPY = ("Copying is refused: masking rules hide parts of {topic}'s records from your role, and a copy "
+                   "writes every byte to a topic they may not cover.")
 MSG_MASKED_FILTER = ("The {what} filter is refused: masking rules hide parts of this topic's records from your "
                      "role, and a search on them would tell what they hold.")
 
@@ -29,7 +31,10 @@ def mask_row(masker: Masker | None, row):
         return row
     key = _as_decoded(row.key, masker.key(row.key.value)) if row.key.kind not in ("null", "empty") else row.key
     value = row.value
-    if value.kind not in ("null", "empty"):
+    if value.kind == "hex" and masker.paths:
+        # Bytes the registry could not decode: a JSON-path rule cannot find its field in them, so none show.
+        value = replace(value, kind="text", text=HIDDEN_VALUE)
+    elif value.kind not in ("null", "empty"):
         value = _as_decoded(value, masker.value(value.value, parsed=value.kind in JSON_KINDS
                                                 and not isinstance(value.value, str)))
     headers = []

@@ -86,11 +86,19 @@ def plain_decoder(registry_decode=None):
     def decode(raw, is_key: bool):
         if raw is None:
             return None, None
+        from mask_rules import HIDDEN_VALUE
+
+        data = bytes(raw)
         if registry_decode is not None:
             value, schema = registry_decode(raw, is_key)
             if schema is not None:
                 return value, schema
-        text = bytes(raw).decode("utf-8", "replace")
+            if len(data) >= 5 and data[0] == 0:
+                return HIDDEN_VALUE, None  # the registry's format, not decoded: its bytes could hold anything
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return HIDDEN_VALUE, None  # binary a rule cannot look into is not written out (pages hide it too)
         if text.lstrip()[:1] in ("{", "["):
             try:
                 return json.loads(text), None

@@ -68,7 +68,7 @@ def test_a_masked_field_reaches_a_viewer_nowhere_and_an_admin_everywhere(client_
     assert _leaks(out.getvalue()) == []
 
 
-def test_a_viewer_cannot_search_or_export_by_a_masked_field(client_for, viewer, admin, masked_topic):
+def test_a_viewer_cannot_search_or_export_by_a_masked_field(client_for, viewer, operator, admin, masked_topic):
     topic, base = masked_topic, f"/clusters/local/messages/{masked_topic}"
     viewer_client = client_for(viewer)
     for query in ({"value": "4111"}, {"fields": "card=" + CARD}, {"header": "ssn", "header_value": "SSN"},
@@ -83,5 +83,9 @@ def test_a_viewer_cannot_search_or_export_by_a_masked_field(client_for, viewer, 
     with pytest.raises(CommandError, match="admin role"):
         call_command("masking", "delete", "--id", "1", "--actor", viewer.username, "--reason", "no")
     assert client_for(viewer).get("/clusters/local/masking/").status_code == 403
+    refused = client_for(operator).post(f"{base}/copy/", {"partition": 0, "offset": 0, "target_topic": topic,
+                                                          "reason": "copy out"})
+    assert refused.status_code == 403 and "Copying is refused" in refused.content.decode()
+    assert AuditEvent.objects.filter(action="record.copy", outcome="refused").exists()
     rules = client_for(admin).get("/clusters/local/masking/").content.decode()
     assert "masked-cards-.*" in rules and "$.card" in rules

@@ -106,8 +106,8 @@ class ExportForm(SearchForm):
     the match limit becomes the export's record limit."""
 
     max_matches = forms.IntegerField(required=False, min_value=1, initial=100_000, label="Records at most")
-    format = forms.ChoiceField(choices=[("jsonl", "JSON lines"), ("csv", "CSV"), ("avro", "Avro container file")],
-                               initial="jsonl")
+    format = forms.ChoiceField(required=False, initial="jsonl",
+                               choices=[("jsonl", "JSON lines"), ("csv", "CSV"), ("avro", "Avro container file")])
 
 
 class ImportForm(forms.Form):

@@ -67,6 +67,7 @@ def replay_submit(*, actor: Actor, cluster: str, topic: str, partitions: list[in
         raise ConsoleError(f"Unknown sink '{sink}'.")
     if isolation not in ReplayJob.Isolation.values:
         raise ConsoleError(MSG_ISOLATION.format(isolation=isolation))
+    mask_rules = _mask_check(actor, cluster, topic, sink, filter_expr, reason)
     location = None
     if output_uri.strip():
         if sink == ReplayJob.Sink.TOPIC:
@@ -83,7 +84,6 @@ def replay_submit(*, actor: Actor, cluster: str, topic: str, partitions: list[in
         from console.clusters.selectors import cluster_admin
 
         cluster_admin(target_cluster).describe_topics([sink_topic])  # TopicNotFound now, not in Spark later
-    mask_rules = _mask_check(actor, cluster, topic, sink, filter_expr, reason)
     filter_expr = filter_check(filter_expr)
     resolved = resolve_range(cluster, topic, partitions, start, end, isolation=isolation)
     if resolved.planned == 0:

@@ -33,7 +33,7 @@ def topic_import(request: HtmxHttpRequest, cluster: str, topic: str):
     """GET: the form; POST with `preview`: the file read and checked, nothing written; POST: the import."""
     cluster_get(cluster)
     form = ImportForm(request.POST or None, request.FILES or None)
-    context = {"cluster": cluster, "topic_name": topic, "form": form}
+    context = {"cluster": cluster, "topic_name": topic, "form": form, "preview": None, "done": None}
     if request.method == "POST":
         data = valid_data(form)
         upload = data["file"]

@@ -16,13 +16,24 @@ from console.accounts.decorators import role_required
 from console.accounts.roles import Role
 from console.audit.actor import Actor
 from console.clusters.selectors import cluster_get
-from console.errors import ConsoleError
+from console.errors import ConsoleError, PermissionRefused
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
+from masking.selectors import masker_for
 from sparkjobs import outputs, services
 from sparkjobs.forms import ReplayForm
 from sparkjobs.models import ReplayJob
 
 LOG_TAIL_LINES = 60
+MSG_FILES_UNMASKED = ("These files were written without the masking rules that apply to your role on this topic: "
+                      "replay the range yourself, and the files are masked for you.")
+
+
+def masked_enough(job: ReplayJob, masker) -> bool:
+    """A reader may download a job's files when no rule masks the topic for them, or when the job's files were
+    masked with every rule that does (a job keeps the rules it was masked with)."""
+    if not masker:
+        return True
+    return all(rule.as_dict() in (job.masking or []) for rule in masker.rules)
 
 
 @require_GET
@@ -97,6 +108,8 @@ def replay_cancel(request: HtmxHttpRequest, cluster: str, job_id: int):
 @role_required(Role.VIEWER)
 def replay_file(request: HtmxHttpRequest, cluster: str, job_id: int, name: str):
     job = get_object_or_404(ReplayJob, pk=job_id, cluster=cluster)
+    if not masked_enough(job, masker_for(cluster, job.topic, request.user)):
+        raise PermissionRefused(MSG_FILES_UNMASKED)
     try:
         chunks = outputs.output_open(job, name)
     except ConsoleError as exc:

@@ -171,7 +171,7 @@ def test_start_at_the_range_a_reset_skipped(local_cluster, source, commit, make_
     assert resolved.ranges == {0: (3, 10)} and resolved.planned == 7  # partition 1 skipped nothing
 
 
-def test_a_masked_role_replays_to_masked_files_only(replay_env, operator_actor, source, make_user):
+def test_a_masked_role_replays_to_masked_files_only(replay_env, operator_actor, source, make_user, client_for):
     """Masking rules reach replays: the operator they mask for gets JSON-lines files masked by the executors
     (and no topic, Parquet or filter, which would let the values out); an admin's replay keeps every byte."""
     from console.errors import PermissionRefused
@@ -195,6 +195,14 @@ def test_a_masked_role_replays_to_masked_files_only(replay_env, operator_actor, 
     masked = lines_of(wait_finished(_submit(operator_actor, source)))
     assert len(masked) == 20 and all(r["value"]["kind"] == "[kind]" and r["headers"] == [] for r in masked)
     assert sorted(r["value"]["n"] for r in masked) == sorted(list(range(10)) * 2)
-    whole = lines_of(wait_finished(_submit(admin, source, partitions=[1])))
+    admin_job = wait_finished(_submit(admin, source, partitions=[1]))
+    whole = lines_of(admin_job)
     assert {r["value"] for r in whole} >= {json.dumps({"n": 1, "kind": "odd"})}
     assert all(r["headers"][0]["value"].startswith("t1-") for r in whole)
+    # The admin's unmasked files are not for a masked reader; the files masked for them are.
+    viewer = client_for(make_user("mask-viewer", "viewer"))
+    masked_job = ReplayJob.objects.filter(topic=source, state="succeeded").exclude(pk=admin_job.pk).get()
+    assert masked_job.masking and not admin_job.masking
+    for job, status in ((admin_job, 403), (masked_job, 200)):
+        name = Path(next(Path(job.output_dir).glob("part-*"))).name
+        assert viewer.get(f"/clusters/local/replays/{job.pk}/files/{name}").status_code == status

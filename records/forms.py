@@ -99,3 +99,32 @@ class CopyForm(forms.Form):
     target_partition = forms.IntegerField(required=False, min_value=0, label="Partition",
                                           help_text="empty: by the key's hash")
     reason = forms.CharField(max_length=1000, widget=forms.TextInput(attrs={"placeholder": "why (goes into the audit log)"}))
+
+
+class ExportForm(SearchForm):
+    """The search's own fields (so an export link carries the search's query string) and the file's format;
+    the match limit becomes the export's record limit."""
+
+    max_matches = forms.IntegerField(required=False, min_value=1, initial=100_000, label="Records at most")
+    format = forms.ChoiceField(required=False, initial="jsonl",
+                               choices=[("jsonl", "JSON lines"), ("csv", "CSV"), ("avro", "Avro container file")])
+
+
+class ImportForm(forms.Form):
+    file = forms.FileField(help_text="JSON lines (an object a line) or CSV with a header row: value, and any of "
+                                     "key, headers, partition, timestamp")
+    format = forms.ChoiceField(required=False, choices=[("", "by the file's name"), ("jsonl", "JSON lines"),
+                                                        ("csv", "CSV")])
+    key_subject = forms.CharField(required=False, label="Key subject", help_text="encode keys (JSON) with it")
+    value_subject = forms.CharField(required=False, label="Value subject", help_text="encode values (JSON) with it")
+    rate = forms.IntegerField(min_value=1, initial=1000, label="Records per second at most")
+    skip_bad = forms.BooleanField(required=False, label="Skip bad lines",
+                                  help_text="write the good lines after a bad one (all bad lines are reported)")
+    reason = forms.CharField(max_length=1000, required=False,
+                             widget=forms.TextInput(attrs={"placeholder": "why (goes into the audit log)"}))
+
+    def kind(self) -> str:
+        chosen = self.cleaned_data.get("format")
+        if chosen:
+            return chosen
+        return "csv" if self.cleaned_data["file"].name.lower().endswith(".csv") else "jsonl"

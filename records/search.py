@@ -139,8 +139,11 @@ def search_begin(cluster: str, spec: SearchSpec) -> SearchState:
     return state
 
 
-def search_step(state: SearchState, *, step_s: float = STEP_S) -> tuple[SearchState, list[ScanMatch]]:
-    """Scans on for about `step_s` seconds within the search's budgets; returns the new state and the matches."""
+def search_step(state: SearchState, *, step_s: float = STEP_S,
+                chunk_matches: int | None = None) -> tuple[SearchState, list[ScanMatch]]:
+    """Scans on for about `step_s` seconds within the search's budgets; returns the new state and the matches.
+    `chunk_matches` caps one step's matches, so a caller streaming a large result (an export) holds a bounded
+    number of records whatever the filter lets through."""
     if state.done:
         return state, []
     spec = state.spec
@@ -152,7 +155,8 @@ def search_step(state: SearchState, *, step_s: float = STEP_S) -> tuple[SearchSt
         scan_id=state.scan_id, topic=spec.topic, cursors=state.cursors, filter=spec.filter,
         newest_first=spec.newest_first, isolation=spec.isolation,
         max_seconds=max(0.05, min(step_s, left_s, settings.KAFKA_REQUEST_TIMEOUT_S)),
-        max_records=max(1, spec.max_records - state.scanned), max_matches=max(1, spec.max_matches - state.matched))
+        max_records=max(1, spec.max_records - state.scanned),
+        max_matches=max(1, min(spec.max_matches - state.matched, chunk_matches or spec.max_matches)))
     chunk = admin.scan_chunk(request)
     new = replace(state, cursors=chunk.cursors, scanned=state.scanned + chunk.scanned,
                   matched=state.matched + len(chunk.matches))

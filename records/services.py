@@ -7,11 +7,13 @@ import hashlib
 from dataclasses import dataclass
 
 from console.audit.actor import Actor
-from console.audit.services import audited
+from console.audit.services import audit_refusal, audited
 from console.audit.witness.guard import witness_topic_guard
 from console.clusters.selectors import cluster_admin
-from console.errors import ConsoleError
+from console.errors import ConsoleError, PermissionRefused
 from console.kafka.types import ProducedRecord, SchemaInfo
+from masking.apply import MSG_MASKED_COPY
+from masking.selectors import masker_for
 from records.selectors import record_at
 
 MSG_NEGATIVE_PARTITION = "A partition number is 0 or more."
@@ -85,6 +87,12 @@ def record_copy(*, actor: Actor, cluster: str, topic: str, partition: int, offse
     """Copies one record, byte for byte (key, value, headers; schema ids stay valid on a cluster sharing the
     registry), to another topic; the partition follows the key unless one is given."""
     target_cluster = target_cluster or cluster
+    if masker_for(cluster, topic, actor.user):
+        message = MSG_MASKED_COPY.format(topic=topic)
+        audit_refusal(actor=actor, action="record.copy", cluster=target_cluster, target=f"topic:{target_topic}",
+                      reason=reason, params={"source": {"cluster": cluster, "topic": topic, "partition": partition,
+                                                        "offset": offset}, "masked": True}, error=message)
+        raise PermissionRefused(message)
     witness_topic_guard(actor=actor, action="record.copy", cluster=target_cluster, topic=target_topic,
                         what="copy records to", reason=reason,
                         params={"source": {"cluster": cluster, "topic": topic, "partition": partition, "offset": offset}})

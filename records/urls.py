@@ -1,6 +1,6 @@
 from django.urls import path
 
-from records import views
+from records import export_views, import_views, views
 
 app_name = "records"
 urlpatterns = [
@@ -9,6 +9,8 @@ urlpatterns = [
     path("schemas/subjects/<kafka_name:subject>/", views.schema_detail, name="subject"),
     path("schemas/subjects/<kafka_name:subject>/versions/<int:version>/", views.schema_detail, name="subject-version"),
     path("<kafka_name:topic>/search/", views.topic_search, name="search"),
+    path("<kafka_name:topic>/export/", export_views.topic_export, name="export"),
+    path("<kafka_name:topic>/import/", import_views.topic_import, name="import"),
     path("<kafka_name:topic>/search/step/", views.topic_search_step, name="search-step"),
     path("<kafka_name:topic>/produce/", views.topic_produce, name="produce"),
     path("<kafka_name:topic>/copy/", views.topic_copy, name="copy"),

@@ -17,14 +17,18 @@ from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError
 from console.kafka.errors import RegistryError
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
+from masking.apply import check_search, mask_row, mask_rows
+from masking.selectors import masker_for
 from records import selectors, services
+from records.export_views import export_links
 from records.forms import CopyForm, PositionForm, ProduceForm, SearchForm
 from records.search import SearchState, ending_text, search_begin, search_step, search_stop
 
 
-def _search_context(cluster: str, topic: str, state: SearchState, matches: list) -> dict:
-    return {"cluster": cluster, "topic_name": topic, "state": state, "token": state.token(),
-            "rows": selectors.match_rows(matches, cluster=cluster), "ending": ending_text(state)}
+def _search_context(cluster: str, topic: str, state: SearchState, matches: list, masker) -> dict:
+    rows = mask_rows(masker, selectors.match_rows(matches, cluster=cluster))
+    return {"cluster": cluster, "topic_name": topic, "state": state, "token": state.token(), "rows": rows,
+            "ending": ending_text(state)}
 
 
 @require_GET
@@ -36,8 +40,11 @@ def topic_search(request: HtmxHttpRequest, cluster: str, topic: str):
     context = {"cluster": cluster, "topic_name": topic, "form": form}
     if form.is_bound:
         spec = valid_data(form) and form.spec(topic)
+        masker = masker_for(cluster, topic, request.user)
+        check_search(masker, spec.filter)  # what a reader may not see, they may not search either
         state, matches = search_step(search_begin(cluster, spec))
-        context.update(_search_context(cluster, topic, state, matches))
+        context.update(_search_context(cluster, topic, state, matches, masker))
+        context["export"] = export_links(cluster, topic, request.GET.dict(), state)
     if request.htmx and form.is_bound:
         return render(request, "records/search.html#results", context)
     return render(request, "records/search.html", context)
@@ -50,11 +57,13 @@ def topic_search_step(request: HtmxHttpRequest, cluster: str, topic: str):
     state = SearchState.from_token(request.GET.get("state", ""))
     if state.cluster != cluster or state.spec.topic != topic:
         raise ConsoleError("This search belongs to another topic.")
+    masker = masker_for(cluster, topic, request.user)
+    check_search(masker, state.spec.filter)  # a token is not bound to a person: check its filters again
     if "stop" in request.GET:
         state, matches = search_stop(state), []
     else:
         state, matches = search_step(state)
-    context = _search_context(cluster, topic, state, matches)
+    context = _search_context(cluster, topic, state, matches, masker)
     if request.htmx:
         return render(request, "records/_search_step.html", context)
     context["form"] = SearchForm()
@@ -113,7 +122,8 @@ def topic_copy(request: HtmxHttpRequest, cluster: str, topic: str):
             {"partition": written.partition, "offset": written.offset})
         return redirect_after_change(request, browse)
     position = valid_data(PositionForm(request.GET))
-    row = selectors.record_row(selectors.record_at(cluster, topic, position["partition"], position["offset"]))
+    row = mask_row(masker_for(cluster, topic, request.user),
+                   selectors.record_row(selectors.record_at(cluster, topic, position["partition"], position["offset"])))
     return render(request, "records/copy.html", {"cluster": cluster, "topic_name": topic, "row": row,
                                                  "form": CopyForm(initial=position)})
 

@@ -31,6 +31,9 @@ class ReplayJob(models.Model):
     ranges = models.JSONField()
     planned_records = models.BigIntegerField()
     filter_expr = models.TextField(blank=True)
+    # The masking rules that applied to the person who submitted it (masking.mask_rules.Rule as dicts): the
+    # job's files are masked for them as a page would be.
+    masking = models.JSONField(default=list, blank=True)
     # read_committed skips aborted transactions and ends "latest" at the last stable offset.
     isolation = models.CharField(max_length=16, choices=Isolation.choices, default=Isolation.READ_COMMITTED)
     sink = models.CharField(max_length=10, choices=Sink.choices)

@@ -40,6 +40,10 @@ PROTOBUF_ROWS = APP.with_name("protobuf_rows.py")
 CONSOLE_DIR = Path(__file__).resolve().parent.parent / "console"
 # The driver writes its token file with the console's one way of writing secrets.
 SECRET_FILES = CONSOLE_DIR / "secret_files.py"
+# Masking's rule core (standard library only) and the console's RE2 wrapper it compiles patterns with: a masked
+# replay's executors mask exactly as the pages do.
+MASK_RULES = CONSOLE_DIR.parent / "masking" / "mask_rules.py"
+USER_REGEX = CONSOLE_DIR / "user_regex.py"
 # In the executors: the gateway's registry decoding and error codes, and what they import, without Django (the
 # packages' __init__ files hold no imports).
 GATEWAY_MODULES = ("__init__.py", "errors.py", "registry.py", "librdkafka/__init__.py", "librdkafka/mapping.py",
@@ -61,6 +65,7 @@ def gateway_zip(folder: Path) -> Path:
     with zipfile.ZipFile(target, "w") as archive:
         archive.writestr("console/__init__.py", "")
         archive.write(SECRET_FILES, "console/secret_files.py")
+        archive.write(USER_REGEX, "console/user_regex.py")
         for name in GATEWAY_MODULES:
             archive.write(kafka / name, f"console/kafka/{name}")
     return target
@@ -93,7 +98,7 @@ def missing_jars(sink: TopicSink | FileSink, jars: list[str]) -> str:
 
 
 def _code_files() -> list[Path]:
-    return [APP, DRIVER_APP, *REPLAY_MODULES, SINK, PROTOBUF_ROWS, SECRET_FILES,
+    return [APP, DRIVER_APP, *REPLAY_MODULES, SINK, PROTOBUF_ROWS, SECRET_FILES, MASK_RULES, USER_REGEX,
             *(CONSOLE_DIR / "kafka" / name for name in GATEWAY_MODULES)]
 
 
@@ -111,7 +116,8 @@ def driver_fingerprint(jars: list[str]) -> str:
 
 
 def driver_command(folder: Path, state: Path, jars: list[str]) -> list[str]:
-    py_files = [str(APP), *map(str, REPLAY_MODULES), str(SINK), str(PROTOBUF_ROWS), str(gateway_zip(folder))]
+    py_files = [str(APP), *map(str, REPLAY_MODULES), str(SINK), str(PROTOBUF_ROWS), str(MASK_RULES),
+                str(gateway_zip(folder))]
     spark_submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
     command = [
         str(spark_submit), "--master", settings.SPARK_MASTER, "--name", "console-replay-driver",

@@ -12,11 +12,13 @@ from django.utils import timezone
 
 from console.audit.actor import Actor
 from console.audit.models import AuditEvent
-from console.audit.services import audit_record
+from console.audit.services import audit_record, audit_refusal
 from console.clusters.selectors import cluster_connection, cluster_get
-from console.errors import Conflict, ConsoleError
+from console.errors import Conflict, ConsoleError, PermissionRefused
 from console.kafka.java.config import UntranslatableConfig, java_client_config
 from console.secret_files import write_secret_file
+from masking.conf import hash_key as mask_hash_key
+from masking.selectors import masker_for
 from sparkjobs import queue, runner, s3
 from sparkjobs.filters import filter_check, filter_spark_sql
 from sparkjobs.jobs.replay_spec import FileSink, KafkaSource, Registry, ReplaySpec, TopicSink
@@ -29,6 +31,27 @@ MSG_SAME_TOPIC = "Writing a replay into the topic it reads from would replay for
 MSG_REASON = "A reason is required: it goes into the audit log."
 MSG_ISOLATION = "Isolation is read_committed or read_uncommitted, not '{isolation}'."
 MSG_OUTPUT_FOR_TOPIC = "An output location is for file sinks; a topic sink writes to its topic."
+MSG_MASKED = ("Masking rules hide parts of {topic}'s records from your role: {what}. Replay to JSON-lines files, "
+              "which are written masked, or ask an admin.")
+MASKED_REFUSALS = {"topic": "a replay into a topic would copy them unmasked",
+                   "parquet": "Parquet files keep the raw bytes; only JSON-lines files are written masked",
+                   "filter": "a filter could select records by what they hide"}
+
+
+def _mask_check(actor: Actor, cluster: str, topic: str, sink: str, filter_expr: str, reason: str) -> list[dict]:
+    """The rules that mask this topic for the actor, as the job keeps them; an audited refusal for what would
+    let masked values out."""
+    masker = masker_for(cluster, topic, actor.user)
+    if not masker:
+        return []
+    why = "topic" if sink == ReplayJob.Sink.TOPIC else "parquet" if sink == ReplayJob.Sink.PARQUET else \
+        "filter" if filter_expr.strip() else ""
+    if why:
+        message = MSG_MASKED.format(topic=topic, what=MASKED_REFUSALS[why])
+        audit_refusal(actor=actor, action="replay.run", cluster=cluster, target=f"topic:{topic}", reason=reason,
+                      params={"sink": sink, "filter": filter_expr, "masked": True}, error=message)
+        raise PermissionRefused(message)
+    return [rule.as_dict() for rule in masker.rules]
 
 
 def replay_submit(*, actor: Actor, cluster: str, topic: str, partitions: list[int] | None, start: str, end: str,
@@ -44,6 +67,7 @@ def replay_submit(*, actor: Actor, cluster: str, topic: str, partitions: list[in
         raise ConsoleError(f"Unknown sink '{sink}'.")
     if isolation not in ReplayJob.Isolation.values:
         raise ConsoleError(MSG_ISOLATION.format(isolation=isolation))
+    mask_rules = _mask_check(actor, cluster, topic, sink, filter_expr, reason)
     location = None
     if output_uri.strip():
         if sink == ReplayJob.Sink.TOPIC:
@@ -69,7 +93,7 @@ def replay_submit(*, actor: Actor, cluster: str, topic: str, partitions: list[in
             cluster=cluster, topic=topic, start_spec=start, end_spec=end,
             ranges={str(p): list(r) for p, r in resolved.ranges.items()}, planned_records=resolved.planned,
             filter_expr=filter_expr, isolation=isolation, sink=sink, sink_topic=sink_topic, sink_cluster=sink_cluster or "",
-            keep_partitions=keep_partitions, reason=reason, created_by=actor.user,
+            keep_partitions=keep_partitions, reason=reason, created_by=actor.user, masking=mask_rules,
         )
         if location is not None:
             job.output_dir = location.child(f"replay-{job.pk}").uri
@@ -103,7 +127,7 @@ def _spec_params(job: ReplayJob) -> dict:
             "planned_records": job.planned_records, "filter": job.filter_expr, "isolation": job.isolation,
             "sink": job.sink,
             "sink_topic": job.sink_topic, "sink_cluster": job.sink_cluster, "keep_partitions": job.keep_partitions,
-            "output_dir": job.output_dir}
+            "output_dir": job.output_dir, "masked": bool(job.masking)}
 
 
 def _application_spec(job: ReplayJob) -> ReplaySpec:
@@ -131,7 +155,8 @@ def _application_spec(job: ReplayJob) -> ReplaySpec:
         registry=Registry(source.registry_url, dict(source.registry_config)) if source.registry_url else None,
         # Tests only: a task dies mid-write, then retries.
         crash_first_attempt_after=(settings.REPLAY_FAULT_CRASH_AFTER
-                                   if settings.DEBUG and settings.REPLAY_FAULT_CRASH_AFTER else None))
+                                   if settings.DEBUG and settings.REPLAY_FAULT_CRASH_AFTER else None),
+        mask_rules=tuple(job.masking or ()), mask_hash_key=(mask_hash_key() or b"").decode())
 
 
 def replay_run(*, job_id: int) -> ReplayJob:

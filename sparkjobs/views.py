@@ -16,13 +16,24 @@ from console.accounts.decorators import role_required
 from console.accounts.roles import Role
 from console.audit.actor import Actor
 from console.clusters.selectors import cluster_get
-from console.errors import ConsoleError
+from console.errors import ConsoleError, PermissionRefused
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
+from masking.selectors import masker_for
 from sparkjobs import outputs, services
 from sparkjobs.forms import ReplayForm
 from sparkjobs.models import ReplayJob
 
 LOG_TAIL_LINES = 60
+MSG_FILES_UNMASKED = ("These files were written without the masking rules that apply to your role on this topic: "
+                      "replay the range yourself, and the files are masked for you.")
+
+
+def masked_enough(job: ReplayJob, masker) -> bool:
+    """A reader may download a job's files when no rule masks the topic for them, or when the job's files were
+    masked with every rule that does (a job keeps the rules it was masked with)."""
+    if not masker:
+        return True
+    return all(rule.as_dict() in (job.masking or []) for rule in masker.rules)
 
 
 @require_GET
@@ -47,8 +58,10 @@ def replay_new(request: HtmxHttpRequest, cluster: str):
             reason=data["reason"])
         messages.success(request, f"Replay #{job.pk} queued: {job.planned_records} records planned.")
         return redirect_after_change(request, reverse("sparkjobs:detail", args=[cluster, job.pk]))
+    # Other pages link here with a range filled in (an export too large to stream offers a replay to files).
     form = ReplayForm(initial={"topic": request.GET.get("topic", ""), "start": request.GET.get("start", "earliest"),
-                               "partitions": request.GET.get("partitions", "")})
+                               "partitions": request.GET.get("partitions", ""),
+                               "end": request.GET.get("end", "latest"), "sink": request.GET.get("sink", "")})
     return render(request, "sparkjobs/new.html", {"cluster": cluster, "form": form})
 
 
@@ -95,13 +108,17 @@ def replay_cancel(request: HtmxHttpRequest, cluster: str, job_id: int):
 @role_required(Role.VIEWER)
 def replay_file(request: HtmxHttpRequest, cluster: str, job_id: int, name: str):
     job = get_object_or_404(ReplayJob, pk=job_id, cluster=cluster)
+    if not masked_enough(job, masker_for(cluster, job.topic, request.user)):
+        raise PermissionRefused(MSG_FILES_UNMASKED)
     try:
         chunks = outputs.output_open(job, name)
     except ConsoleError as exc:
         raise Http404(exc.message) from exc
     if chunks is None:
         raise Http404("No such file in this replay's output.")
-    response = StreamingHttpResponse(chunks, content_type="application/octet-stream")
+    content_type = {".jsonl": "application/x-ndjson", ".parquet": "application/vnd.apache.parquet"}.get(
+        Path(name).suffix, "application/octet-stream")
+    response = StreamingHttpResponse(chunks, content_type=content_type)
     # The name comes from the listing (Spark's part-… names), never from the request alone.
     response["Content-Disposition"] = content_disposition_header(True, f"replay-{job.pk}-{name}")
     return response

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from urllib.parse import urlencode
 
 from django.conf import settings
 
@@ -72,6 +73,17 @@ class RecordsPage:
     @property
     def held_back(self) -> int:
         return 0 if self.last_stable is None else max(0, self.log_end - self.last_stable)
+
+    @property
+    def range_end(self) -> int:
+        """The exclusive end of the offsets this page shows, for its export link."""
+        return self.records[-1].offset + 1 if self.records else self.start
+
+    @property
+    def export_query(self) -> str:
+        """The export's query string for exactly this page's offsets (the export takes the search's fields)."""
+        return urlencode({"partitions": self.partition, "start": self.start, "end": self.range_end,
+                          "isolation": self.isolation, "max_matches": max(1, self.limit)})
 
     @property
     def older_offset(self) -> int | None:

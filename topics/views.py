@@ -13,6 +13,8 @@ from console.accounts.roles import Role
 from console.audit.actor import Actor
 from console.clusters.selectors import cluster_get
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
+from masking.apply import mask_page
+from masking.selectors import masker_for
 from offsets.lag.selectors import topic_lag_chart
 from topics import disk, forms, selectors, services
 from topics.policies.selectors import detail_violations, policy_rows
@@ -178,5 +180,6 @@ def topic_messages(request: HtmxHttpRequest, cluster: str, topic: str):
     page = selectors.records_page(cluster, topic, data["partition"], offset=data.get("offset"),
                                   timestamp_ms=form.timestamp_ms(), limit=data.get("limit") or 50,
                                   isolation=data.get("isolation") or "read_committed")
+    page = mask_page(masker_for(cluster, topic, request.user), page)  # before anything reaches the template
     context = {"cluster": cluster, "topic_name": topic, "form": form, "page": page}
     return render(request, "topics/messages.html#records" if request.htmx else "topics/messages.html", context)

@@ -95,6 +95,32 @@ def list_files(spark: SparkSession, out: str) -> list[str]:
     return [name.removeprefix("file:") if name.startswith("file:/") else name for name in names]
 
 
+EXTENSIONS = {"jsonl": ".jsonl", "parquet": ".parquet"}
+
+
+def with_extension(name: str, kind: str) -> str:
+    """A part file's name ending in its format's extension, so a person who downloads it can open it by type:
+    Spark's text writer adds none (part-00000) and its JSON writer adds ".json" to what is JSON lines."""
+    extension = EXTENSIONS.get(kind, "")
+    if not extension or name.endswith(extension):
+        return name
+    return name.removesuffix(".json") + extension
+
+
+def name_files(spark: SparkSession, out: str, kind: str) -> list[str]:
+    """Renames the part files to carry their extension (a rename within the job's own new folder, through
+    Hadoop's file system, so an object store works alike), then lists them."""
+    jvm = spark.sparkContext._jvm
+    folder = jvm.org.apache.hadoop.fs.Path(out)
+    fs = folder.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+    for status in fs.listStatus(folder):
+        name = status.getPath().getName()
+        wanted = with_extension(name, kind)
+        if name.startswith("part-") and wanted != name:
+            fs.rename(status.getPath(), jvm.org.apache.hadoop.fs.Path(folder, wanted))
+    return list_files(spark, out)
+
+
 def report_progress(spark: SparkSession, group: str, planned: int, emit, stop: threading.Event) -> None:
     """Spark has no Python listener API; completed tasks of the replay's running stages approximate records done.
     Only this replay's jobs count (its job group): the resident driver may run others at the same time."""
@@ -163,6 +189,11 @@ def _replay(spark: SparkSession, spec: ReplaySpec, ranges: dict[int, tuple[int, 
                .withColumnRenamed("key", "raw_key").withColumnRenamed("value", "raw_value"))
     registry = spec.registry
     decode = registry_decoder(topic, registry, timeout_ms / 1000) if registry else None
+    masked = bool(spec.mask_rules)
+    if masked:
+        from replay_sinks import plain_decoder
+
+        decode = plain_decoder(decode)  # masked files go through the Python writer, which masks each line
     needs_text = bool(spec.filter) or (sink.kind == "jsonl" and decode is None)
     if needs_text:  # key and value as text only where the filter or the JSON-lines sink reads them
         if decode is not None:
@@ -176,10 +207,11 @@ def _replay(spark: SparkSession, spec: ReplaySpec, ranges: dict[int, tuple[int, 
         files: list[str] = []
     else:
         if sink.kind == "jsonl" and decode is not None:
-            read, written = write_decoded_jsonl(spark, records, keep, decode, sink.path)
+            read, written = write_decoded_jsonl(spark, records, keep, decode, sink.path,
+                                                mask=(spec.mask_rules, spec.mask_hash_key) if masked else None)
         else:
             read, written = _write_files(spark, spec, sink, records, keep, timeout_ms)
-        files = list_files(spark, sink.path)
+        files = name_files(spark, sink.path, sink.kind)
     aborted, markers = offsets_without_records(read, planned, isolation,
                                               lambda: read_count(source_frame("read_uncommitted", split)))
     return {"read": read, "written": written, "files": files, "aborted": aborted, "markers": markers}

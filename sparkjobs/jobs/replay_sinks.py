@@ -79,22 +79,67 @@ def header_pairs(text: str) -> list[tuple[str, bytes | None]]:
     return [(h["key"], None if h.get("value") is None else base64.b64decode(h["value"])) for h in json.loads(text)]
 
 
-def write_decoded_jsonl(spark: SparkSession, records, keep, decode, out: str) -> tuple[int, int]:
+def plain_decoder(registry_decode=None):
+    """decode(raw, is_key) when lines are masked: the registry's decoding where it has one, else JSON objects
+    and arrays as JSON (so JSON-path rules reach their fields, as on the pages), anything else as UTF-8 text."""
+
+    def decode(raw, is_key: bool):
+        if raw is None:
+            return None, None
+        from mask_rules import HIDDEN_VALUE
+
+        data = bytes(raw)
+        if registry_decode is not None:
+            value, schema = registry_decode(raw, is_key)
+            if schema is not None:
+                return value, schema
+            if len(data) >= 5 and data[0] == 0:
+                return HIDDEN_VALUE, None  # the registry's format, not decoded: its bytes could hold anything
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return HIDDEN_VALUE, None  # binary a rule cannot look into is not written out (pages hide it too)
+        if text.lstrip()[:1] in ("{", "["):
+            try:
+                return json.loads(text), None
+            except ValueError:
+                pass
+        return text, None
+
+    return decode
+
+
+def _masker(mask):
+    """The page's masking, built in the executor from the rules the job carries (None: not masked)."""
+    if mask is None:
+        return None
+    from mask_rules import Masker, Rule
+
+    from console.user_regex import compile_user_regex
+
+    rules, key = mask
+    return Masker([Rule(**rule) for rule in rules], hash_key=key.encode() if key else None,
+                  compile_regex=compile_user_regex)
+
+
+def write_decoded_jsonl(spark: SparkSession, records, keep, decode, out: str, mask=None) -> tuple[int, int]:
     """JSON lines with decoded values as JSON (not strings) and the schema each was read with; returns (read,
-    written), counted by the tasks (Spark applies a result task's accumulator updates once, even if retried)."""
+    written), counted by the tasks (Spark applies a result task's accumulator updates once, even if retried).
+    `mask`: (rules, hash key) of masking.mask_rules, applied to each line before it is written."""
     read_total, written_total = spark.sparkContext.accumulator(0), spark.sparkContext.accumulator(0)
 
     def lines(rows):
+        masker = _masker(mask)
         read = written = 0
         for row in rows:
             read += 1
             if row["keep"]:
                 written += 1
-                yield line(row)
+                yield line(row, masker)
         read_total.add(read)
         written_total.add(written)
 
-    def line(row) -> str:
+    def line(row, masker) -> str:
         key, key_schema = decode(row["raw_key"], True)
         value, value_schema = decode(row["raw_value"], False)
         record = {"topic": row["topic"], "partition": row["partition"], "offset": row["offset"],
@@ -105,6 +150,10 @@ def write_decoded_jsonl(spark: SparkSession, records, keep, decode, out: str) ->
         schemas = {side: schema for side, schema in (("key", key_schema), ("value", value_schema)) if schema}
         if schemas:
             record["schema"] = schemas
+        if masker is not None:
+            masked = masker.record({**record, "headers": [[h["key"], h["value"]] for h in record["headers"]]})
+            record.update(key=masked["key"], value=masked["value"],
+                          headers=[{"key": name, "value": text} for name, text in masked["headers"]])
         return json.dumps(record, ensure_ascii=False)
 
     keep = F.lit(True) if keep is None else F.coalesce(keep, F.lit(False))

@@ -68,6 +68,9 @@ class ReplaySpec:
     registry: Registry | None = None
     # Tests only: the first attempt of task 0 dies after writing this many records.
     crash_first_attempt_after: int | None = None
+    # Masking rules (dicts of masking.mask_rules.Rule) and the hash key: the JSON-lines files come masked.
+    mask_rules: tuple[dict, ...] = ()
+    mask_hash_key: str = ""
 
     def to_json(self) -> str:
         sink: dict[str, Any] = {"kind": self.sink.kind}
@@ -85,6 +88,8 @@ class ReplaySpec:
             "source": {"bootstrap": self.source.bootstrap, "config": self.source.config}, "sink": sink}
         if self.registry is not None:
             spec["registry"] = {"url": self.registry.url, "config": self.registry.config}
+        if self.mask_rules:
+            spec["masking"] = {"rules": list(self.mask_rules), "hash_key": self.mask_hash_key}
         if self.crash_first_attempt_after is not None:
             spec["fault"] = {"crash_first_attempt_after": self.crash_first_attempt_after}
         return json.dumps(spec)
@@ -103,6 +108,7 @@ class ReplaySpec:
         source = spec.section("source")
         registry = spec.section("registry", optional=True)
         fault = spec.section("fault", optional=True)
+        masking = spec.get("masking", dict, default={})
         return cls(
             job_id=spec.integer("job_id"), job_key=spec.text("job_key"), topic=spec.text("topic"),
             ranges=_ranges(spec.get("ranges", dict)), filter=spec.text("filter", default=""),
@@ -110,7 +116,8 @@ class ReplaySpec:
             source=KafkaSource(source.text("bootstrap"), source.settings("config")),
             sink=_sink(spec.section("sink")),
             registry=None if registry is None else Registry(registry.text("url"), registry.settings("config")),
-            crash_first_attempt_after=None if fault is None else fault.integer("crash_first_attempt_after"))
+            crash_first_attempt_after=None if fault is None else fault.integer("crash_first_attempt_after"),
+            mask_rules=tuple(masking.get("rules") or ()), mask_hash_key=str(masking.get("hash_key") or ""))
 
 
 def _sink(sink: _Fields) -> TopicSink | FileSink:

@@ -121,3 +121,17 @@ def test_headers_cross_to_the_topic_sink_unchanged(headers):
     text = json.dumps([{"key": k} if v is None else {"key": k, "value": base64.b64encode(v).decode()}
                        for k, v in headers])
     assert header_pairs(text) == headers
+
+
+@pytest.mark.parametrize(("name", "kind", "expected"), [
+    ("part-00000", "jsonl", "part-00000.jsonl"),
+    ("part-00001-3f2a-c000.json", "jsonl", "part-00001-3f2a-c000.jsonl"),
+    ("part-00000.jsonl", "jsonl", "part-00000.jsonl"),
+    ("part-00000-3f2a-c000.snappy.parquet", "parquet", "part-00000-3f2a-c000.snappy.parquet"),
+    ("part-00000", "parquet", "part-00000.parquet"),
+    ("part-00000", "topic", "part-00000"),
+])
+def test_replay_files_keep_their_formats_extension(name, kind, expected):
+    from sparkjobs.jobs.replay import with_extension
+
+    assert with_extension(name, kind) == expected

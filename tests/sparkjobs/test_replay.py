@@ -45,6 +45,8 @@ def test_filter_to_parquet_keeps_bytes_and_headers(replay_env, operator_actor, s
     assert sorted((r.partition, r.offset, bytes(r.key)) for r in rows) == [(1, i, f"k1-{i}".encode()) for i in range(0, 10, 2)]
     assert all(r.headers[0].key == "trace" and bytes(r.headers[0].value) == f"t1-{r.offset}".encode() for r in rows)
     assert (job.records_read, job.records_written) == (20, 5)
+    names = [p.name for p in Path(job.output_dir).glob("part-*")]
+    assert names and all(n.endswith(".parquet") for n in names)
 
 
 def test_a_filter_of_several_allowed_functions_runs_a_replay_end_to_end(replay_env, operator_actor, source):
@@ -146,7 +148,9 @@ def test_a_bounded_range_from_the_shell_arrives_exactly_once_and_the_page_offers
     assert final.status_code == 286  # htmx: stop polling, the job ended
     page = client.get(f"/clusters/local/replays/{job_id}/").content.decode()
     name = page.split(f"/replays/{job_id}/files/")[1].split('"')[0]
+    assert name.endswith(".jsonl")  # Spark's text writer names its files part-00000: the job adds the type
     download = client.get(f"/clusters/local/replays/{job_id}/files/{name}")
+    assert download["Content-Type"] == "application/x-ndjson"
     assert b"".join(download.streaming_content) == (Path(job.output_dir) / name).read_bytes()
     assert client.get(f"/clusters/local/replays/{job_id}/files/..%2F..%2Fsecret").status_code == 404
 
@@ -165,3 +169,40 @@ def test_start_at_the_range_a_reset_skipped(local_cluster, source, commit, make_
     resolved = resolve_range("local", source, None, f"reset:{seq}", "latest")
 
     assert resolved.ranges == {0: (3, 10)} and resolved.planned == 7  # partition 1 skipped nothing
+
+
+def test_a_masked_role_replays_to_masked_files_only(replay_env, operator_actor, source, make_user, client_for):
+    """Masking rules reach replays: the operator they mask for gets JSON-lines files masked by the executors
+    (and no topic, Parquet or filter, which would let the values out); an admin's replay keeps every byte."""
+    from console.errors import PermissionRefused
+    from masking.services import mask_rule_create
+
+    admin = Actor(user=make_user("mask-admin", "admin"), source="cli")
+    mask_rule_create(actor=admin, cluster="local", topic_pattern=source, selector="jsonpath", target="$.kind",
+                     action="replace", replacement="[kind]", reason="test")
+    mask_rule_create(actor=admin, cluster="local", topic_pattern=source, selector="header", target="trace",
+                     action="hide", reason="test")
+    for refused in (dict(sink="topic", sink_topic="anywhere"), dict(sink="parquet"),
+                    dict(filter_expr="partition = 0")):
+        with pytest.raises(PermissionRefused, match="Masking rules"):
+            _submit(operator_actor, source, **refused)
+    assert AuditEvent.objects.filter(action="replay.run", outcome="refused").count() == 3
+
+    def lines_of(job) -> list[dict]:
+        assert job.state == "succeeded", job.error
+        return [json.loads(line) for f in Path(job.output_dir).glob("part-*") for line in f.read_text().splitlines()]
+
+    masked = lines_of(wait_finished(_submit(operator_actor, source)))
+    assert len(masked) == 20 and all(r["value"]["kind"] == "[kind]" and r["headers"] == [] for r in masked)
+    assert sorted(r["value"]["n"] for r in masked) == sorted(list(range(10)) * 2)
+    admin_job = wait_finished(_submit(admin, source, partitions=[1]))
+    whole = lines_of(admin_job)
+    assert {r["value"] for r in whole} >= {json.dumps({"n": 1, "kind": "odd"})}
+    assert all(r["headers"][0]["value"].startswith("t1-") for r in whole)
+    # The admin's unmasked files are not for a masked reader; the files masked for them are.
+    viewer = client_for(make_user("mask-viewer", "viewer"))
+    masked_job = ReplayJob.objects.filter(topic=source, state="succeeded").exclude(pk=admin_job.pk).get()
+    assert masked_job.masking and not admin_job.masking
+    for job, status in ((admin_job, 403), (masked_job, 200)):
+        name = Path(next(Path(job.output_dir).glob("part-*"))).name
+        assert viewer.get(f"/clusters/local/replays/{job.pk}/files/{name}").status_code == status

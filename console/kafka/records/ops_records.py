@@ -11,8 +11,10 @@ from console.kafka.librdkafka.base import AdminBase
 from console.kafka.librdkafka.client import client_config
 from console.kafka.librdkafka.mapping import kafka_error_to_exception
 from console.kafka.records import reader, scanner
+from console.kafka.records.producers import batch_producers
 from console.kafka.types import (
-    DecodedPart, ProducedRecord, RecordInfo, ScanChunk, ScanRequest, SchemaInfo, SubjectInfo,
+    BatchWritten, DecodedPart, OutgoingRecord, ProducedRecord, RecordInfo, ScanChunk, ScanRequest, SchemaInfo,
+    SubjectInfo,
 )
 
 MSG_NOT_WRITTEN = "The record was not acknowledged within {timeout:g} s; it may or may not have been written."
@@ -37,6 +39,51 @@ class RecordOps(AdminBase):
         codec = _codec(self)
         return [replace(r, key_decoded=codec.decode(topic, r.key, is_key=True),
                         value_decoded=codec.decode(topic, r.value)) for r in records]
+
+    def produce_batch(self, topic: str, records: tuple[OutgoingRecord, ...], *, session: str = "") -> BatchWritten:
+        """Writes a batch with an idempotent producer (acks=all: a retry inside librdkafka never duplicates or
+        reorders a record of a partition) and waits for every acknowledgement. Batches of one `session` (an
+        import) share one producer, kept in this process between calls, so a file is one producer's writes and
+        pays for its connection and producer id once. A keyed record without a partition goes where the Java
+        producer would put it (murmur2). Raises only for what stops the whole batch."""
+        delivered: list = []
+        producer = batch_producers.get(self.connection, session, timeout=self.timeout)
+
+        def on_delivery(error: KafkaError | None, message) -> None:
+            delivered.append((error, None if error is not None else message.partition()))
+
+        try:
+            for record in records:
+                kwargs = {"key": record.key, "value": record.value, "headers": list(record.headers) or None,
+                          "on_delivery": on_delivery}
+                if record.partition is not None:
+                    kwargs["partition"] = record.partition
+                if record.timestamp is not None:
+                    kwargs["timestamp"] = record.timestamp
+                while True:
+                    try:
+                        producer.produce(topic, **kwargs)
+                        break
+                    except BufferError:
+                        producer.poll(0.05)
+            producer.flush(self.timeout + 1)
+        except KafkaException as exc:
+            batch_producers.close(session)
+            raise kafka_error_to_exception(exc.args[0], cluster=self.cluster, timeout=self.timeout) from exc
+        counts: dict[int, int] = {}
+        errors = [error for error, _ in delivered if error is not None]
+        for error, partition in delivered:
+            if error is None:
+                counts[partition] = counts.get(partition, 0) + 1
+        reason = errors[0].str() if errors else ("" if len(delivered) == len(records) else
+                                                  MSG_NOT_WRITTEN.format(timeout=self.timeout))
+        if reason or not session:
+            batch_producers.close(session)
+        return BatchWritten(written=sum(counts.values()), partitions=tuple(sorted(counts.items())), error=reason)
+
+    def produce_close(self, session: str) -> None:
+        """Ends a session's producer (an import that is done or stopped)."""
+        batch_producers.close(session)
 
     def scan_chunk(self, request: ScanRequest) -> ScanChunk:
         """One bounded stretch of a topic search (console.kafka.records.scanner)."""

@@ -123,7 +123,13 @@ def _oldest_first(connection, scan: _OpenScan, request: ScanRequest, test, timeo
     idle_deadline = time.monotonic() + timeout
     consume = scan.consumer.consume
     while nexts and not cut and time.monotonic() < deadline and scanned < request.max_records:
-        batch = consume(num_messages=min(BATCH, request.max_records - scanned), timeout=0.2)
+        # With no filter every record is a match: asking for no more than the matches still wanted means a chunk
+        # never stops inside a batch, so the next chunk goes on from the consumer's position instead of seeking
+        # (and fetching again), which is what a large export's many chunks would otherwise cost.
+        room = BATCH if test is not None else request.max_matches - len(matches)
+        if room <= 0:
+            break
+        batch = consume(num_messages=min(BATCH, request.max_records - scanned, room), timeout=0.2)
         if batch:
             idle_deadline = time.monotonic() + timeout
         elif time.monotonic() > idle_deadline:

@@ -9,7 +9,8 @@ from console.kafka.types.cluster import (BrokerInfo, ClusterConnection, ClusterD
 from console.kafka.types.groups import (INACTIVE_GROUP_STATES, GroupDescription, GroupListing, MemberInfo,
                                         ShareGroupDescription, ShareMember, SharePartitionOffset,
                                         StreamsGroupDescription, StreamsMember, StreamsSubtopology)
-from console.kafka.types.records import (AppendResult, CommittedTail, DecodedPart, ProducedRecord, RecordInfo,
+from console.kafka.types.records import (AppendResult, BatchWritten, CommittedTail, DecodedPart, OutgoingRecord,
+                                         ProducedRecord, RecordInfo,
                                          ScanChunk, ScanCursor, ScanFilter, ScanMatch, ScanRequest, SchemaInfo,
                                          SubjectInfo)
 from console.kafka.types.topics import (BROKER, EARLIEST, LATEST, STABLE, TOPIC, ConfigEntryInfo, ConfigSynonym,
@@ -24,7 +25,7 @@ __all__ = [
     "Reassignment", "RegisteredBroker",
     "INACTIVE_GROUP_STATES", "GroupDescription", "GroupListing", "MemberInfo", "ShareGroupDescription", "ShareMember",
     "SharePartitionOffset", "StreamsGroupDescription", "StreamsMember", "StreamsSubtopology",
-    "AppendResult", "CommittedTail", "DecodedPart", "ProducedRecord", "RecordInfo", "ScanChunk", "ScanCursor",
+    "AppendResult", "BatchWritten", "CommittedTail", "DecodedPart", "OutgoingRecord", "ProducedRecord", "RecordInfo", "ScanChunk", "ScanCursor",
     "ScanFilter", "ScanMatch", "ScanRequest", "SchemaInfo", "SubjectInfo",
     "BROKER", "EARLIEST", "LATEST", "STABLE", "TOPIC", "ConfigEntryInfo", "ConfigSynonym", "ItemFailure", "OffsetAt",
     "PartitionMetadata", "PartitionRef", "ReplicaSize", "TopicMetadata",

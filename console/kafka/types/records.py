@@ -111,6 +111,27 @@ class ScanChunk:
 
 
 @dataclass(frozen=True)
+class OutgoingRecord:
+    """One record of a batch to write; partition None lets the key's hash choose, timestamp None the producer."""
+
+    key: bytes | None
+    value: bytes | None
+    headers: tuple[tuple[str, bytes | None], ...] = ()
+    partition: int | None = None
+    timestamp: int | None = None
+
+
+@dataclass(frozen=True)
+class BatchWritten:
+    """What a batch write did: records acknowledged per partition, in order; the first failure's reason, if any
+    (records after a failed one may still have been written: their count is in `written`)."""
+
+    written: int
+    partitions: tuple[tuple[int, int], ...]  # (partition, records written to it)
+    error: str = ""
+
+
+@dataclass(frozen=True)
 class ProducedRecord:
     topic: str
     partition: int

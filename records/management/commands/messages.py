@@ -5,20 +5,30 @@ from __future__ import annotations
 import json
 import sys
 import time
+from functools import partial
+from contextlib import contextmanager
+from pathlib import Path
 
 from django.core.management.base import CommandError
 
 from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
+from console.shell import shared_argument
 from console.kafka.records.filters import check_filter
 from console.kafka.types import ScanFilter
+from masking.apply import check_search, mask_row, mask_rows
+from masking.selectors import masker_for
 from records import services
+from records.export import export_begin, records_export
+from records.export_formats import FORMATS
+from records.imports import import_preview, records_import
 from records.search import (
     SearchSpec, ending_text, parse_bound, parse_fields, parse_partitions, parse_time_ms, search_begin, search_step,
 )
 from records.selectors import match_rows
 
 STEP_S = 2.0
+ACTOR_READ_HELP = "who reads (masking rules apply by their role; without it, every masking rule applies)"
 FORMAT_LINES_HELP = "table, or json: one object per line for each record, then one with the counts"
 
 
@@ -33,6 +43,33 @@ def _range_arguments(parser) -> None:
     parser.add_argument("--max-seconds", type=float, default=300.0, help="time budget (default 300)")
 
 
+def _filter_arguments(parser) -> None:
+    parser.add_argument("--key", default="", help="key contains")
+    parser.add_argument("--key-regex", default="")
+    parser.add_argument("--value", default="", help="value contains (decoded JSON for registry records)")
+    parser.add_argument("--value-regex", default="")
+    parser.add_argument("--field", action="append", default=[], metavar="PATH=VALUE",
+                        help="decoded value's field equals, repeatable (customer.country=NO)")
+    parser.add_argument("--jsonpath", default="", help="finds at least one node in the decoded value")
+    parser.add_argument("--header", default="", metavar="NAME[=CONTAINS]")
+    parser.add_argument("--since", default="", help="skip records with a timestamp before this time")
+    parser.add_argument("--until", default="", help="skip records with a timestamp after this time")
+    parser.add_argument("--max-records", type=int, default=100_000_000, help="records budget")
+
+
+@contextmanager
+def _opened(path: str):
+    if path == "-":
+        yield sys.stdin
+        return
+    try:
+        handle = open(path, encoding="utf-8", errors="replace", newline="")  # noqa: SIM115
+    except OSError as exc:
+        raise CommandError(f"--file {path}: {exc.strerror}.") from exc
+    with handle:
+        yield handle
+
+
 class Command(ActorCommand):
     help = "Read, search (no consumer group, nothing committed) or produce records."
 
@@ -42,21 +79,35 @@ class Command(ActorCommand):
         _range_arguments(read)
         self.add_format_argument(read, help=FORMAT_LINES_HELP)
         read.add_argument("--limit", type=int, default=50, help="records to print (default 50)")
+        shared_argument(read, "--actor", default="", help=ACTOR_READ_HELP)
         search = sub.add_parser("search", help="the records of a range that pass the filters")
         _range_arguments(search)
         self.add_format_argument(search, help=FORMAT_LINES_HELP)
-        search.add_argument("--key", default="", help="key contains")
-        search.add_argument("--key-regex", default="")
-        search.add_argument("--value", default="", help="value contains (decoded JSON for registry records)")
-        search.add_argument("--value-regex", default="")
-        search.add_argument("--field", action="append", default=[], metavar="PATH=VALUE",
-                            help="decoded value's field equals, repeatable (customer.country=NO)")
-        search.add_argument("--jsonpath", default="", help="finds at least one node in the decoded value")
-        search.add_argument("--header", default="", metavar="NAME[=CONTAINS]")
-        search.add_argument("--since", default="", help="skip records with a timestamp before this time")
-        search.add_argument("--until", default="", help="skip records with a timestamp after this time")
-        search.add_argument("--max-records", type=int, default=100_000_000, help="records budget")
+        _filter_arguments(search)
         search.add_argument("--limit", type=int, default=1000, help="matches to print at most (default 1000)")
+        shared_argument(search, "--actor", default="", help=ACTOR_READ_HELP)
+        export = sub.add_parser("export", help="the records of a range that pass the filters, into a file")
+        _range_arguments(export)
+        _filter_arguments(export)
+        export.add_argument("--as", dest="file_format", choices=list(FORMATS), default="jsonl",
+                            help="jsonl, csv or avro (an Avro object container file)")
+        export.add_argument("--output", default="-", help="the file to write (default: standard output)")
+        export.add_argument("--limit", type=int, default=100_000, help="records to export at most (default 100000)")
+        self.add_actor_arguments(export)
+        imports = sub.add_parser("import", help="records of a JSON-lines or CSV file (operator); a preview "
+                                                "unless --yes")
+        imports.add_argument("--topic", required=True)
+        imports.add_argument("--file", required=True, help="the file ('-' reads standard input)")
+        imports.add_argument("--as", dest="file_format", choices=["jsonl", "csv"], default=None,
+                             help="default: csv for a .csv file, else jsonl")
+        imports.add_argument("--key-subject", default="", help="encode keys (JSON) with this registry subject")
+        imports.add_argument("--value-subject", default="", help="encode values (JSON) with this subject")
+        imports.add_argument("--rate", type=int, default=1000, help="records per second at most (default 1000)")
+        imports.add_argument("--skip-bad", action="store_true",
+                             help="write the good lines after a bad one (every bad line is reported either way)")
+        self.add_format_argument(imports)
+        self.add_yes_argument(imports, help="write the records; without --yes, only the preview")
+        self.add_actor_arguments(imports)
         produce = sub.add_parser("produce", help="send one record (operator)")
         produce.add_argument("--topic", required=True)
         produce.add_argument("--partition", type=int, default=None, help="default: by the key's hash")
@@ -73,10 +124,14 @@ class Command(ActorCommand):
     def handle(self, *args, **options):
         if options["subcommand"] == "produce":
             return self._produce(options)
+        if options["subcommand"] == "export":
+            return self._export(options)
+        if options["subcommand"] == "import":
+            return self._import(options)
         return self._scan(options)
 
     def _spec(self, options) -> SearchSpec:
-        searching = options["subcommand"] == "search"
+        searching = options["subcommand"] in ("search", "export")
         header = options.get("header", "") if searching else ""
         name, _, contains = header.partition("=")
         scan_filter = ScanFilter()
@@ -99,15 +154,24 @@ class Command(ActorCommand):
             max_records=options.get("max_records") or 100_000_000, max_seconds=options["max_seconds"],
             max_matches=options["limit"])
 
+    def _reader(self, options):
+        """Who reads, for the masking rules: --actor's user (any role), or None, which every rule masks."""
+        if not options.get("actor"):
+            return None
+        actor, _ = self.acting(options, role=Role.VIEWER, reason_required=False)
+        return actor.user
+
     def _scan(self, options) -> None:
         spec = self._spec(options)
+        masker = masker_for(options["cluster"], spec.topic, self._reader(options))
+        check_search(masker, spec.filter)
         state = search_begin(options["cluster"], spec)
         as_json = options["format"] == "json"
         if not as_json:
             self.stdout.write(f"{'PARTITION':<10} {'OFFSET':<12} {'TIMESTAMP':<14} {'KEY':<24} VALUE")
         while not state.done:
             state, matches = search_step(state, step_s=STEP_S)
-            for row in match_rows(matches, cluster=options["cluster"]):
+            for row in mask_rows(masker, match_rows(matches, cluster=options["cluster"])):
                 if as_json:
                     self.stdout.write(json.dumps(row.as_json(), ensure_ascii=False, default=str))
                 else:
@@ -124,6 +188,67 @@ class Command(ActorCommand):
         else:
             self.stdout.write(f"{state.matched} record(s) matched; {state.scanned} scanned of {state.total} offsets "
                               f"in {state.elapsed:.1f} s ({state.rate} records/s). {ending_text(state)}")
+
+    def _export(self, options) -> None:
+        """The file of the page's export; a line of progress on stderr per step, the summary last."""
+        actor, reason = self.acting(options, role=Role.VIEWER, reason_required=False)
+        spec = self._spec(options)
+        masker = masker_for(options["cluster"], spec.topic, actor.user)
+        check_search(masker, spec.filter)
+        state = export_begin(options["cluster"], spec, options["file_format"])
+
+        def progress(state, written: int) -> None:
+            self.stderr.write(f"{written} record(s) written; {state.covered} of {state.total} offsets "
+                              f"({state.percent}%)")
+
+        stream = records_export(actor=actor, state=state, fmt=options["file_format"], reason=reason,
+                                progress=progress, mask=partial(mask_row, masker) if masker else None)
+        if options["output"] == "-":
+            for chunk in stream:
+                sys.stdout.buffer.write(chunk)
+            sys.stdout.buffer.flush()
+            return
+        # Written beside the target and renamed at the end, so a cut export never looks like a whole file.
+        partial = Path(options["output"] + ".part")
+        with open(partial, "wb") as out:
+            for chunk in stream:
+                out.write(chunk)
+        partial.replace(options["output"])
+
+    def _import(self, options) -> None:
+        actor, reason = self.acting(options, role=Role.OPERATOR, reason_required=bool(options["yes"]))
+        path = options["file"]
+        kind = options["file_format"] or ("csv" if path.lower().endswith(".csv") else "jsonl")
+        common = dict(cluster=options["cluster"], topic=options["topic"], kind=kind,
+                      key_subject=options["key_subject"], value_subject=options["value_subject"])
+        as_json = options["format"] == "json"
+
+        def progress(report) -> None:
+            self.stderr.write(f"{report.records} record(s) written ({report.seconds:.1f} s)")
+
+        with _opened(path) as lines:
+            if options["yes"]:
+                report = records_import(**common, actor=actor, lines=lines, rate=options["rate"],
+                                        skip_bad=options["skip_bad"], reason=reason, source=path,
+                                        progress=progress)
+            else:
+                report = import_preview(**common, lines=lines)
+        if as_json:
+            body = report.as_json()
+            if not options["yes"]:
+                body["preview"] = [{"line": r.line, "partition": r.partition, "key": r.key, "value": r.value}
+                                   for r in report.first]
+            self.stdout.write(json.dumps(body, ensure_ascii=False))
+            return
+        if not options["yes"]:
+            for r in report.first:
+                target = "any" if r.partition is None else r.partition
+                self.stdout.write(f"line {r.line:<8} partition {target!s:<5} {r.key!s:<24.24} {r.value!s:.80}")
+        for bad in report.bad:
+            self.stdout.write(f"line {bad.line}: {bad.reason}")
+        verb = "written" if options["yes"] else "to write (preview: add --yes to write them)"
+        self.stdout.write(f"{report.records} record(s) {verb}; {report.bad_count} bad line(s)"
+                          + (f"; stopped at line {report.stopped_at}" if report.stopped_at else "") + ".")
 
     def _produce(self, options) -> None:
         actor, reason = self.acting(options, role=Role.OPERATOR)

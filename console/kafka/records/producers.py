@@ -1,0 +1,47 @@
+"""Idempotent producers kept between calls of one import (a session), in the client process that writes: a
+bounded number, each closed when its import ends or after it has been idle a while."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+
+from confluent_kafka import Producer
+
+from console.kafka.librdkafka.client import client_config
+from console.kafka.types import ClusterConnection
+
+KEEP = 4
+IDLE_S = 120.0
+
+
+class BatchProducers:
+    def __init__(self) -> None:
+        self._open: OrderedDict[str, tuple[Producer, float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, connection: ClusterConnection, session: str, *, timeout: float) -> Producer:
+        with self._lock:
+            now = time.monotonic()
+            for key in [k for k, (_, used) in self._open.items() if now - used > IDLE_S]:
+                self._open.pop(key)[0].flush(timeout)
+            found = self._open.pop(session, None) if session else None
+            if found is None:
+                while len(self._open) >= KEEP:
+                    self._open.popitem(last=False)[1][0].flush(timeout)
+                found = (Producer(client_config(connection, **{
+                    "acks": "all", "enable.idempotence": True, "partitioner": "murmur2_random", "linger.ms": 5,
+                    "message.timeout.ms": int(timeout * 1000), "queue.buffering.max.messages": 200_000})), now)
+            if session:
+                self._open[session] = (found[0], now)
+            return found[0]
+
+    def close(self, session: str) -> None:
+        with self._lock:
+            found = self._open.pop(session, None) if session else None
+        if found is not None:
+            found[0].flush(5)
+
+
+batch_producers = BatchProducers()

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.urls import reverse
 
+from alerts.broker_conditions import BROKER_KINDS
 from alerts.channels import DeliveryFailed, email_send, webhook_send
 from alerts.conditions import CONNECTOR, firing, hold_s, matches
 from alerts.facts import facts_gather
@@ -108,6 +109,10 @@ def alert_link(alert: Alert) -> str:
     if alert.rule.kind == CONNECTOR:
         connect, _, connector = alert.group.partition("/")
         path = reverse("connect:connector", args=[alert.cluster, connect, connector])
+    elif alert.rule.kind in BROKER_KINDS:
+        broker = alert.group.removeprefix("broker ")
+        path = (reverse("brokermetrics:broker", args=[alert.cluster, int(broker)]) if broker.isdigit()
+                else reverse("brokermetrics:overview", args=[alert.cluster]))
     elif alert.group:
         path = reverse("offsets:detail", args=[alert.cluster, alert.group])
     else:
@@ -120,6 +125,8 @@ def alert_message(alert: Alert, resolving: bool) -> tuple[str, str]:
     if alert.rule.kind == CONNECTOR:
         connect, _, connector = alert.group.partition("/")
         subject_of = f"connector {connector} (Connect {connect}) on cluster {alert.cluster}"
+    elif alert.rule.kind in BROKER_KINDS:
+        subject_of = f"{alert.group} of cluster {alert.cluster}" if alert.group else f"cluster {alert.cluster}"
     elif alert.group:
         subject_of = f"group {alert.group} on cluster {alert.cluster}"
     else:

@@ -9,6 +9,8 @@ from console.kafka.types.cluster import (BrokerInfo, ClusterConnection, ClusterD
 from console.kafka.types.groups import (INACTIVE_GROUP_STATES, GroupDescription, GroupListing, MemberInfo,
                                         ShareGroupDescription, ShareMember, SharePartitionOffset,
                                         StreamsGroupDescription, StreamsMember, StreamsSubtopology)
+from console.kafka.types.metrics import (JMX_CREDENTIALS, JMX_FAILED, JMX_REFUSED, JMX_TIMEOUT, JMX_TLS,
+                                         BrokerJmxReading, JmxEndpoint, MeterReading)
 from console.kafka.types.records import (AppendResult, CommittedTail, DecodedPart, ProducedRecord, RecordInfo,
                                          ScanChunk, ScanCursor, ScanFilter, ScanMatch, ScanRequest, SchemaInfo,
                                          SubjectInfo)
@@ -23,6 +25,8 @@ __all__ = [
     "Reassignment", "RegisteredBroker",
     "INACTIVE_GROUP_STATES", "GroupDescription", "GroupListing", "MemberInfo", "ShareGroupDescription", "ShareMember",
     "SharePartitionOffset", "StreamsGroupDescription", "StreamsMember", "StreamsSubtopology",
+    "JMX_CREDENTIALS", "JMX_FAILED", "JMX_REFUSED", "JMX_TIMEOUT", "JMX_TLS", "BrokerJmxReading", "JmxEndpoint",
+    "MeterReading",
     "AppendResult", "CommittedTail", "DecodedPart", "ProducedRecord", "RecordInfo", "ScanChunk", "ScanCursor",
     "ScanFilter", "ScanMatch", "ScanRequest", "SchemaInfo", "SubjectInfo",
     "BROKER", "EARLIEST", "LATEST", "STABLE", "TOPIC", "ConfigEntryInfo", "ConfigSynonym", "OffsetAt",

@@ -11,12 +11,12 @@ from datetime import UTC, datetime, timedelta
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
-from django.urls import reverse
 
 from alerts.broker_conditions import BROKER_KINDS
 from alerts.channels import DeliveryFailed, email_send, webhook_send
 from alerts.conditions import CONNECTOR, firing, hold_s, matches
 from alerts.facts import facts_gather
+from alerts.links import alert_path
 from alerts.models import Alert, AlertRule, Silence
 
 log = logging.getLogger(__name__)
@@ -106,18 +106,7 @@ def _deliver(now: datetime) -> tuple[int, int]:
 
 
 def alert_link(alert: Alert) -> str:
-    if alert.rule.kind == CONNECTOR:
-        connect, _, connector = alert.group.partition("/")
-        path = reverse("connect:connector", args=[alert.cluster, connect, connector])
-    elif alert.rule.kind in BROKER_KINDS:
-        broker = alert.group.removeprefix("broker ")
-        path = (reverse("brokermetrics:broker", args=[alert.cluster, int(broker)]) if broker.isdigit()
-                else reverse("brokermetrics:overview", args=[alert.cluster]))
-    elif alert.group:
-        path = reverse("offsets:detail", args=[alert.cluster, alert.group])
-    else:
-        path = reverse("clusters:detail", args=[alert.cluster])
-    return settings.CONSOLE_BASE_URL.rstrip("/") + path
+    return settings.CONSOLE_BASE_URL.rstrip("/") + alert_path(alert.rule.kind, alert.cluster, alert.group)
 
 
 def alert_message(alert: Alert, resolving: bool) -> tuple[str, str]:

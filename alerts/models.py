@@ -7,6 +7,7 @@ from django.db import models
 from django.db.models import Q
 
 from alerts.broker_conditions import BROKER_KINDS
+from alerts.links import alert_path
 from offsets.models import GROUP_ID_MAX_STORED
 
 
@@ -110,6 +111,11 @@ class Alert(models.Model):
     sent_firing = models.JSONField(default=dict)
     sent_resolved = models.JSONField(default=dict)
     delivery_error = models.TextField(blank=True)
+
+    @property
+    def path(self) -> str:
+        """The page of the alert's subject (its group, connector, broker or cluster)."""
+        return alert_path(self.rule.kind, self.cluster, self.group)
 
     class Meta:
         ordering = ["-since", "-id"]

@@ -23,7 +23,7 @@ from console.devstack.kafka_config import (  # noqa: F401  (tests and benchmarks
     FILES_PER_PARTITION, FILES_SPARE, MSG_FEW_FILES, BrokerSecurity, dev_cluster_ports, log4j2_properties,
     new_cluster_id, raise_open_file_limit, server_properties, stored_cluster_id,
 )
-from console.devstack.kafka_jmx import DEV_JMX_PORT_OFFSET, JmxSecurity, jmx_options
+from console.devstack.kafka_jmx import MSG_NO_DEV_JMX, DEV_JMX_PORT_OFFSET, JmxSecurity, dev_jmx_port, jmx_options
 from console.devstack.launcher import (
     Watched, free_port, java_command, maven_jars, start_logged, stop_process, wait_until_ready,
 )
@@ -154,7 +154,8 @@ class KafkaCluster:
 
     def __init__(self, home: Path, size: int = 3, heap: tuple[str, ...] = ("-Xms128m", "-Xmx384m"), *,
                  ports: list[tuple[int, int]] | None = None, homes: list[Path] | None = None,
-                 offsets_partitions: int = 1, log_level: str = "WARN", jmx_ports: list[int] | None = None) -> None:
+                 offsets_partitions: int = 1, log_level: str = "WARN",
+                 jmx_ports: list[int | None] | None = None) -> None:
         """`ports` (broker, controller) per node, `jmx_ports` and `homes` default to free ports and `home`/nodeN;
         `make run` gives fixed ones so the `local` cluster's bootstrap stays the same across restarts."""
         ports = ports or [(free_port(), free_port()) for _ in range(size)]
@@ -282,16 +283,20 @@ def main(argv: list[str] | None = None) -> int:
     home, heap = args.home.resolve(), ("-Xms256m", f"-Xmx{args.heap}")
     if args.brokers > 1:
         ports = dev_cluster_ports(args.port, args.controller_port, args.brokers)
-        cluster = KafkaCluster(home, size=args.brokers, heap=heap, ports=ports,
-                               jmx_ports=[port + DEV_JMX_PORT_OFFSET for port, _ in ports],
+        jmx_ports = [dev_jmx_port(port) for port, _ in ports]
+        for (port, _), jmx in zip(ports, jmx_ports, strict=True):
+            if jmx is None:
+                print(MSG_NO_DEV_JMX.format(port=port, jmx=port + DEV_JMX_PORT_OFFSET), flush=True)
+        cluster = KafkaCluster(home, size=args.brokers, heap=heap, ports=ports, jmx_ports=jmx_ports,
                                homes=[home.with_name(f"{home.name}-{i + 1}") for i in range(args.brokers)],
                                offsets_partitions=DEV_CLUSTER_OFFSETS_PARTITIONS)
         return run_cluster(cluster)
     node = KafkaNode(home=home, port=args.port, controller_port=args.controller_port, heap=heap,
-                     jmx_port=args.port + DEV_JMX_PORT_OFFSET)
+                     jmx_port=dev_jmx_port(args.port))
     node.prepare()
-    print(f"Kafka {KAFKA_LIBS.parent.name} on {node.bootstrap} (JMX on 127.0.0.1:{node.jmx_port}), data in "
-          f"{node.log_dir}", flush=True)
+    jmx = (f"JMX on 127.0.0.1:{node.jmx_port}" if node.jmx_port
+           else MSG_NO_DEV_JMX.format(port=args.port, jmx=args.port + DEV_JMX_PORT_OFFSET))
+    print(f"Kafka {KAFKA_LIBS.parent.name} on {node.bootstrap} ({jmx}), data in {node.log_dir}", flush=True)
     warning = raise_open_file_limit(node.log_dir)
     if warning:
         print(warning, flush=True)

@@ -6,6 +6,7 @@ the session's PEM files), for the tests that prove the console sends its credent
 from __future__ import annotations
 
 import secrets
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +15,23 @@ from console.devstack.tls import TlsFiles
 # `make run`'s brokers listen for JMX at their Kafka port plus this (9092 -> 19092; with three brokers 19092, 19094,
 # 19096), which is the `local` cluster's metrics source "+10000" seeded by migrate.
 DEV_JMX_PORT_OFFSET = 10000
+
+
+MSG_NO_DEV_JMX = "JMX of the broker on {port} is off: 127.0.0.1:{jmx} is taken or out of range."
+
+
+def dev_jmx_port(kafka_port: int) -> int | None:
+    """The JMX port of a `make run` broker, or None when it is past 65535 or taken: a broker whose JMX agent cannot
+    bind does not start at all, and the broker matters more than its metrics."""
+    port = kafka_port + DEV_JMX_PORT_OFFSET
+    if port > 65535:
+        return None
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return None
+    return port
 
 
 @dataclass(frozen=True)

@@ -77,11 +77,12 @@ class JmxOps(GatewayFace):
         deadline = time.monotonic() + (timeout or self.timeout)
         started: list[tuple[JmxEndpoint, object]] = []
         for endpoint in endpoints:
+            key = _key(endpoint)
             with _lock:
-                busy = _key(endpoint) in _waiting
+                busy = key in _waiting
                 if not busy:
-                    _waiting.add(_key(endpoint))
-            started.append((endpoint, None if busy else _pool.submit(_read_one, endpoint, topics)))
+                    _waiting.add(key)
+            started.append((endpoint, None if busy else _pool.submit(_read_one, endpoint, topics, key)))
         readings = []
         for endpoint, future in started:
             if future is None:
@@ -93,6 +94,9 @@ class JmxOps(GatewayFace):
             except FutureTimeout:
                 readings.append(_failed(endpoint, time.time(), timeout or self.timeout, JMX_TIMEOUT,
                                         f"JMX at {endpoint.address} did not answer within {timeout or self.timeout:g} s"))
+            except Exception as exc:  # noqa: BLE001 - one broker's surprise must not cost the others their reading
+                readings.append(_failed(endpoint, time.time(), 0.0, JMX_FAILED,
+                                        f"JMX at {endpoint.address}: {type(exc).__name__}: {exc}"))
         return readings
 
 
@@ -101,7 +105,7 @@ def _failed(endpoint: JmxEndpoint, at: float, took: float, kind: str, message: s
                             error=message, error_kind=kind)
 
 
-def _read_one(endpoint: JmxEndpoint, topics: bool) -> BrokerJmxReading:
+def _read_one(endpoint: JmxEndpoint, topics: bool, key: tuple) -> BrokerJmxReading:
     from py4j.protocol import Py4JError, Py4JJavaError
 
     at, began = time.time(), time.monotonic()
@@ -124,7 +128,7 @@ def _read_one(endpoint: JmxEndpoint, topics: bool) -> BrokerJmxReading:
                        f"The console's JVM bridge failed while reading JMX at {endpoint.address}: {exc}")
     finally:
         with _lock:
-            _waiting.discard(_key(endpoint))
+            _waiting.discard(key)  # as it was when the read began: the bridge may have been replaced since
     return _reading(endpoint, at, time.monotonic() - began, attributes)
 
 

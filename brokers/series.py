@@ -20,7 +20,10 @@ def meter_rate(now: MeterReading, before: int | None, elapsed_s: float | None) -
 
 
 def _rates(meters: dict[str, MeterReading], before: dict, elapsed_s: float | None) -> dict[str, float]:
-    return {key: meter_rate(meter, before.get(key), elapsed_s) for key, meter in meters.items()}
+    # Kafka makes a meter at its first event (a topic's at its first record, an API version's at its first
+    # request): one missing from the sample before counted from 0 since then, so its whole count is this interval's.
+    return {key: meter_rate(meter, before.get(key, 0 if elapsed_s else None), elapsed_s)
+            for key, meter in meters.items()}
 
 
 def reading_values(reading: BrokerJmxReading, counts: dict) -> tuple[dict, dict[str, dict], dict]:

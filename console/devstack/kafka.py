@@ -24,8 +24,8 @@ from console.devstack.kafka_config import (  # noqa: F401  (tests and benchmarks
     new_cluster_id, raise_open_file_limit, server_properties, stored_cluster_id,
 )
 from console.devstack.kafka_jmx import MSG_NO_DEV_JMX, DEV_JMX_PORT_OFFSET, JmxSecurity, dev_jmx_port, jmx_options
-from console.devstack.launcher import (
-    Watched, free_port, java_command, maven_jars, start_logged, stop_process, wait_until_ready,
+from console.devstack.launcher import (  # noqa: F401  (tests take free_port and free_ports from here)
+    Watched, free_port, free_ports, java_command, maven_jars, start_logged, stop_process, wait_until_ready,
 )
 from console.devstack.paths import DATA_DIR, KAFKA_LIBS
 
@@ -158,8 +158,10 @@ class KafkaCluster:
                  jmx_ports: list[int | None] | None = None) -> None:
         """`ports` (broker, controller) per node, `jmx_ports` and `homes` default to free ports and `home`/nodeN;
         `make run` gives fixed ones so the `local` cluster's bootstrap stays the same across restarts."""
-        ports = ports or [(free_port(), free_port()) for _ in range(size)]
-        jmx_ports = jmx_ports or [free_port() for _ in range(size)]
+        if not ports or not jmx_ports:
+            chosen = free_ports(3 * size)
+            ports = ports or list(zip(chosen[:size], chosen[size:2 * size], strict=True))
+            jmx_ports = jmx_ports or chosen[2 * size:]
         homes = homes or [home / f"node{i + 1}" for i in range(size)]
         voters = ",".join(f"{i + 1}@127.0.0.1:{controller}" for i, (_, controller) in enumerate(ports))
         # A node formatted earlier keeps the cluster id in its meta.properties; a new node must join that one.

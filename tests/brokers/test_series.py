@@ -29,6 +29,15 @@ def test_a_reading_gives_broker_and_topic_rates_and_the_counts_to_keep():
     assert kept == {"at": 130.0, "broker": {"bytes_in": 4000}, "topics": {"orders": {"messages_in": 70}}}
 
 
+def test_a_meter_born_since_the_sample_before_counts_from_zero():
+    reading = BrokerJmxReading(broker=1, address="h:1", read_at=110.0,
+                               topics={"new": {"messages_in": MeterReading(400, 0.0)}})
+    _, topics, _ = reading_values(reading, {"at": 100.0, "broker": {}, "topics": {}})
+    assert topics == {"new": {"messages_in": 40.0}}
+    _, first, _ = reading_values(reading, {})  # no sample before at all: the meter's own rate
+    assert first == {"new": {"messages_in": 0.0}}
+
+
 def test_minute_averages_average_each_value_over_the_rows_that_have_it():
     rows = [((1, ""), 60.0, {"a": 1.0, "b": 10.0}), ((1, ""), 90.0, {"a": 3.0}), ((1, ""), 121.0, {"a": 7.0}),
             ((2, ""), 61.0, {"a": 100.0, "c": math.nan})]

@@ -87,8 +87,8 @@ def main() -> None:
         MetricsSource.objects.create(cluster="bench3", jmx=",".join(
             f"{n.node_id}=127.0.0.1:{n.jmx_port}" for n in cluster.nodes))
         names = [f"bench-{i:03d}" for i in range(args.topics)]
-        for future in AdminClient({"bootstrap.servers": cluster.bootstrap}).create_topics(
-                [NewTopic(n, 3, replication_factor=3) for n in names]).values():
+        kafka_admin = AdminClient({"bootstrap.servers": cluster.bootstrap})  # kept: its futures die with it
+        for future in kafka_admin.create_topics([NewTopic(n, 3, replication_factor=3) for n in names]).values():
             future.result(30)
         producer = Producer({"bootstrap.servers": cluster.bootstrap, "linger.ms": 5})
         for n in names:  # every topic's meters exist on every broker that leads one of its partitions

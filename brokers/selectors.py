@@ -137,3 +137,20 @@ def brokers_read_now(cluster: str, *, broker: int | None = None) -> list:
     if asked.error and not asked.readings:
         raise ConsoleError(f"Cluster '{cluster}': {asked.error}.")
     return [r for r in asked.readings if broker is None or r.broker == broker]
+
+
+def topic_throughput(cluster: str) -> dict[str, dict[str, float]]:
+    """topic -> {"bytes_in", "bytes_out", "messages_in"} per second at the newest sample, summed over the brokers
+    (for the topic list's columns and its sorting); {} before the first sample."""
+    newest = (BrokerSample.objects.filter(cluster=cluster, step=BrokerSample.RAW, topic="")
+              .order_by("-at").values_list("at", flat=True).first())
+    if newest is None:
+        return {}
+    found: dict[str, dict[str, float]] = {}
+    for topic, values in (BrokerSample.objects.filter(cluster=cluster, step=BrokerSample.RAW, at=newest)
+                          .exclude(topic="").values_list("topic", "values").iterator(5000)):
+        sums = found.setdefault(topic, {})
+        for key in TOPIC_FIGURES:
+            if isinstance(values.get(key), int | float):
+                sums[key] = sums.get(key, 0.0) + values[key]
+    return found

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import time
+import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -135,3 +136,22 @@ def test_the_source_is_checked_audited_and_for_admins_only(local_cluster, admin,
     assert "JMX :9999 as monitor" in out
     event = AuditEvent.objects.get(action="brokers.metrics_source.set", outcome="success")
     assert event.after["password_env"] == "CONSOLE_SECRET_SOME_JMX" and event.target == "cluster:local"
+
+
+def test_the_topic_list_shows_and_sorts_by_throughput(local_cluster, kafka_node, admin, viewer, client_for,
+                                                      topic_factory, produce):
+    from topics.selectors import topic_snapshot_refresh
+
+    _source(admin, f"1=127.0.0.1:{kafka_node.jmx_port}")
+    prefix = f"thr{uuid.uuid4().hex[:6]}"
+    busy, quiet = topic_factory(prefix), topic_factory(prefix)
+    broker_metrics_sample_all()
+    produce(quiet, [(0, None, b"q", None)])
+    produce(busy, [(0, None, bytes(2000), None) for _ in range(100)])
+    broker_metrics_sample_all()
+    topic_snapshot_refresh("local", wait_s=30)
+    client = client_for(viewer)
+    for desc, first, second in (("1", busy, quiet), ("", quiet, busy)):
+        page = client.get("/clusters/local/topics/", {"q": prefix, "sort": "bytes_in", "desc": desc}).content.decode()
+        assert page.index(f">{first}</a>") < page.index(f">{second}</a>")
+    assert " B/s</td>" in page

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from fnmatch import fnmatchcase
 
+from alerts.broker_conditions import BROKER_KINDS, BrokerFacts, broker_firing
+
 STATUS, LAG, REBALANCES, SAMPLER, RECORDER, CONNECTOR = (
     "status", "lag", "rebalances", "sampler", "recorder", "connector")
 CONNECTOR_STATUSES = ("FAILED", "NOT_RUNNING")
@@ -70,6 +72,7 @@ class Facts:
     sweeps: dict[str, SweepFacts] = field(default_factory=dict)
     recorders: dict[str, RecorderFacts] = field(default_factory=dict)
     connectors: tuple[ConnectorFacts, ...] = ()
+    brokers: tuple[BrokerFacts, ...] = ()  # what the broker sampler last read (brokers/), for the broker kinds
     sample_interval_s: float = 30.0
 
 
@@ -84,7 +87,7 @@ def matches(pattern: str, name: str) -> bool:
 
 def hold_s(rule) -> float:
     """How long a condition must hold before the alert fires."""
-    return rule.for_minutes * 60.0 if rule.kind in (STATUS, LAG, CONNECTOR) else 0.0
+    return rule.for_minutes * 60.0 if rule.kind in (STATUS, LAG, CONNECTOR, *BROKER_KINDS) else 0.0
 
 
 def firing(rule, facts: Facts) -> dict[tuple[str, str], str]:
@@ -98,6 +101,8 @@ def firing(rule, facts: Facts) -> dict[tuple[str, str], str]:
         return {(c, ""): why for c in clusters if (why := _recorder_stalled(rule, facts, c))}
     if rule.kind == CONNECTOR:
         return _connector_conditions(rule, facts, set(clusters))
+    if rule.kind in BROKER_KINDS:
+        return broker_firing(rule, facts.brokers, clusters)
     raise ValueError(f"unknown rule kind {rule.kind!r}")
 
 

@@ -11,11 +11,12 @@ from datetime import UTC, datetime, timedelta
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
-from django.urls import reverse
 
+from alerts.broker_conditions import BROKER_KINDS
 from alerts.channels import DeliveryFailed, email_send, webhook_send
 from alerts.conditions import CONNECTOR, firing, hold_s, matches
 from alerts.facts import facts_gather
+from alerts.links import alert_path
 from alerts.models import Alert, AlertRule, Silence
 
 log = logging.getLogger(__name__)
@@ -105,14 +106,7 @@ def _deliver(now: datetime) -> tuple[int, int]:
 
 
 def alert_link(alert: Alert) -> str:
-    if alert.rule.kind == CONNECTOR:
-        connect, _, connector = alert.group.partition("/")
-        path = reverse("connect:connector", args=[alert.cluster, connect, connector])
-    elif alert.group:
-        path = reverse("offsets:detail", args=[alert.cluster, alert.group])
-    else:
-        path = reverse("clusters:detail", args=[alert.cluster])
-    return settings.CONSOLE_BASE_URL.rstrip("/") + path
+    return settings.CONSOLE_BASE_URL.rstrip("/") + alert_path(alert.rule.kind, alert.cluster, alert.group)
 
 
 def alert_message(alert: Alert, resolving: bool) -> tuple[str, str]:
@@ -120,6 +114,8 @@ def alert_message(alert: Alert, resolving: bool) -> tuple[str, str]:
     if alert.rule.kind == CONNECTOR:
         connect, _, connector = alert.group.partition("/")
         subject_of = f"connector {connector} (Connect {connect}) on cluster {alert.cluster}"
+    elif alert.rule.kind in BROKER_KINDS:
+        subject_of = f"{alert.group} of cluster {alert.cluster}" if alert.group else f"cluster {alert.cluster}"
     elif alert.group:
         subject_of = f"group {alert.group} on cluster {alert.cluster}"
     else:

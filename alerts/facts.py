@@ -8,8 +8,11 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 
+from alerts.broker_conditions import BROKER_KINDS, BrokerFacts
 from alerts.conditions import CONNECTOR, REBALANCES, ConnectorFacts, Facts, GroupFacts, RecorderFacts, SweepFacts
 from alerts.models import AlertRule
+from brokers import conf as broker_conf
+from brokers.models import BrokerState
 from connect.models import ConnectorSnapshot
 from console.clusters.models import Cluster
 from offsets.models import GroupGeneration, GroupLagStatus, LagSweep, RecorderStatus
@@ -35,5 +38,18 @@ def facts_gather(rules: list[AlertRule], now: datetime) -> Facts:
     if any(r.kind == CONNECTOR for r in rules):  # beat's last observation of every connector (connect/observe.py)
         connectors = tuple(ConnectorFacts(s.cluster, s.connect, s.connector, s.state, s.worker_id, s.trace,
                                           tuple(s.tasks)) for s in ConnectorSnapshot.objects.iterator(2000))
+    brokers = _broker_facts(now) if any(r.kind in BROKER_KINDS for r in rules) else ()
     return Facts(now=now, clusters=clusters, groups=groups, generations=dict(generations), sweeps=sweeps,
-                 recorders=recorders, connectors=connectors, sample_interval_s=float(settings.LAG_SAMPLE_INTERVAL_S))
+                 recorders=recorders, connectors=connectors, brokers=brokers,
+                 sample_interval_s=float(settings.LAG_SAMPLE_INTERVAL_S))
+
+
+def _broker_facts(now: datetime) -> tuple[BrokerFacts, ...]:
+    """Each broker's newest figures, if its JMX gave them at its latest reading and within three intervals."""
+    fresh_after = now - timedelta(seconds=3 * broker_conf.sample_interval_s())
+    found = []
+    for s in BrokerState.objects.order_by("cluster", "broker"):
+        failing = s.last_error_at is not None and (s.last_ok_at is None or s.last_error_at > s.last_ok_at)
+        answered = not failing and s.last_ok_at is not None and s.last_ok_at >= fresh_after
+        found.append(BrokerFacts(s.cluster, s.broker, s.latest if answered else {}, answered))
+    return tuple(found)

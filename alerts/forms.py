@@ -27,7 +27,8 @@ class AlertRuleForm(forms.Form):
                                          help_text="for a status rule; FAILED or NOT_RUNNING for a connector rule")
     for_minutes = forms.IntegerField(min_value=0, initial=5, label="For at least (minutes)")
     threshold = forms.IntegerField(required=False, min_value=0,
-                                   help_text="records of lag (lag rule) or rebalances (rebalance rule)")
+                                   help_text="records of lag (lag rule), rebalances (rebalance rule), idle % (idle), "
+                                             "ms (p99_latency), partitions (under_replicated, under_min_isr)")
     window_minutes = forms.IntegerField(required=False, min_value=1, label="Within (minutes)",
                                         help_text="for a rebalance rule")
     webhook = forms.ChoiceField(required=False, help_text="channels come from CONSOLE_ALERT_WEBHOOKS")

@@ -6,6 +6,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from alerts.broker_conditions import BROKER_KINDS
+from alerts.links import alert_path
 from offsets.models import GROUP_ID_MAX_STORED
 
 
@@ -17,6 +19,12 @@ class AlertRule(models.Model):
         SAMPLER = "sampler", "lag sampler without a successful sweep for N minutes"
         RECORDER = "recorder", "rebalance recorder behind or stopped for N minutes"
         CONNECTOR = "connector", "connector or task FAILED (or not RUNNING) for N minutes"
+        UNDER_REPLICATED = "under_replicated", "under-replicated partitions above a threshold (0) for N minutes"
+        UNDER_MIN_ISR = "under_min_isr", "partitions under their min ISR above a threshold (0) for N minutes"
+        OFFLINE = "offline", "offline partitions for N minutes"
+        NO_CONTROLLER = "no_controller", "no active controller for N minutes"
+        IDLE = "idle", "a broker's request handlers or network idle below threshold % for N minutes"
+        P99_LATENCY = "p99_latency", "a broker's Produce or Fetch p99 above threshold ms for N minutes"
 
     name = models.CharField(max_length=100, unique=True)
     kind = models.CharField(max_length=16, choices=Kind.choices)
@@ -52,6 +60,11 @@ class AlertRule(models.Model):
         if self.kind == self.Kind.CONNECTOR:
             what = "not RUNNING" if "NOT_RUNNING" in self.statuses else "FAILED"
             return f"connector or task {what}{held}"
+        if self.kind in BROKER_KINDS:
+            return {"idle": f"request handlers or network idle below {self.threshold} %",
+                    "p99_latency": f"Produce or consumer Fetch p99 above {self.threshold} ms",
+                    "no_controller": "no active controller", "offline": "offline partitions"}.get(
+                self.kind, f"{self.kind.replace('_', ' ')} partitions above {self.threshold or 0}") + held
         if self.kind == self.Kind.SAMPLER:
             return f"no successful lag sweep for {self.for_minutes or 'a few'} min"
         return f"recorder stopped or behind for {self.for_minutes or 3} min"
@@ -98,6 +111,11 @@ class Alert(models.Model):
     sent_firing = models.JSONField(default=dict)
     sent_resolved = models.JSONField(default=dict)
     delivery_error = models.TextField(blank=True)
+
+    @property
+    def path(self) -> str:
+        """The page of the alert's subject (its group, connector, broker or cluster)."""
+        return alert_path(self.rule.kind, self.cluster, self.group)
 
     class Meta:
         ordering = ["-since", "-id"]

@@ -7,6 +7,7 @@ NAV = (
     ("Clusters", "clusters:list", False),
     ("Topics", "topics:list", True),
     ("Brokers", "brokers:list", True),
+    ("Health", "brokermetrics:overview", True),
     ("Consumer groups", "offsets:groups", True),
     ("Schemas", "records:schemas", True),
     ("Transactions", "transactions:list", True),

@@ -45,7 +45,7 @@ LOCAL_APPS = [
     "replication",
     "records",
     "alerts",
-    "connect", "masking",
+    "connect", "brokers", "masking",
 ]
 INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS + LOCAL_APPS
 

@@ -26,6 +26,7 @@ urlpatterns = [
     path("clusters/<str:cluster>/replication/", include("replication.urls")),
     path("clusters/<str:cluster>/messages/", include("records.urls")),
     path("clusters/<str:cluster>/connect/", include("connect.urls")),
+    path("clusters/<str:cluster>/health/", include("brokers.urls")),
     path("clusters/<str:cluster>/masking/", include("masking.urls")),
     path("clusters/", include("console.clusters.urls")),
     path("audit/", include("console.audit.urls")),

@@ -13,6 +13,7 @@ from console.accounts.roles import Role
 from console.audit.actor import Actor
 from console.clusters.selectors import cluster_get
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
+from brokers.selectors import topic_throughput
 from masking.apply import mask_page
 from masking.selectors import masker_for
 from offsets.lag.selectors import topic_lag_chart
@@ -49,13 +50,17 @@ def topic_list(request: HtmxHttpRequest, cluster: str):
     else:
         table = snapshot.rows
         usage = disk.disk_usage(cluster)
-        rows = selectors.filter_topics(table, query=query, regex=regex, include_internal=internal, sort=sort,
-                                       descending=descending, sizes=usage.by_topic if usage else None)
+        rates = topic_throughput(cluster)  # what the broker metrics sampler last stored (brokers/)
+        by_number = {"size": usage.by_topic if usage else None,
+                     **{key: {t: r.get(key, 0.0) for t, r in rates.items()} for key in ("bytes_in", "bytes_out")}}
+        rows = selectors.filter_topics(table, query=query, regex=regex, include_internal=internal,
+                                       sort="size" if sort in by_number else sort, descending=descending,
+                                       sizes=by_number.get(sort, by_number["size"]))
         page = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
         page.object_list = disk.with_sizes(selectors.with_configs(cluster, list(page.object_list)), usage)
         context.update(page=page, total=len(rows), unknown_counts=sum(r.messages is None for r in table),
                        age_s=round(snapshot.age_s), not_shared=None if snapshot.shared else MSG_TABLE_NOT_SHARED,
-                       sizes_known=usage is not None or not table)
+                       sizes_known=usage is not None or not table, rates=rates)
     return render(request, "topics/list.html#topic-table" if request.htmx else "topics/list.html", context)
 
 

@@ -23,8 +23,9 @@ from console.devstack.kafka_config import (  # noqa: F401  (tests and benchmarks
     FILES_PER_PARTITION, FILES_SPARE, MSG_FEW_FILES, BrokerSecurity, dev_cluster_ports, log4j2_properties,
     new_cluster_id, raise_open_file_limit, server_properties, stored_cluster_id,
 )
-from console.devstack.launcher import (
-    Watched, free_port, java_command, maven_jars, start_logged, stop_process, wait_until_ready,
+from console.devstack.kafka_jmx import MSG_NO_DEV_JMX, DEV_JMX_PORT_OFFSET, JmxSecurity, dev_jmx_port, jmx_options
+from console.devstack.launcher import (  # noqa: F401  (tests take free_port and free_ports from here)
+    Watched, free_port, free_ports, java_command, maven_jars, start_logged, stop_process, wait_until_ready,
 )
 from console.devstack.paths import DATA_DIR, KAFKA_LIBS
 
@@ -51,6 +52,9 @@ class KafkaNode:
     cluster_id: str | None = None
     rack: str | None = None
     internal_replication: int = 1
+    # JMX on 127.0.0.1 (console/devstack/kafka_jmx.py), for the console's broker metrics and Kafka's JmxTool
+    jmx_port: int | None = None
+    jmx_security: JmxSecurity | None = None
     process: subprocess.Popen | None = field(default=None, repr=False)
 
     @property
@@ -90,8 +94,15 @@ class KafkaNode:
                                  self.config_file, "--ignore-formatted", *scram),
                        check=True, stdout=subprocess.DEVNULL)
 
+    @property
+    def jmx_url(self) -> str | None:
+        return f"service:jmx:rmi:///jndi/rmi://127.0.0.1:{self.jmx_port}/jmxrmi" if self.jmx_port else None
+
     def server_command(self) -> list[str]:
-        return self.java("kafka.Kafka", self.config_file)
+        command = self.java("kafka.Kafka", self.config_file)
+        if self.jmx_port:  # the broker only: StorageTool and the tools must not take the port
+            command[1:1] = jmx_options(self.jmx_port, self.home, self.jmx_security)
+        return command
 
     def start(self, *, stdout=None) -> None:
         """Starts the broker with its output to `stdout` (a file already open, or this process's own)."""
@@ -143,10 +154,14 @@ class KafkaCluster:
 
     def __init__(self, home: Path, size: int = 3, heap: tuple[str, ...] = ("-Xms128m", "-Xmx384m"), *,
                  ports: list[tuple[int, int]] | None = None, homes: list[Path] | None = None,
-                 offsets_partitions: int = 1, log_level: str = "WARN") -> None:
-        """`ports` (broker, controller) per node and `homes` default to free ports and `home`/nodeN; `make run`
-        gives fixed ones so the `local` cluster's bootstrap stays the same across restarts."""
-        ports = ports or [(free_port(), free_port()) for _ in range(size)]
+                 offsets_partitions: int = 1, log_level: str = "WARN",
+                 jmx_ports: list[int | None] | None = None) -> None:
+        """`ports` (broker, controller) per node, `jmx_ports` and `homes` default to free ports and `home`/nodeN;
+        `make run` gives fixed ones so the `local` cluster's bootstrap stays the same across restarts."""
+        if not ports or not jmx_ports:
+            chosen = free_ports(3 * size)
+            ports = ports or list(zip(chosen[:size], chosen[size:2 * size], strict=True))
+            jmx_ports = jmx_ports or chosen[2 * size:]
         homes = homes or [home / f"node{i + 1}" for i in range(size)]
         voters = ",".join(f"{i + 1}@127.0.0.1:{controller}" for i, (_, controller) in enumerate(ports))
         # A node formatted earlier keeps the cluster id in its meta.properties; a new node must join that one.
@@ -154,7 +169,7 @@ class KafkaCluster:
         self.nodes = [KafkaNode(home=node_home, port=port, controller_port=controller, heap=heap,
                                 node_id=i + 1, quorum_voters=voters, cluster_id=cluster_id,
                                 rack=f"rack-{'abcdefgh'[i]}", internal_replication=min(3, size),
-                                offsets_partitions=offsets_partitions, log_level=log_level)
+                                offsets_partitions=offsets_partitions, log_level=log_level, jmx_port=jmx_ports[i])
                       for i, ((port, controller), node_home) in enumerate(zip(ports, homes, strict=True))]
 
     @property
@@ -269,14 +284,21 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     home, heap = args.home.resolve(), ("-Xms256m", f"-Xmx{args.heap}")
     if args.brokers > 1:
-        cluster = KafkaCluster(home, size=args.brokers, heap=heap,
-                               ports=dev_cluster_ports(args.port, args.controller_port, args.brokers),
+        ports = dev_cluster_ports(args.port, args.controller_port, args.brokers)
+        jmx_ports = [dev_jmx_port(port) for port, _ in ports]
+        for (port, _), jmx in zip(ports, jmx_ports, strict=True):
+            if jmx is None:
+                print(MSG_NO_DEV_JMX.format(port=port, jmx=port + DEV_JMX_PORT_OFFSET), flush=True)
+        cluster = KafkaCluster(home, size=args.brokers, heap=heap, ports=ports, jmx_ports=jmx_ports,
                                homes=[home.with_name(f"{home.name}-{i + 1}") for i in range(args.brokers)],
                                offsets_partitions=DEV_CLUSTER_OFFSETS_PARTITIONS)
         return run_cluster(cluster)
-    node = KafkaNode(home=home, port=args.port, controller_port=args.controller_port, heap=heap)
+    node = KafkaNode(home=home, port=args.port, controller_port=args.controller_port, heap=heap,
+                     jmx_port=dev_jmx_port(args.port))
     node.prepare()
-    print(f"Kafka {KAFKA_LIBS.parent.name} on {node.bootstrap}, data in {node.log_dir}", flush=True)
+    jmx = (f"JMX on 127.0.0.1:{node.jmx_port}" if node.jmx_port
+           else MSG_NO_DEV_JMX.format(port=args.port, jmx=args.port + DEV_JMX_PORT_OFFSET))
+    print(f"Kafka {KAFKA_LIBS.parent.name} on {node.bootstrap} ({jmx}), data in {node.log_dir}", flush=True)
     warning = raise_open_file_limit(node.log_dir)
     if warning:
         print(warning, flush=True)

@@ -6,6 +6,7 @@ last lines, which say why far more often than an exit code does), and a stop tha
 from __future__ import annotations
 
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -26,6 +27,37 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def _ephemeral_low() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def free_ports(count: int) -> list[int]:
+    """`count` different free ports below the kernel's ephemeral range. A JVM with JMX on also listens on a port
+    the kernel picks (the agent's own connector), and the kernel readily picks one that free_port() just gave
+    back, which the next broker of a cluster was about to bind; ports under the range are never picked so."""
+    low = _ephemeral_low()
+    span = range(max(1024, low - 12000), low)
+    held: list[socket.socket] = []
+    try:
+        for port in random.sample(span, min(len(span), 400)):
+            s = socket.socket()
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                s.close()
+                continue
+            held.append(s)
+            if len(held) == count:
+                return [h.getsockname()[1] for h in held]
+    finally:
+        for s in held:
+            s.close()
+    return [free_port() for _ in range(count)]  # a crowded range: the kernel's choice, as before
 
 
 def maven_jars(libs: Path, pattern: str, missing: str) -> list[Path]:

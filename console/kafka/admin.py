@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from console.kafka.java.ops_group_offsets import GroupOffsetBatchOps
 from console.kafka.java.ops_group_types import GroupTypeOps, StreamsGroupOps
+from console.kafka.java.ops_jmx import JmxOps
 from console.kafka.java.ops_log_dirs import LogDirOps
 from console.kafka.java.ops_quotas import QuotaOps
 from console.kafka.java.ops_replication import ReplicationOps
@@ -23,7 +24,7 @@ from console.kafka.records.ops_records import RecordOps
 
 class KafkaAdmin(ClusterOps, TopicOps, OffsetOps, ConfigOps, GroupOps, GroupOffsetBatchOps, GroupTypeOps,
                  StreamsGroupOps, LogDirOps, RecordOps, AppendOps, TransactionOps, AclOps, ScramOps, QuotaOps,
-                 ElectionOps, ReplicationOps):
+                 ElectionOps, ReplicationOps, JmxOps):
     """Composes an AdminClient (never exposes it); returns frozen dataclasses; raises console.kafka.errors only.
 
     This runs librdkafka in the calling process; console.kafka.isolated.IsolatedKafkaAdmin has the same face and

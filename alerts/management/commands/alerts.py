@@ -37,7 +37,8 @@ class Command(ActorCommand):
                                                                        "comma-separated); a connector rule: FAILED "
                                                                        "or NOT_RUNNING")
         add.add_argument("--for-minutes", type=int, default=0, help="how long the condition must hold")
-        add.add_argument("--threshold", type=int, help="lag in records (lag), or rebalances (rebalances)")
+        add.add_argument("--threshold", type=int, help="lag in records (lag), rebalances (rebalances), idle %% (idle), "
+                                                                    "p99 ms (p99_latency), partitions (under_*)")
         add.add_argument("--window-minutes", type=int, help="the rebalance rule's window")
         add.add_argument("--webhook", default="", help="a channel named in CONSOLE_ALERT_WEBHOOKS")
         add.add_argument("--email", action="append", default=[], help="an address (repeat for more)")

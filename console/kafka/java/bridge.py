@@ -41,7 +41,9 @@ _answered: set[int] = set()  # ids of admins that have answered once: the JVM an
 # much longer than the cluster's bound (the cluster's client process allows it: it waits three bounds).
 WARMUP_S = 6.0
 START_TIMEOUT_S = 30.0  # a JVM that has not said its port and token by then is not going to
-JVM_OPTIONS = ("-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Dlog4j2.level=ERROR")
+# RMI (the JMX reader, ops_jmx.py) otherwise waits minutes on a peer that accepted and never answers.
+JVM_OPTIONS = ("-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Dlog4j2.level=ERROR",
+               "-Dsun.rmi.transport.tcp.responseTimeout=8000", "-Dsun.rmi.transport.tcp.handshakeTimeout=8000")
 # The JVM needs none of the console's environment (its clients get their settings, secrets included, as
 # properties over the bridge), so it gets only what locates Java and sets its locale: a JVM holding SECRET_KEY or
 # DATABASE_URL would hand them to anyone who reaches it.
@@ -157,6 +159,10 @@ def jvm():
 
 def _gateway():
     return _current().gateway
+
+
+def new_array(java_class, size: int):
+    return _gateway().new_array(java_class, size)
 
 
 def bridge_failure(exc: Exception, *, cluster: str, bridge: _Bridge | None) -> ClusterUnavailable:

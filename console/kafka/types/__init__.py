@@ -9,6 +9,8 @@ from console.kafka.types.cluster import (BrokerInfo, ClusterConnection, ClusterD
 from console.kafka.types.groups import (INACTIVE_GROUP_STATES, GroupDescription, GroupListing, MemberInfo,
                                         ShareGroupDescription, ShareMember, SharePartitionOffset,
                                         StreamsGroupDescription, StreamsMember, StreamsSubtopology)
+from console.kafka.types.metrics import (JMX_CREDENTIALS, JMX_FAILED, JMX_REFUSED, JMX_TIMEOUT, JMX_TLS,
+                                         BrokerJmxReading, JmxEndpoint, MeterReading)
 from console.kafka.types.records import (AppendResult, BatchWritten, CommittedTail, DecodedPart, OutgoingRecord,
                                          ProducedRecord, RecordInfo,
                                          ScanChunk, ScanCursor, ScanFilter, ScanMatch, ScanRequest, SchemaInfo,
@@ -25,7 +27,10 @@ __all__ = [
     "Reassignment", "RegisteredBroker",
     "INACTIVE_GROUP_STATES", "GroupDescription", "GroupListing", "MemberInfo", "ShareGroupDescription", "ShareMember",
     "SharePartitionOffset", "StreamsGroupDescription", "StreamsMember", "StreamsSubtopology",
-    "AppendResult", "BatchWritten", "CommittedTail", "DecodedPart", "OutgoingRecord", "ProducedRecord", "RecordInfo", "ScanChunk", "ScanCursor",
+    "JMX_CREDENTIALS", "JMX_FAILED", "JMX_REFUSED", "JMX_TIMEOUT", "JMX_TLS", "BrokerJmxReading", "JmxEndpoint",
+    "MeterReading",
+    "AppendResult", "BatchWritten", "CommittedTail", "DecodedPart", "OutgoingRecord", "ProducedRecord",
+    "RecordInfo", "ScanChunk", "ScanCursor",
     "ScanFilter", "ScanMatch", "ScanRequest", "SchemaInfo", "SubjectInfo",
     "BROKER", "EARLIEST", "LATEST", "STABLE", "TOPIC", "ConfigEntryInfo", "ConfigSynonym", "ItemFailure", "OffsetAt",
     "PartitionMetadata", "PartitionRef", "ReplicaSize", "TopicMetadata",

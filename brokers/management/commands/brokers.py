@@ -1,0 +1,126 @@
+"""Broker metrics from the shell: `metrics` reads every broker's JMX now (the dump an on-call engineer reaches for),
+or with --since/--until the stored history; `source` sets where a cluster's metrics come from."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime, timedelta
+
+from django.core.management.base import CommandError
+
+from brokers.selectors import FIGURES, brokers_read_now, metrics_history
+from brokers.services import metrics_source_set
+from console.accounts.commands import ActorCommand
+from console.accounts.roles import Role
+from console.clusters.selectors import cluster_get
+from console.errors import ConsoleError
+from console.times import TimeTextError, parse_time_ms
+
+MSG_WHEN = "--since and --until take an ISO 8601 time with its zone (2026-11-26T10:00:00Z) or an age (90s, 15m, 6h, 2d)."
+_AGE = re.compile(r"^(\d+)([smhd])$")
+_UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_when(text: str, now: datetime) -> datetime:
+    """An ISO 8601 time with its zone, or an age before `now` such as 15m."""
+    if m := _AGE.match(text.strip()):
+        return now - timedelta(seconds=int(m[1]) * _UNIT_S[m[2]])
+    if not re.search(r"(Z|[+-]\d{2}:?\d{2})$", text.strip()):
+        raise CommandError(MSG_WHEN)
+    try:
+        return datetime.fromtimestamp(parse_time_ms(text) / 1000, UTC)
+    except TimeTextError as exc:
+        raise CommandError(MSG_WHEN) from exc
+
+
+class Command(ActorCommand):
+    help = __doc__
+
+    def add_arguments(self, parser):
+        sub = self.add_subcommands(parser)
+        metrics = sub.add_parser("metrics", help="every broker's figures now (JMX), or stored with --since/--until")
+        metrics.add_argument("--broker", type=int, help="one broker's id")
+        metrics.add_argument("--topics", action="store_true", help="also each topic's figures on each broker")
+        metrics.add_argument("--attributes", action="store_true",
+                             help="every MBean attribute read, as Kafka's JmxTool prints them (name:attribute=value)")
+        metrics.add_argument("--since", help="stored history from then (ISO time with zone, or an age: 15m, 6h)")
+        metrics.add_argument("--until", help="stored history up to then (default: now)")
+        metrics.add_argument("--topic", default="", help="with --since: this topic's history instead of the broker's")
+        self.add_format_argument(metrics, help="table or json")
+        source = sub.add_parser("source", help="set where the cluster's broker metrics come from (JMX)")
+        source.add_argument("--jmx", required=True,
+                            help="'+10000' (each broker's Kafka port plus 10000), ':9999' (that port on each broker's "
+                                 "host) or '1=host:port,2=host:port'")
+        source.add_argument("--username", default="", help="the JMX agent's user (read-only is enough)")
+        source.add_argument("--password-env", default="",
+                            help="the environment variable holding its password (CONSOLE_SECRET_... as for clusters)")
+        source.add_argument("--tls", action="store_true", help="the agent and its registry use TLS")
+        source.add_argument("--disable", action="store_true", help="stop sampling this cluster")
+        self.add_actor_arguments(source, required=True)
+
+    def handle(self, *args, **options):
+        try:
+            getattr(self, "_" + options["subcommand"])(options)
+        except ConsoleError as exc:
+            raise CommandError(exc.message) from exc
+
+    def _source(self, options):
+        actor, reason = self.acting(options, role=Role.ADMIN, reason_required=False)
+        source = metrics_source_set(actor=actor, cluster=options["cluster"], jmx=options["jmx"],
+                                    username=options["username"], password_env=options["password_env"],
+                                    tls=options["tls"], enabled=not options["disable"], reason=reason)
+        self.stdout.write(f"Cluster {source.cluster}: broker metrics from JMX {source.jmx}"
+                          f"{' as ' + source.username if source.username else ''}{' over TLS' if source.tls else ''}"
+                          f"{'' if source.enabled else ' (sampling off)'}.")
+
+    def _metrics(self, options):
+        cluster_get(options["cluster"])
+        if options["since"] or options["until"]:
+            return self._history(options)
+        readings = brokers_read_now(options["cluster"], broker=options["broker"])
+        if options["format"] == "json":
+            self.stdout.write(json.dumps([{
+                "broker": r.broker, "jmx": r.address,
+                "time": datetime.fromtimestamp(r.read_at, UTC).isoformat().replace("+00:00", "Z"),
+                "error": r.error or None, "figures": {**r.gauges, **{k: m.one_minute_rate for k, m in r.meters.items()}},
+                "counts": {k: m.count for k, m in r.meters.items()},
+                **({"topics": {t: {k: {"count": m.count, "one_minute_rate": m.one_minute_rate} for k, m in ms.items()}
+                               for t, ms in sorted(r.topics.items())}} if options["topics"] else {}),
+                **({"attributes": r.attributes} if options["attributes"] else {})} for r in readings], indent=2))
+            return
+        for r in readings:
+            self.stdout.write(f"broker {r.broker} (JMX {r.address})" + (f": {r.error}" if r.error else ""))
+            if options["attributes"]:
+                for key, value in sorted(r.attributes.items()):
+                    self.stdout.write(f"  {key}={value}")
+                continue
+            values = {**r.gauges, **{k: m.one_minute_rate for k, m in r.meters.items()}}
+            for key, label, unit in FIGURES:
+                if key in values:
+                    self.stdout.write(f"  {label:<30} {values[key]:>14,.2f} {unit}")
+            for topic, meters in sorted(r.topics.items()) if options["topics"] else ():
+                shown = ", ".join(f"{k} {m.one_minute_rate:,.1f}/s ({m.count:,})" for k, m in sorted(meters.items()))
+                self.stdout.write(f"  topic {topic}: {shown}")
+        if not readings:
+            self.stdout.write("no broker matched")
+
+    def _history(self, options):
+        now = datetime.now(UTC)
+        since = parse_when(options["since"], now) if options["since"] else now - timedelta(hours=1)
+        until = parse_when(options["until"], now) if options["until"] else now
+        if since >= until:
+            raise CommandError("--since must be before --until.")
+        rows = metrics_history(options["cluster"], broker=options["broker"], since=since, until=until,
+                               topic=options["topic"])
+        if options["format"] == "json":
+            self.stdout.write(json.dumps(rows, indent=2))
+            return
+        keys = [k for k, _, _ in FIGURES if any(k in r for r in rows)]
+        self.stdout.write(f"{'TIME (UTC)':<22} {'BROKER':>6} {'STEP':>5} " + " ".join(f"{k:>16}" for k in keys))
+        for r in rows:
+            self.stdout.write(f"{r['time'][:19] + 'Z':<22} {r['broker']:>6} {r['step_s']:>5} "
+                              + " ".join(f"{r[k]:>16,.2f}" if isinstance(r.get(k), int | float) else f"{'-':>16}"
+                                         for k in keys))
+        if not rows:
+            self.stdout.write("no samples stored in that range")

@@ -1,0 +1,77 @@
+"""Where each cluster's broker metrics come from, the time series sampled from them, and how sampling last went."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class MetricsSource(models.Model):
+    """A cluster's metrics source. Only the name of the environment variable holding the JMX password is kept."""
+
+    JMX = "jmx"
+
+    cluster = models.CharField(max_length=63, unique=True)
+    kind = models.CharField(max_length=16, default=JMX)
+    # "+10000" (each broker's host, its Kafka port plus 10000), ":9999" (each broker's host, that port) or
+    # "1=host:port,2=host:port" (console/kafka/types/metrics.py checks every host before it reaches the JVM)
+    jmx = models.CharField(max_length=1000, default="+10000")
+    username = models.CharField(max_length=100, blank=True)
+    password_env = models.CharField(max_length=200, blank=True)
+    tls = models.BooleanField(default=False)
+    enabled = models.BooleanField(default=True)
+    updated_by = models.CharField(max_length=150, blank=True)
+    updated_at = models.DateTimeField(null=True)
+
+    def __str__(self) -> str:
+        return f"{self.cluster}: {self.kind} {self.jmx}"
+
+
+class BrokerSample(models.Model):
+    """One broker's figures (topic blank) or one topic's figures on one broker, at one sample (step 0) or averaged
+    over a minute (step 60). Rates are per second, over the time since the sample before."""
+
+    RAW, MINUTE = 0, 60
+
+    cluster = models.CharField(max_length=63)
+    broker = models.IntegerField()
+    topic = models.CharField(max_length=249, blank=True)
+    at = models.DateTimeField()
+    step = models.SmallIntegerField(default=RAW)
+    values = models.JSONField(default=dict)
+
+    class Meta:
+        indexes = [models.Index(fields=["cluster", "step", "topic", "at"]),
+                   models.Index(fields=["cluster", "step", "at"])]
+
+
+class BrokerState(models.Model):
+    """A broker's newest reading: its figures for the tiles, or why its JMX gave none; and the meters' counts the
+    next sample's rates are computed from."""
+
+    cluster = models.CharField(max_length=63)
+    broker = models.IntegerField()
+    address = models.CharField(max_length=300, blank=True)
+    last_ok_at = models.DateTimeField(null=True)
+    last_error = models.TextField(blank=True)
+    error_kind = models.CharField(max_length=16, blank=True)
+    last_error_at = models.DateTimeField(null=True)
+    read_ms = models.IntegerField(default=0)
+    latest = models.JSONField(default=dict)
+    counts = models.JSONField(default=dict)  # {"broker": {key: count}, "topics": {topic: {key: count}}, "at": t}
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["cluster", "broker"], name="one_state_per_broker")]
+        ordering = ["cluster", "broker"]
+
+
+class SamplerRun(models.Model):
+    """How the broker sampler last went on a cluster, and how far raw samples are averaged into minutes."""
+
+    cluster = models.CharField(max_length=63, unique=True)
+    last_run_at = models.DateTimeField(null=True)
+    last_ok_at = models.DateTimeField(null=True)
+    last_error = models.TextField(blank=True)
+    duration_ms = models.IntegerField(default=0)
+    # The sweep took longer than the interval, or started more than an interval late: samples were missed.
+    behind = models.TextField(blank=True)
+    rolled_until = models.FloatField(default=0.0)  # epoch seconds: minutes before it are averaged

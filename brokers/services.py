@@ -1,0 +1,55 @@
+"""Writes: a cluster's metrics source (audited), and the `local` cluster's, seeded on every migrate."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.utils import timezone
+
+from brokers import conf
+from brokers.endpoints import check_password_env, parse_jmx_spec
+from brokers.models import MetricsSource
+from console.audit.actor import Actor
+from console.audit.services import audited
+from console.clusters.selectors import cluster_get
+from console.errors import ConsoleError
+
+MSG_USERNAME = "A JMX user name is letters, digits and . _ - (up to 100), or empty for an agent without passwords."
+MSG_PASSWORD_WITHOUT_USER = "A JMX password variable needs a user name (--username)."
+
+
+def _shown(source: MetricsSource | None) -> dict | None:
+    if source is None:
+        return None
+    return {"jmx": source.jmx, "username": source.username, "password_env": source.password_env,
+            "tls": source.tls, "enabled": source.enabled}
+
+
+def metrics_source_set(*, actor: Actor, cluster: str, jmx: str, username: str = "", password_env: str = "",
+                       tls: bool = False, enabled: bool = True, reason: str = "") -> MetricsSource:
+    """Sets where the sampler reads the cluster's broker metrics. Checked before anything is stored: the address
+    spec and its hosts, the user name, and that the password's variable is one meant for cluster secrets (its
+    value is never stored; the audit row names the variable only)."""
+    cluster_get(cluster)
+    parse_jmx_spec(jmx)
+    if username and (len(username) > 100 or not all(c.isalnum() or c in "._-" for c in username)):
+        raise ConsoleError(MSG_USERNAME)
+    if password_env and not username:
+        raise ConsoleError(MSG_PASSWORD_WITHOUT_USER)
+    check_password_env(password_env)
+    existing = MetricsSource.objects.filter(cluster=cluster).first()
+    wanted = {"jmx": jmx.strip(), "username": username, "password_env": password_env, "tls": tls, "enabled": enabled}
+    with audited(actor=actor, action="brokers.metrics_source.set", cluster=cluster, target=f"cluster:{cluster}",
+                 reason=reason, params=wanted, before=_shown(existing)) as record:
+        source, _ = MetricsSource.objects.update_or_create(
+            cluster=cluster, defaults={**wanted, "kind": MetricsSource.JMX, "updated_by": actor.name,
+                                       "updated_at": timezone.now()})
+        record.after = _shown(source)
+    return source
+
+
+def metrics_source_seed_local(*, using: str = "default") -> None:
+    """The `local` cluster reads `make run`'s brokers' JMX unless someone set its source otherwise."""
+    spec = conf.local_jmx()
+    if spec and not MetricsSource.objects.using(using).filter(cluster=settings.KAFKA_LOCAL_CLUSTER_NAME).exists():
+        MetricsSource.objects.using(using).create(cluster=settings.KAFKA_LOCAL_CLUSTER_NAME, jmx=spec,
+                                                  updated_by="migrate")

@@ -16,6 +16,7 @@ from offsets.selectors import group_listings
 from offsets.resets.strategy_input import scope_from, strategy_from
 
 MSG_SELECT = "Choose groups with --search (and --state) or --group."
+MSG_NONE_MATCH = "No consumer group of cluster '{cluster}' matches --search {search!r}{state}: nothing to do."
 STRATEGY_FLAGS = ("to-earliest", "to-latest", "to-current", "to-offset", "shift-by", "to-datetime", "by-duration")
 
 
@@ -62,6 +63,9 @@ class Command(ActorCommand):
             names += [g.group_id for g in group_listings(cluster) if needle in g.group_id.lower()
                       and (not options["state"] or g.state == options["state"])]
         if not names:
+            if options["search"] or options["state"]:
+                state = f" in state {options['state']}" if options["state"] else ""
+                raise CommandError(MSG_NONE_MATCH.format(cluster=cluster, search=options["search"], state=state))
             raise CommandError(MSG_SELECT)
         args = self._args(options)
         plan = groups_bulk_preview(cluster=cluster, names=names, **args)

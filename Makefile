@@ -11,6 +11,7 @@ SPARK_AVRO_JARS := .cache/spark-avro/.fetched
 S3PROXY_JAR := .cache/s3proxy/.fetched
 IDENTITY_JARS := .cache/mock-oauth2-server/.fetched
 CONNECT_JARS := .cache/kafka-connect/.fetched
+JMX_EXPORTER := .cache/jmx-exporter/.fetched
 REGISTRY_APP := .cache/schema-registry/.built
 MVN := mvn -q -B -s console/devstack/maven-settings.xml
 
@@ -82,6 +83,11 @@ $(CONNECT_JARS): console/devstack/connect-pom.xml .data/.system-run
 	@rm -rf $(@D)/libs && $(MVN) -f $< dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(@D)/libs
 	@touch $@
 
+$(JMX_EXPORTER): console/devstack/jmx-exporter-pom.xml .data/.system-run
+	@echo "Fetching Prometheus's JMX exporter agent with Maven into $(@D)/libs"
+	@rm -rf $(@D)/libs && $(MVN) -f $< dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(@D)/libs
+	@touch $@
+
 $(REGISTRY_APP): console/devstack/registry-pom.xml .data/.system-run
 	@echo "Building the schema registry (Apicurio Registry) with Maven into $(@D)/quarkus-app"
 	@rm -rf $(@D) && $(MVN) -f $< package
@@ -93,8 +99,9 @@ $(REGISTRY_APP): console/devstack/registry-pom.xml .data/.system-run
 	@command -v mvn >/dev/null || bash console/devstack/apt_install.sh maven
 	@mkdir -p .data/redis && touch $@
 
-.data/.system-test: .data/.system-run
+.data/.system-test: .data/.system-run Makefile
 	@command -v chromium >/dev/null || bash console/devstack/apt_install.sh chromium fonts-dejavu-core
+	@command -v prometheus >/dev/null || bash console/devstack/apt_install.sh prometheus
 	@touch $@
 
 # Written once, never overwritten, git-ignored: development mode and a generated SECRET_KEY, which settings read,
@@ -116,7 +123,7 @@ $(REGISTRY_APP): console/devstack/registry-pom.xml .data/.system-run
 deps: .env .data/.redis-password $(VENV)/.deps-run $(KAFKA_JARS) $(SPARK_JARS) $(SPARK_S3A_JARS) $(SPARK_AVRO_JARS) $(REGISTRY_APP) \
 	$(CONNECT_JARS) .data/.system-run
 
-test-deps: deps $(VENV)/.deps-test .data/.system-test $(IDENTITY_JARS) $(S3PROXY_JAR)
+test-deps: deps $(VENV)/.deps-test .data/.system-test $(IDENTITY_JARS) $(S3PROXY_JAR) $(JMX_EXPORTER)
 
 migrate: deps
 	$(PY) manage.py migrate --noinput

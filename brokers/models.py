@@ -6,15 +6,18 @@ from django.db import models
 
 
 class MetricsSource(models.Model):
-    """A cluster's metrics source. Only the name of the environment variable holding the JMX password is kept."""
+    """A cluster's metrics source: each broker's JMX agent, or a Prometheus server that scrapes each broker's JMX
+    exporter agent. Only the name of the environment variable holding the password is kept."""
 
-    JMX = "jmx"
+    JMX, PROMETHEUS = "jmx", "prometheus"
 
     cluster = models.CharField(max_length=63, unique=True)
     kind = models.CharField(max_length=16, default=JMX)
-    # "+10000" (each broker's host, its Kafka port plus 10000), ":9999" (each broker's host, that port) or
-    # "1=host:port,2=host:port" (console/kafka/types/metrics.py checks every host before it reaches the JVM)
+    # Each broker's JMX agent, or with Prometheus each broker's exporter as Prometheus scrapes it: "+10000" (each
+    # broker's host, its Kafka port plus 10000), ":9999" (each broker's host, that port) or "1=host:port,2=host:port"
+    # (console/kafka/types/metrics.py checks every host before it reaches the JVM or a query)
     jmx = models.CharField(max_length=1000, default="+10000")
+    prometheus_url = models.CharField(max_length=300, blank=True)
     username = models.CharField(max_length=100, blank=True)
     password_env = models.CharField(max_length=200, blank=True)
     tls = models.BooleanField(default=False)
@@ -23,7 +26,7 @@ class MetricsSource(models.Model):
     updated_at = models.DateTimeField(null=True)
 
     def __str__(self) -> str:
-        return f"{self.cluster}: {self.kind} {self.jmx}"
+        return f"{self.cluster}: {self.kind} {self.prometheus_url} {self.jmx}".replace("  ", " ")
 
 
 class BrokerSample(models.Model):

@@ -22,6 +22,7 @@ from console.clusters.models import Cluster
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
 from console.kafka.errors import KafkaGatewayError
+from console.kafka.prometheus import read_prometheus
 from console.kafka.types import BrokerJmxReading
 
 log = logging.getLogger(__name__)
@@ -40,7 +41,7 @@ class Asked:
 
 def brokers_ask(cluster: Cluster, source: MetricsSource, known: list[tuple[int, str, int]]) -> Asked:
     """Runs in a thread of its own: the brokers Kafka lists (only when the addresses follow from them), then every
-    broker's JMX at once. Nothing here touches the database."""
+    broker's JMX at once, or Prometheus about all of them. Nothing here touches the database."""
     admin = cluster_admin(cluster)
     brokers = known
     if not source.jmx.strip().startswith(tuple("0123456789")):
@@ -52,8 +53,14 @@ def brokers_ask(cluster: Cluster, source: MetricsSource, known: list[tuple[int, 
     ports = {broker: port for broker, _, port in brokers}
     try:
         targets = endpoints(source, cluster.name, brokers)
-        return Asked(admin.read_jmx(targets, timeout=conf.read_timeout_s()) if targets else [],
-                     "" if targets else "no broker has a JMX address", ports)
+        if not targets:
+            what = "an exporter" if source.kind == MetricsSource.PROMETHEUS else "a JMX"
+            return Asked([], f"no broker has {what} address", ports)
+        if source.kind == MetricsSource.PROMETHEUS:
+            first = targets[0]
+            return Asked(read_prometheus(source.prometheus_url, targets, timeout=conf.read_timeout_s(),
+                                         username=first.username, password=first.password), "", ports)
+        return Asked(admin.read_jmx(targets, timeout=conf.read_timeout_s()), "", ports)
     except (ConsoleError, KafkaGatewayError) as exc:
         return Asked([], exc.message, ports)
 

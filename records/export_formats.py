@@ -11,6 +11,8 @@ from collections.abc import Iterable
 
 import fastavro
 
+from console.csv_cells import guard_formula
+
 FORMATS = {  # name -> (content type, file extension)
     "jsonl": ("application/x-ndjson", ".jsonl"),
     "csv": ("text/csv; charset=utf-8", ".csv"),
@@ -56,7 +58,8 @@ class JsonLines:
 
 class Csv:
     """RFC 4180 with every field quoted, so a value's commas, quotes and new lines stay inside its cell;
-    headers as a JSON array of [name, value] pairs, which the import reads back."""
+    headers as a JSON array of [name, value] pairs, which the import reads back. A text that a spreadsheet would
+    run as a formula gets a quote mark before it (console/csv_cells.py), which the import removes."""
 
     def _write(self, lines: Iterable[Iterable]) -> bytes:
         buffer = io.StringIO()
@@ -69,7 +72,7 @@ class Csv:
 
     def rows(self, rows: Iterable[dict]) -> bytes:
         return self._write(
-            [row["topic"], row["partition"], row["offset"], "" if row["timestamp"] is None else row["timestamp"],
+            [guard_formula(row["topic"]), row["partition"], row["offset"], "" if row["timestamp"] is None else row["timestamp"],
              _csv_cell(row["key"]), _csv_cell(row["value"]),
              json.dumps(row["headers"], ensure_ascii=False, separators=(",", ":"))] for row in rows)
 
@@ -80,7 +83,7 @@ class Csv:
 def _csv_cell(value: object) -> str:
     # An empty cell is a null; an empty string cannot be told from it in CSV, the one loss of this format.
     text = as_text(value)
-    return "" if text is None else text
+    return "" if text is None else guard_formula(text)
 
 
 class Avro:

@@ -14,6 +14,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from console.csv_cells import unguard_formula
+
 COLUMNS = ("key", "value", "headers", "partition", "timestamp")
 MAX_LINE_CHARS = 1_000_000
 MSG_NOT_OBJECT = "not a JSON object"
@@ -135,8 +137,9 @@ def parse_jsonl(lines: Iterable[str]) -> Iterator[ImportLine | BadLine]:
 
 
 def parse_csv(lines: Iterable[str]) -> Iterator[ImportLine | BadLine]:
-    """RFC 4180 with a header row; an empty cell is a null key or value (as the export writes them). A quoted
-    cell may hold new lines: a record's number is the line it starts on."""
+    """RFC 4180 with a header row; an empty cell is a null key or value (as the export writes them), and a key or
+    value the export guarded from spreadsheets' formulas loses its guard (console/csv_cells.py). A quoted cell
+    may hold new lines: a record's number is the line it starts on."""
     reader = csv.reader(lines, strict=True)
     try:
         names = next(reader)
@@ -166,6 +169,8 @@ def parse_csv(lines: Iterable[str]) -> Iterator[ImportLine | BadLine]:
             yield BadLine(number, MSG_CSV_WIDTH.format(found=len(cells), expected=len(names)))
             continue
         try:
+            cells = [unguard_formula(cell) if name in ("key", "value") else cell
+                     for name, cell in zip(names, cells, strict=True)]
             yield _record(number, dict(zip(names, cells, strict=True)), empty_is_null=True)
         except LineRefused as exc:
             yield BadLine(number, str(exc))

@@ -13,6 +13,7 @@ from console.audit.models import AuditEvent
 from console.audit.selectors import audit_events
 from console.audit.witness.records import event_json
 from console.audit.witness.status import witness_status
+from console.csv_cells import guard_formula
 from console.http import HtmxHttpRequest
 
 CSV_COLUMNS = ("seq", "created_at", "actor_name", "source", "remote_addr", "cluster", "action", "target", "reason",
@@ -43,13 +44,8 @@ def audit_detail(request: HtmxHttpRequest, seq: int):
 
 # A spreadsheet runs a cell that starts with one of these as a formula (CSV injection); names, reasons and
 # errors come from people and from Kafka, so such a cell gets a leading apostrophe, which shows it as text.
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
 def spreadsheet_safe(value):
-    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
-        return "'" + value
-    return value
+    return guard_formula(value) if isinstance(value, str) else value
 
 
 class _Echo:

@@ -23,6 +23,7 @@ from console.devstack.kafka_config import (  # noqa: F401  (tests and benchmarks
     FILES_PER_PARTITION, FILES_SPARE, MSG_FEW_FILES, BrokerSecurity, dev_cluster_ports, log4j2_properties,
     new_cluster_id, raise_open_file_limit, server_properties, stored_cluster_id,
 )
+from console.devstack.jmx_exporter import ExporterAgent, exporter_options
 from console.devstack.kafka_jmx import MSG_NO_DEV_JMX, DEV_JMX_PORT_OFFSET, JmxSecurity, dev_jmx_port, jmx_options
 from console.devstack.launcher import (  # noqa: F401  (tests take free_port and free_ports from here)
     Watched, free_port, free_ports, java_command, maven_jars, start_logged, stop_process, wait_until_ready,
@@ -55,6 +56,8 @@ class KafkaNode:
     # JMX on 127.0.0.1 (console/devstack/kafka_jmx.py), for the console's broker metrics and Kafka's JmxTool
     jmx_port: int | None = None
     jmx_security: JmxSecurity | None = None
+    # Prometheus's JMX exporter agent in the broker (console/devstack/jmx_exporter.py), for the Prometheus source
+    exporter: ExporterAgent | None = None
     process: subprocess.Popen | None = field(default=None, repr=False)
 
     @property
@@ -102,6 +105,8 @@ class KafkaNode:
         command = self.java("kafka.Kafka", self.config_file)
         if self.jmx_port:  # the broker only: StorageTool and the tools must not take the port
             command[1:1] = jmx_options(self.jmx_port, self.home, self.jmx_security)
+        if self.exporter:
+            command[1:1] = exporter_options(self.exporter, self.home)
         return command
 
     def start(self, *, stdout=None) -> None:

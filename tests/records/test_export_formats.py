@@ -11,6 +11,7 @@ import fastavro
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from console.csv_cells import guard_formula, unguard_formula
 from records.export_formats import CSV_COLUMNS, MSG_BAD_FORMAT, as_text, encoder
 
 texts = st.one_of(st.none(), st.text(max_size=40))
@@ -42,10 +43,13 @@ def test_csv_round_trip(all_rows, cut):
     assert tuple(read[0]) == CSV_COLUMNS
     assert len(read) == len(all_rows) + 1
     for line, row in zip(read[1:], all_rows, strict=True):
-        assert line[:4] == [row["topic"], str(row["partition"]), str(row["offset"]),
+        assert line[:4] == [guard_formula(row["topic"]), str(row["partition"]), str(row["offset"]),
                             "" if row["timestamp"] is None else str(row["timestamp"])]
-        assert line[4] == (as_text(row["key"]) or "") and line[5] == (as_text(row["value"]) or "")
+        assert line[4] == guard_formula(as_text(row["key"]) or "")
+        assert line[5] == guard_formula(as_text(row["value"]) or "")
         assert json.loads(line[6]) == row["headers"]
+        # nothing a spreadsheet would run as a formula
+        assert not any(cell.startswith(("=", "+", "-", "@", "\t", "\r")) for cell in line)
 
 
 @settings(max_examples=60, deadline=None)
@@ -61,3 +65,14 @@ def test_an_unknown_format_is_refused():
     with pytest.raises(ValueError, match="not an export format"):
         encoder("xlsx")
     assert "jsonl, csv or avro" in MSG_BAD_FORMAT
+
+
+@given(st.text(max_size=30))
+def test_the_formula_guard_is_undone_exactly(text):
+    assert unguard_formula(guard_formula(text)) == text
+    assert not guard_formula(text).startswith(("=", "+", "-", "@", "\t", "\r"))
+
+
+def test_formula_cells_are_shown_as_text():
+    assert guard_formula('=HYPERLINK("http://x","y")') == '\'=HYPERLINK("http://x","y")'
+    assert guard_formula("-5") == "'-5" and guard_formula("'=1") == "''=1" and guard_formula("'plain") == "'plain"

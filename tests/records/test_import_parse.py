@@ -50,12 +50,16 @@ def test_an_exports_csv_imports_as_its_records():
     rows = [{"topic": "t", "partition": 1, "offset": 4, "timestamp": 17, "key": "k,\"q\"", "value": {"a": [1]},
              "headers": [["h", "v\n2"]]},
             {"topic": "t", "partition": 0, "offset": 5, "timestamp": None, "key": None, "value": "plain",
-             "headers": []}]
+             "headers": []},
+            {"topic": "t", "partition": 0, "offset": 6, "timestamp": None, "key": "=cmd|' /C calc'!A0",
+             "value": "'-5", "headers": []}]
     writer = encoder("csv")
     data = (writer.head() + writer.rows(rows)).decode()
     items = list(parse("csv", io.StringIO(data, newline="")))
     assert [(i.key, i.value, i.headers, i.partition, i.timestamp) for i in items] == [
-        ('k,"q"', '{"a":[1]}', (("h", "v\n2"),), 1, 17), (None, "plain", (), 0, None)]
+        ('k,"q"', '{"a":[1]}', (("h", "v\n2"),), 1, 17), (None, "plain", (), 0, None),
+        ("=cmd|' /C calc'!A0", "'-5", (), 0, None)]
+    assert "\"'=cmd" in data and "\"''-5\"" in data  # guarded in the file, as a spreadsheet shows text
 
 
 @settings(max_examples=150, deadline=None)

@@ -1,4 +1,4 @@
-"""Broker metrics from the shell: `metrics` reads every broker's JMX now (the dump an on-call engineer reaches for),
+"""Broker metrics from the shell: `metrics` reads every broker's figures now (JMX, or Prometheus) (the dump an on-call engineer reaches for),
 or with --since/--until the stored history; `source` sets where a cluster's metrics come from."""
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ class Command(ActorCommand):
 
     def add_arguments(self, parser):
         sub = self.add_subcommands(parser)
-        metrics = sub.add_parser("metrics", help="every broker's figures now (JMX), or stored with --since/--until")
+        metrics = sub.add_parser("metrics", help="every broker's figures now (from its source), or stored with --since/--until")
         metrics.add_argument("--broker", type=int, help="one broker's id")
         metrics.add_argument("--topics", action="store_true", help="also each topic's figures on each broker")
         metrics.add_argument("--attributes", action="store_true",
@@ -48,11 +48,16 @@ class Command(ActorCommand):
         metrics.add_argument("--until", help="stored history up to then (default: now)")
         metrics.add_argument("--topic", default="", help="with --since: this topic's history instead of the broker's")
         self.add_format_argument(metrics, help="table or json")
-        source = sub.add_parser("source", help="set where the cluster's broker metrics come from (JMX)")
-        source.add_argument("--jmx", required=True,
-                            help="'+10000' (each broker's Kafka port plus 10000), ':9999' (that port on each broker's "
-                                 "host) or '1=host:port,2=host:port'")
-        source.add_argument("--username", default="", help="the JMX agent's user (read-only is enough)")
+        source = sub.add_parser("source", help="set where the cluster's broker metrics come from (JMX or Prometheus)")
+        where = source.add_mutually_exclusive_group(required=True)
+        where.add_argument("--jmx", help="each broker's JMX agent: '+10000' (each broker's Kafka port plus 10000), "
+                                         "':9999' (that port on each broker's host) or '1=host:port,2=host:port'")
+        where.add_argument("--exporters", help="with --prometheus: each broker's JMX exporter agent as Prometheus "
+                                               "scrapes it, written as for --jmx")
+        source.add_argument("--prometheus", default="", help="a Prometheus server's address (http(s)://host:port) "
+                                                              "that scrapes the brokers' JMX exporter agents")
+        source.add_argument("--username", default="",
+                            help="the JMX agent's user (read-only is enough), or Prometheus's basic-auth user")
         source.add_argument("--password-env", default="",
                             help="the environment variable holding its password (CONSOLE_SECRET_... as for clusters)")
         source.add_argument("--tls", action="store_true", help="the agent and its registry use TLS")
@@ -67,10 +72,20 @@ class Command(ActorCommand):
 
     def _source(self, options):
         actor, reason = self.acting(options, role=Role.ADMIN, reason_required=False)
-        source = metrics_source_set(actor=actor, cluster=options["cluster"], jmx=options["jmx"],
+        if bool(options["exporters"]) != bool(options["prometheus"]):
+            raise CommandError("--exporters and --prometheus go together: Prometheus's address, and each broker's "
+                               "exporter as it scrapes them.")
+        if options["prometheus"] and options["tls"]:
+            raise CommandError("--tls is for a JMX agent; a Prometheus address says https:// itself.")
+        prometheus = bool(options["prometheus"])
+        source = metrics_source_set(actor=actor, cluster=options["cluster"],
+                                    jmx=options["exporters"] if prometheus else options["jmx"],
+                                    kind="prometheus" if prometheus else "jmx", prometheus_url=options["prometheus"],
                                     username=options["username"], password_env=options["password_env"],
                                     tls=options["tls"], enabled=not options["disable"], reason=reason)
-        self.stdout.write(f"Cluster {source.cluster}: broker metrics from JMX {source.jmx}"
+        where = (f"Prometheus {source.prometheus_url} (exporters {source.jmx})" if prometheus
+                 else f"JMX {source.jmx}")
+        self.stdout.write(f"Cluster {source.cluster}: broker metrics from {where}"
                           f"{' as ' + source.username if source.username else ''}{' over TLS' if source.tls else ''}"
                           f"{'' if source.enabled else ' (sampling off)'}.")
 
@@ -81,7 +96,7 @@ class Command(ActorCommand):
         readings = brokers_read_now(options["cluster"], broker=options["broker"])
         if options["format"] == "json":
             self.stdout.write(json.dumps([{
-                "broker": r.broker, "jmx": r.address,
+                "broker": r.broker, "address": r.address, "jmx": r.address,
                 "time": datetime.fromtimestamp(r.read_at, UTC).isoformat().replace("+00:00", "Z"),
                 "error": r.error or None, "figures": {**r.gauges, **{k: m.one_minute_rate for k, m in r.meters.items()}},
                 "counts": {k: m.count for k, m in r.meters.items()},
@@ -90,7 +105,7 @@ class Command(ActorCommand):
                 **({"attributes": r.attributes} if options["attributes"] else {})} for r in readings], indent=2))
             return
         for r in readings:
-            self.stdout.write(f"broker {r.broker} (JMX {r.address})" + (f": {r.error}" if r.error else ""))
+            self.stdout.write(f"broker {r.broker} ({r.address})" + (f": {r.error}" if r.error else ""))
             if options["attributes"]:
                 for key, value in sorted(r.attributes.items()):
                     self.stdout.write(f"  {key}={value}")

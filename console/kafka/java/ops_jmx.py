@@ -14,40 +14,14 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
+from console.kafka.broker_mbeans import MAX_TOPICS, reading_from_attributes, wanted_mbeans
 from console.kafka.errors import InvalidRequest
 from console.kafka.java import bridge
 from console.kafka.types import GatewayFace
 from console.kafka.types.metrics import (JMX_CREDENTIALS, JMX_FAILED, JMX_HOST, JMX_REFUSED, JMX_TIMEOUT, JMX_TLS,
-                                         TOPIC_NAME, BrokerJmxReading, JmxEndpoint, MeterReading)
+                                         TOPIC_NAME, BrokerJmxReading, JmxEndpoint)
 
-_TOPIC_METRICS = "kafka.server:type=BrokerTopicMetrics"
-_REQUESTS = "kafka.network:type=RequestMetrics"
-# key -> (object name, or a pattern whose matches are summed; kind). Kinds: meter (Count, OneMinuteRate), gauge
-# (Value), p99 (99thPercentile, ms), idle (a meter whose one-minute rate is the idle share 0..1), share (a 0..1 gauge).
-BROKER_MBEANS: dict[str, tuple[str, str]] = {
-    "bytes_in": (f"{_TOPIC_METRICS},name=BytesInPerSec", "meter"),
-    "bytes_out": (f"{_TOPIC_METRICS},name=BytesOutPerSec", "meter"),
-    "messages_in": (f"{_TOPIC_METRICS},name=MessagesInPerSec", "meter"),
-    # Kafka 4 keeps one RequestsPerSec meter per request version: the rate is their sum.
-    "produce_requests": (f"{_REQUESTS},name=RequestsPerSec,request=Produce,*", "meter"),
-    "fetch_requests": (f"{_REQUESTS},name=RequestsPerSec,request=FetchConsumer,*", "meter"),
-    "isr_shrinks": ("kafka.server:type=ReplicaManager,name=IsrShrinksPerSec", "meter"),
-    "isr_expands": ("kafka.server:type=ReplicaManager,name=IsrExpandsPerSec", "meter"),
-    "produce_p99_ms": (f"{_REQUESTS},name=TotalTimeMs,request=Produce", "p99"),
-    "fetch_p99_ms": (f"{_REQUESTS},name=TotalTimeMs,request=FetchConsumer", "p99"),
-    "request_idle_pct": ("kafka.server:type=KafkaRequestHandlerPool,name=RequestHandlerAvgIdlePercent", "idle"),
-    "network_idle_pct": ("kafka.network:type=SocketServer,name=NetworkProcessorAvgIdlePercent", "share"),
-    "under_replicated": ("kafka.server:type=ReplicaManager,name=UnderReplicatedPartitions", "gauge"),
-    "under_min_isr": ("kafka.server:type=ReplicaManager,name=UnderMinIsrPartitionCount", "gauge"),
-    # On a KRaft controller only (every node of the dev clusters is one); absent elsewhere, never a made-up 0.
-    "offline_partitions": ("kafka.controller:type=KafkaController,name=OfflinePartitionsCount", "gauge"),
-    "active_controllers": ("kafka.controller:type=KafkaController,name=ActiveControllerCount", "gauge"),
-}
-TOPIC_MBEANS = {"bytes_in": "BytesInPerSec", "bytes_out": "BytesOutPerSec", "messages_in": "MessagesInPerSec"}
-_ATTRIBUTES = {"meter": ("Count", "OneMinuteRate"), "idle": ("Count", "OneMinuteRate"), "gauge": ("Value",),
-               "share": ("Value",), "p99": ("99thPercentile",)}
 MAX_BROKERS_AT_ONCE = 16
-MAX_TOPICS = 2000  # per broker and reading: past it the broker-wide figures still come, the rest of topics do not
 
 _pool = ThreadPoolExecutor(max_workers=MAX_BROKERS_AT_ONCE, thread_name_prefix="jmx-read")
 _lock = threading.Lock()
@@ -129,7 +103,7 @@ def _read_one(endpoint: JmxEndpoint, topics: bool, key: tuple) -> BrokerJmxReadi
     finally:
         with _lock:
             _waiting.discard(key)  # as it was when the read began: the bridge may have been replaced since
-    return _reading(endpoint, at, time.monotonic() - began, attributes)
+    return reading_from_attributes(endpoint.broker, endpoint.address, at, time.monotonic() - began, attributes)
 
 
 def _connection(endpoint: JmxEndpoint):
@@ -180,11 +154,7 @@ def _read_attributes(connection, topics: bool) -> dict[str, dict[str, float]]:
     once, as JSON, instead of a round trip per attribute."""
     jvm = bridge.jvm()
     found = jvm.java.util.LinkedHashMap()
-    queries = [(name, _ATTRIBUTES[kind]) for name, kind in BROKER_MBEANS.values()]
-    if topics:
-        queries += [(f"{_TOPIC_METRICS},name={mbean},topic=*", ("Count", "OneMinuteRate"))
-                    for mbean in TOPIC_MBEANS.values()]
-    for name, attributes in queries:
+    for name, attributes in wanted_mbeans(topics):
         pattern = jvm.javax.management.ObjectName(name)
         if pattern.isPattern():
             matched = sorted(str(n) for n in jvm.java.util.ArrayList(connection.queryNames(pattern, None)))
@@ -204,44 +174,6 @@ def _read_attributes(connection, topics: bool) -> dict[str, dict[str, float]]:
     plain = bridge.as_plain(found)
     return {name: {a["name"]: a["value"] for a in values if isinstance(a.get("value"), int | float)}
             for name, values in plain.items()}
-
-
-def _meter(values: dict[str, float]) -> MeterReading:
-    return MeterReading(count=int(values.get("Count", 0)), one_minute_rate=float(values.get("OneMinuteRate", 0.0)))
-
-
-def _reading(endpoint: JmxEndpoint, at: float, took: float, found: dict[str, dict[str, float]]) -> BrokerJmxReading:
-    gauges: dict[str, float] = {}
-    meters: dict[str, MeterReading] = {}
-    for key, (name, kind) in BROKER_MBEANS.items():
-        if name.endswith(",*"):
-            prefix = name[:-1]
-            parts = [_meter(v) for n, v in found.items() if n.startswith(prefix)]
-            # An API nobody called yet has no MBean: its rate is 0, which is what it is.
-            meters[key] = MeterReading(sum(p.count for p in parts), sum(p.one_minute_rate for p in parts))
-            continue
-        values = found.get(name)
-        if values is None:
-            continue
-        if kind == "meter":
-            meters[key] = _meter(values)
-        elif kind == "idle":
-            gauges[key] = 100.0 * min(1.0, float(values.get("OneMinuteRate", 0.0)))
-        elif kind == "share":
-            gauges[key] = 100.0 * min(1.0, float(values.get("Value", 0.0)))
-        elif kind == "p99":
-            gauges[key] = float(values.get("99thPercentile", 0.0))
-        elif "Value" in values:
-            gauges[key] = float(values["Value"])
-    topics: dict[str, dict[str, MeterReading]] = {}
-    for key, mbean in TOPIC_MBEANS.items():
-        prefix = f"{_TOPIC_METRICS},name={mbean},topic="
-        for name, values in found.items():
-            if name.startswith(prefix):
-                topics.setdefault(name[len(prefix):], {})[key] = _meter(values)
-    attributes = {f"{name}:{attribute}": value for name, values in found.items() for attribute, value in values.items()}
-    return BrokerJmxReading(broker=endpoint.broker, address=endpoint.address, read_at=at, gauges=gauges,
-                            meters=meters, topics=topics, attributes=attributes, duration_s=took)
 
 
 def _explain(throwable, endpoint: JmxEndpoint) -> tuple[str, str]:

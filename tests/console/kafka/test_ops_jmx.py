@@ -12,7 +12,7 @@ import pytest
 from console.devstack.kafka import free_port
 from console.kafka.admin import KafkaAdmin
 from console.kafka.errors import InvalidRequest
-from console.kafka.java.ops_jmx import BROKER_MBEANS
+from console.kafka.broker_mbeans import BROKER_MBEANS
 from console.kafka.types import (JMX_CREDENTIALS, JMX_REFUSED, JMX_TIMEOUT, ClusterConnection, JmxEndpoint)
 from tests.fixtures.secured_kafka import JMX_PASSWORD_ENV
 

@@ -36,3 +36,19 @@ def import_max_rate() -> int:
 def import_max_bytes() -> int:
     """The largest file the import page accepts."""
     return _int("IMPORT_MAX_BYTES", 200 * 1024 * 1024)
+
+
+def import_dir() -> str:
+    """Where an upload waits for the worker that imports it: a folder the web and worker processes share."""
+    value = getattr(settings, "IMPORT_DIR", None) or os.environ.get("IMPORT_DIR", "")
+    return value or str(settings.BASE_DIR / ".data" / "imports")
+
+
+def import_silence_s() -> int:
+    """How long a running import may go without a heartbeat before it is failed as abandoned (its worker died)."""
+    return _int("IMPORT_HEARTBEAT_TIMEOUT_S", 60)
+
+
+def import_queue_wait_s() -> int:
+    """How long an import may wait for a worker to take it before it is failed (no worker is running)."""
+    return _int("IMPORT_QUEUE_TIMEOUT_S", 900)

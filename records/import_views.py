@@ -1,11 +1,12 @@
-"""The import page: a file in, a preview (first records, target partitions, bad lines), then the import."""
+"""The import page: a file in, a preview (first records, target partitions, bad lines), then the import, which a
+Celery worker runs while the page shows its progress (records/import_jobs.py)."""
 
 from __future__ import annotations
 
 import io
 
 from django.shortcuts import render
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from console.accounts.decorators import role_required
 from console.accounts.roles import Role
@@ -15,10 +16,11 @@ from console.errors import ConsoleError
 from console.http import HtmxHttpRequest, valid_data
 from records.conf import import_max_bytes
 from records.forms import ImportForm
-from records.imports import import_preview, records_import
+from records.import_jobs import import_job_cancel, import_job_get, import_submit
+from records.imports import import_preview
+from records.models import ImportJob
 
 MSG_TOO_LARGE = "The file is larger than the {limit} bytes an import accepts (IMPORT_MAX_BYTES); use the shell."
-MSG_REASON = "Say why: the reason goes into the audit log."
 
 
 def _lines(upload):
@@ -33,7 +35,8 @@ def topic_import(request: HtmxHttpRequest, cluster: str, topic: str):
     """GET: the form; POST with `preview`: the file read and checked, nothing written; POST: the import."""
     cluster_get(cluster)
     form = ImportForm(request.POST or None, request.FILES or None)
-    context = {"cluster": cluster, "topic_name": topic, "form": form, "preview": None, "done": None}
+    context = {"cluster": cluster, "topic_name": topic, "form": form, "preview": None, "job": None,
+               "recent": ImportJob.objects.filter(cluster=cluster, topic=topic)[:5]}
     if request.method == "POST":
         data = valid_data(form)
         upload = data["file"]
@@ -44,11 +47,26 @@ def topic_import(request: HtmxHttpRequest, cluster: str, topic: str):
         if "preview" in request.POST:
             context["preview"] = import_preview(**common, lines=_lines(upload))
         else:
-            if not data["reason"].strip():
-                raise ConsoleError(MSG_REASON)
-            context["done"] = records_import(**common, actor=Actor.from_request(request), lines=_lines(upload),
-                                             rate=data["rate"], skip_bad=data["skip_bad"], reason=data["reason"],
-                                             source=upload.name)
+            context["job"] = import_submit(**common, actor=Actor.from_request(request), chunks=upload.chunks(),
+                                           file_name=upload.name, rate=data["rate"], skip_bad=data["skip_bad"],
+                                           reason=data["reason"])
         if request.htmx:
             return render(request, "records/import.html#import-result", context)
     return render(request, "records/import.html", context)
+
+
+@require_GET
+@role_required(Role.OPERATOR)
+def import_status(request: HtmxHttpRequest, cluster: str, topic: str, job_id: int):
+    """The job's progress; the partial asks again every second until the job has ended."""
+    cluster_get(cluster)
+    context = {"cluster": cluster, "topic_name": topic, "job": import_job_get(cluster, topic, job_id)}
+    return render(request, "records/import.html#import-job", context)
+
+
+@require_POST
+@role_required(Role.OPERATOR)
+def import_cancel(request: HtmxHttpRequest, cluster: str, topic: str, job_id: int):
+    cluster_get(cluster)
+    job = import_job_cancel(actor=Actor.from_request(request), cluster=cluster, topic=topic, job_id=job_id)
+    return render(request, "records/import.html#import-job", {"cluster": cluster, "topic_name": topic, "job": job})

@@ -93,7 +93,7 @@ class _Encoder:
         return record.partition if record.partition is not None else partition_for(record.key, self.partition_count)
 
 
-def _check(kind: str, rate: int | None = None) -> None:
+def check_import(kind: str, rate: int | None = None) -> None:
     if kind not in ("jsonl", "csv"):
         raise ConsoleError(MSG_FORMAT.format(kind=kind))
     if rate is not None and not 1 <= rate <= import_max_rate():
@@ -105,7 +105,7 @@ def import_preview(*, cluster: str, topic: str, kind: str, lines: Iterable[str],
     """Reads the whole file without writing: the first `show` records as they will be written and where, the
     number of good records, and every bad line (encoded with the subjects, so a record its schema refuses is a
     bad line here too)."""
-    _check(kind)
+    check_import(kind)
     encoder = _Encoder(cluster, topic, key_subject, value_subject)
     report = ImportReport()
     started = time.monotonic()
@@ -125,11 +125,14 @@ def import_preview(*, cluster: str, topic: str, kind: str, lines: Iterable[str],
 
 def records_import(*, actor: Actor, cluster: str, topic: str, kind: str, lines: Iterable[str], rate: int,
                    key_subject: str = "", value_subject: str = "", skip_bad: bool = False, reason: str = "",
-                   source: str = "", progress: Callable[[ImportReport], None] | None = None) -> ImportReport:
+                   source: str = "", progress: Callable[[ImportReport], None] | None = None,
+                   on_audit: Callable[[uuid.UUID], None] | None = None) -> ImportReport:
     """Writes the file's records in order, BATCH at a time through one idempotent producer, no faster than `rate`
     records per second. The audit outcome holds the count written per partition and the bad lines; a failure
-    of Kafka ends it as a failure with the count written so far."""
-    _check(kind, rate)
+    of Kafka ends it as a failure with the count written so far. `on_audit` is told the audit's correlation id
+    before the first record is written; `progress` is told the report after every batch (and may stop the import
+    by raising a ConsoleError, which ends it as a failure with that message)."""
+    check_import(kind, rate)
     params = {"format": kind, "source": source, "rate": rate, "skip_bad": skip_bad,
               "subjects": {"key": key_subject.strip(), "value": value_subject.strip()}}
     witness_topic_guard(actor=actor, action=IMPORT_ACTION, cluster=cluster, topic=topic, what="import into",
@@ -141,6 +144,8 @@ def records_import(*, actor: Actor, cluster: str, topic: str, kind: str, lines: 
     started = time.monotonic()
     with audited(actor=actor, action=IMPORT_ACTION, cluster=cluster, target=f"topic:{topic}", reason=reason,
                  params=params) as audit:
+        if on_audit is not None:
+            on_audit(audit.intent.correlation_id)
         batch: list[OutgoingRecord] = []
 
         def send() -> None:

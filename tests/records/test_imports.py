@@ -1,13 +1,17 @@
 """Imports on the real broker: a file with three bad lines is previewed (each bad line by number, the first
-records with the partitions they then land on), stops at the first bad line unless told to skip them, is
-audited and refused for viewers; the shell imports an export's CSV back."""
+records with the partitions they then land on), then imported by a real Celery worker while the page shows its
+progress; it stops at the first bad line unless told to skip them, is audited and refused for viewers, can be
+stopped, and a worker that dies mid-import leaves it failed and audited, not running; the shell imports an
+export's CSV back."""
 
 from __future__ import annotations
 
 import json
 import re
+import time
 import uuid
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from confluent_kafka import Consumer, TopicPartition
@@ -15,8 +19,11 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 
 from console.audit.models import AuditEvent
+from records.models import ImportJob
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
+# A worker process reads the jobs the page starts: those tests commit their rows.
+with_worker = pytest.mark.django_db(transaction=True)
 BAD = {5: "{broken", 12: json.dumps({"key": "no value here"}), 20: json.dumps({"value": "x", "partition": 9})}
 
 
@@ -30,7 +37,8 @@ def _read(bootstrap: str, topic: str, partitions: int) -> list[tuple[int, str, s
             if m.error():
                 ended.add(m.partition())
             else:
-                found.append((m.partition(), m.key().decode(), m.value().decode(), m.headers() or []))
+                key = None if m.key() is None else m.key().decode()
+                found.append((m.partition(), key, m.value().decode(), m.headers() or []))
     consumer.close()
     return found
 
@@ -41,8 +49,22 @@ def _file() -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
+def _finished(client, url: str, posted: str, timeout: float = 60.0) -> str:
+    """Follows the job the page started, as its htmx poll does, until it has ended; its last partial."""
+    job = re.search(r'id="import-job-(\d+)"', posted)[1]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        page = client.get(f"{url}{job}/").content.decode()
+        if re.search(r'data-state="(done|failed)"', page):
+            assert "hx-trigger" not in page  # an ended job is not polled any more
+            return page
+        time.sleep(0.3)
+    raise AssertionError(f"import {job} did not end within {timeout} s: {page}")
+
+
+@with_worker
 def test_an_import_with_three_bad_lines_reports_them_by_number(client_for, viewer, operator, topic_factory,
-                                                               kafka_node, local_cluster):
+                                                               kafka_node, local_cluster, celery_worker_process):
     topic = topic_factory("import", partitions=3)
     url = f"/clusters/local/messages/{topic}/import/"
 
@@ -58,22 +80,99 @@ def test_an_import_with_three_bad_lines_reports_them_by_number(client_for, viewe
     assert sorted(shown) == [1, 2, 3, 4, 6, 7, 8, 9, 10, 11]
     assert _read(kafka_node.bootstrap, topic, 3) == [] and not AuditEvent.objects.filter(action="records.import")
 
-    stopped = post(operator).content.decode()
-    assert "Stopped at line 5" in stopped and re.findall(r'id="bad-line-(\d+)"', stopped) == ["5"]
+    started = post(operator).content.decode()
+    assert 'data-state="queued"' in started and "hx-trigger=\"every 1s\"" in started
+    stopped = _finished(client_for(operator), url, started)
+    assert 'data-state="failed"' not in stopped and "Stopped at line 5" in stopped and re.findall(r'id="bad-line-(\d+)"', stopped) == ["5"]
     written = _read(kafka_node.bootstrap, topic, 3)
     assert sorted(json.loads(v)["line"] for _, _, v, _ in written) == [1, 2, 3, 4]
     # Where the preview said each keyed record would go (Kafka's murmur2) is where it went.
     assert all(shown[json.loads(v)["line"]] == p for p, _, v, _ in written)
     assert all(h == [("src", b"file")] for *_, h in written)
 
-    skipped = post(operator, skip_bad="on").content.decode()
-    assert re.findall(r'id="bad-line-(\d+)"', skipped) == ["5", "12", "20"] and "27 records written" in skipped
+    skipped = _finished(client_for(operator), url, post(operator, skip_bad="on").content.decode())
+    assert re.findall(r'id="bad-line-(\d+)"', skipped) == ["5", "12", "20"]
+    assert "27 records written" in re.sub(r"<[^>]+>", "", skipped)
     assert len(_read(kafka_node.bootstrap, topic, 3)) == 4 + 27
     outcome = AuditEvent.objects.filter(action="records.import", outcome="success").order_by("seq").last()
     assert outcome.actor_name == operator.username and outcome.after["records"] == 27
     assert [b["line"] for b in outcome.after["bad_lines"]] == [5, 12, 20]
     assert outcome.params["rate"] == 20 and outcome.params["skip_bad"] is True
     assert outcome.after["seconds"] >= 1.0  # 27 records at 20 a second: the second batch waited
+
+
+
+@with_worker
+def test_a_running_import_stops_when_asked_and_redis_down_is_said_at_once(client_for, operator, topic_factory,
+                                                                            kafka_node, local_cluster, redis_node,
+                                                                            celery_worker_process):
+    topic = topic_factory("import-slow", partitions=1)
+    url = f"/clusters/local/messages/{topic}/import/"
+    rows = "".join(json.dumps({"value": f"v{n}"}) + "\n" for n in range(200)).encode()
+    client = client_for(operator)
+    posted = client.post(url, {"file": SimpleUploadedFile("slow.jsonl", rows), "rate": 10,
+                               "reason": "slow load"}).content.decode()
+    job = int(re.search(r'id="import-job-(\d+)"', posted)[1])
+    deadline = time.monotonic() + 30
+    while ImportJob.objects.get(pk=job).report.get("records", 0) < 10 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    running = client.get(f"{url}{job}/").content.decode()
+    assert 'data-state="running"' in running and "<progress" in running and "Stop the import" in running
+    client.post(f"{url}{job}/cancel/")
+    ended = _finished(client, url, posted)
+    assert f"Cancelled by {operator.username} after" in ended
+    stopped = ImportJob.objects.get(pk=job)
+    written = len(_read(kafka_node.bootstrap, topic, 1))
+    assert 10 <= written == stopped.report["records"] < 200
+    events = AuditEvent.objects.filter(correlation_id=stopped.correlation_id).order_by("seq")
+    assert [(e.action, e.outcome) for e in events] == [
+        ("records.import", "intent"), ("records.import.cancel", "success"), ("records.import", "failure")]
+    assert not Path(stopped.path).exists()
+
+    redis_node.stop()
+    try:
+        began = time.monotonic()
+        refused = client.post(url, {"file": SimpleUploadedFile("more.jsonl", rows), "rate": 10, "reason": "again"})
+        assert time.monotonic() - began < 10
+    finally:
+        redis_node.start()
+    assert "the task queue (Redis) did not answer" in refused.content.decode()
+    failed = ImportJob.objects.order_by("-pk").first()
+    assert failed.state == "failed" and not Path(failed.path).exists() and failed.correlation_id is None
+    assert len(_read(kafka_node.bootstrap, topic, 1)) == written
+
+
+def test_an_import_whose_worker_died_is_failed_and_its_audit_closed(operator, local_cluster, tmp_path, settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from console.audit.actor import Actor
+    from console.audit.services import audit_record
+    from records.import_jobs import import_jobs_reap
+
+    intent = audit_record(actor=Actor(user=operator, source="web"), action="records.import", outcome="intent",
+                          cluster="local", target="topic:t", reason="load")
+    upload = tmp_path / "waiting.upload"
+    upload.write_text("{}\n")
+    now = timezone.now()
+    dead = ImportJob.objects.create(cluster="local", topic="t", kind="jsonl", file_name="a.jsonl", path=str(upload),
+                                    params={}, user=operator, actor_name=operator.username, state="running",
+                                    correlation_id=intent.correlation_id, report={"records": 5000},
+                                    heartbeat_at=now - timedelta(seconds=90))
+    alive = ImportJob.objects.create(cluster="local", topic="t", kind="jsonl", file_name="b.jsonl", path="/nowhere",
+                                     params={}, actor_name="x", state="running", heartbeat_at=now)
+    waiting = ImportJob.objects.create(cluster="local", topic="t", kind="jsonl", file_name="c.jsonl", path="/x",
+                                       params={}, actor_name="x")
+    ImportJob.objects.filter(pk=waiting.pk).update(created_at=now - timedelta(hours=1))
+    assert sorted(import_jobs_reap(now=now)) == sorted([dead.pk, waiting.pk])
+    dead.refresh_from_db()
+    assert dead.state == "failed" and "no heartbeat for 90 s" in dead.error and "after 5000 record(s)" in dead.error
+    assert not upload.exists() and ImportJob.objects.get(pk=alive.pk).state == "running"
+    assert "No worker took this import" in ImportJob.objects.get(pk=waiting.pk).error
+    closing = AuditEvent.objects.get(correlation_id=intent.correlation_id, outcome="failure")
+    assert closing.error == dead.error and closing.actor_name == operator.username
+    assert import_jobs_reap(now=now) == []  # once
 
 
 def test_the_shell_imports_an_exports_csv(viewer, operator, topic_factory, produce, kafka_node, tmp_path,

@@ -31,10 +31,9 @@ MSG_SAME_TOPIC = "Writing a replay into the topic it reads from would replay for
 MSG_REASON = "A reason is required: it goes into the audit log."
 MSG_ISOLATION = "Isolation is read_committed or read_uncommitted, not '{isolation}'."
 MSG_OUTPUT_FOR_TOPIC = "An output location is for file sinks; a topic sink writes to its topic."
-MSG_MASKED = ("Masking rules hide parts of {topic}'s records from your role: {what}. Replay to JSON-lines files, "
-              "which are written masked, or ask an admin.")
+MSG_MASKED = ("Masking rules hide parts of {topic}'s records from your role: {what}. Replay to files (JSON lines or "
+              "Parquet), which are written masked, or ask an admin.")
 MASKED_REFUSALS = {"topic": "a replay into a topic would copy them unmasked",
-                   "parquet": "Parquet files keep the raw bytes; only JSON-lines files are written masked",
                    "filter": "a filter could select records by what they hide"}
 
 
@@ -44,8 +43,7 @@ def _mask_check(actor: Actor, cluster: str, topic: str, sink: str, filter_expr: 
     masker = masker_for(cluster, topic, actor.user)
     if not masker:
         return []
-    why = "topic" if sink == ReplayJob.Sink.TOPIC else "parquet" if sink == ReplayJob.Sink.PARQUET else \
-        "filter" if filter_expr.strip() else ""
+    why = "topic" if sink == ReplayJob.Sink.TOPIC else "filter" if filter_expr.strip() else ""
     if why:
         message = MSG_MASKED.format(topic=topic, what=MASKED_REFUSALS[why])
         audit_refusal(actor=actor, action="replay.run", cluster=cluster, target=f"topic:{topic}", reason=reason,

@@ -169,7 +169,7 @@ def _replay(spark: SparkSession, spec: ReplaySpec, ranges: dict[int, tuple[int, 
     # Top-level modules in Spark (--py-files), imported here so that the console can import this one as
     # sparkjobs.jobs.replay for its pure helpers.
     from replay_schemas import registry_decoder, with_decoded_columns
-    from replay_sinks import write_decoded_jsonl, write_topic
+    from replay_sinks import write_decoded_jsonl, write_masked_parquet, write_topic
 
     source, sink, topic = spec.source, spec.sink, spec.topic
     timeout_ms, isolation = spec.kafka_timeout_ms, spec.isolation
@@ -209,6 +209,9 @@ def _replay(spark: SparkSession, spec: ReplaySpec, ranges: dict[int, tuple[int, 
         if sink.kind == "jsonl" and decode is not None:
             read, written = write_decoded_jsonl(spark, records, keep, decode, sink.path,
                                                 mask=(spec.mask_rules, spec.mask_hash_key) if masked else None)
+        elif sink.kind == "parquet" and masked:
+            read, written = write_masked_parquet(spark, records, keep, decode, sink.path,
+                                                 (spec.mask_rules, spec.mask_hash_key))
         else:
             read, written = _write_files(spark, spec, sink, records, keep, timeout_ms)
         files = name_files(spark, sink.path, sink.kind)

@@ -122,43 +122,78 @@ def _masker(mask):
                   compile_regex=compile_user_regex)
 
 
-def write_decoded_jsonl(spark: SparkSession, records, keep, decode, out: str, mask=None) -> tuple[int, int]:
-    """JSON lines with decoded values as JSON (not strings) and the schema each was read with; returns (read,
-    written), counted by the tasks (Spark applies a result task's accumulator updates once, even if retried).
-    `mask`: (rules, hash key) of masking.mask_rules, applied to each line before it is written."""
+def decoded_record(row, decode, masker) -> dict:
+    """One record as a JSON-lines replay writes it: decoded key and value, headers as text, masked when `masker`."""
+    key, key_schema = decode(row["raw_key"], True)
+    value, value_schema = decode(row["raw_value"], False)
+    record = {"topic": row["topic"], "partition": row["partition"], "offset": row["offset"],
+              "timestamp": row["timestamp"].strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z", "key": key,
+              "value": value, "headers": [{"key": h["key"], "value": None if h["value"] is None
+                                           else bytes(h["value"]).decode("utf-8", "replace")}
+                                          for h in row["headers"] or []]}
+    schemas = {side: schema for side, schema in (("key", key_schema), ("value", value_schema)) if schema}
+    if schemas:
+        record["schema"] = schemas
+    if masker is not None:
+        masked = masker.record({**record, "headers": [[h["key"], h["value"]] for h in record["headers"]]})
+        record.update(key=masked["key"], value=masked["value"],
+                      headers=[{"key": name, "value": text} for name, text in masked["headers"]])
+    return record
+
+
+def _decoded_rows(spark: SparkSession, records, keep, decode, mask, shape):
+    """(rdd of shape(record, row) for the kept rows, read accumulator, written accumulator): both writers below
+    decode and mask in the executors, counting what they read and kept (Spark applies a result task's
+    accumulator updates once, even if retried)."""
     read_total, written_total = spark.sparkContext.accumulator(0), spark.sparkContext.accumulator(0)
 
-    def lines(rows):
+    def each(rows):
         masker = _masker(mask)
         read = written = 0
         for row in rows:
             read += 1
             if row["keep"]:
                 written += 1
-                yield line(row, masker)
+                yield shape(decoded_record(row, decode, masker), row)
         read_total.add(read)
         written_total.add(written)
 
-    def line(row, masker) -> str:
-        key, key_schema = decode(row["raw_key"], True)
-        value, value_schema = decode(row["raw_value"], False)
-        record = {"topic": row["topic"], "partition": row["partition"], "offset": row["offset"],
-                  "timestamp": row["timestamp"].strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z", "key": key,
-                  "value": value, "headers": [{"key": h["key"], "value": None if h["value"] is None
-                                               else bytes(h["value"]).decode("utf-8", "replace")}
-                                              for h in row["headers"] or []]}
-        schemas = {side: schema for side, schema in (("key", key_schema), ("value", value_schema)) if schema}
-        if schemas:
-            record["schema"] = schemas
-        if masker is not None:
-            masked = masker.record({**record, "headers": [[h["key"], h["value"]] for h in record["headers"]]})
-            record.update(key=masked["key"], value=masked["value"],
-                          headers=[{"key": name, "value": text} for name, text in masked["headers"]])
-        return json.dumps(record, ensure_ascii=False)
-
     keep = F.lit(True) if keep is None else F.coalesce(keep, F.lit(False))
-    records.select("topic", "partition", "offset", "timestamp", "raw_key", "raw_value", "headers",
-                   keep.alias("keep")).rdd.mapPartitions(lines).saveAsTextFile(out)
-    return read_total.value, written_total.value
+    rdd = records.select("topic", "partition", "offset", "timestamp", "raw_key", "raw_value", "headers",
+                         keep.alias("keep")).rdd.mapPartitions(each)
+    return rdd, read_total, written_total
 
 
+def write_decoded_jsonl(spark: SparkSession, records, keep, decode, out: str, mask=None) -> tuple[int, int]:
+    """JSON lines with decoded values as JSON (not strings) and the schema each was read with; returns (read,
+    written). `mask`: (rules, hash key) of masking.mask_rules, applied to each line before it is written."""
+    rdd, read, written = _decoded_rows(spark, records, keep, decode, mask,
+                                       lambda record, _row: json.dumps(record, ensure_ascii=False))
+    rdd.saveAsTextFile(out)
+    return read.value, written.value
+
+
+def _text(value) -> str | None:
+    return value if value is None or isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def write_masked_parquet(spark: SparkSession, records, keep, decode, out: str, mask) -> tuple[int, int]:
+    """Parquet for a reader that masking rules apply to: the same masked records as a JSON-lines replay writes,
+    with key, value and headers as text (decoded values as JSON text), never the raw bytes."""
+    from pyspark.sql.types import (ArrayType, IntegerType, LongType, StringType, StructField, StructType,
+                                   TimestampType)
+
+    schema = StructType([
+        StructField("topic", StringType()), StructField("partition", IntegerType()),
+        StructField("offset", LongType()), StructField("timestamp", TimestampType()),
+        StructField("key", StringType()), StructField("value", StringType()),
+        StructField("headers", ArrayType(StructType([StructField("key", StringType()),
+                                                     StructField("value", StringType())])))])
+
+    def shape(record, row):
+        return (record["topic"], record["partition"], record["offset"], row["timestamp"], _text(record["key"]),
+                _text(record["value"]), [(h["key"], h["value"]) for h in record["headers"]])
+
+    rdd, read, written = _decoded_rows(spark, records, keep, decode, mask, shape)
+    spark.createDataFrame(rdd, schema).write.mode("errorifexists").parquet(out)
+    return read.value, written.value

@@ -171,9 +171,10 @@ def test_start_at_the_range_a_reset_skipped(local_cluster, source, commit, make_
     assert resolved.ranges == {0: (3, 10)} and resolved.planned == 7  # partition 1 skipped nothing
 
 
-def test_a_masked_role_replays_to_masked_files_only(replay_env, operator_actor, source, make_user, client_for):
-    """Masking rules reach replays: the operator they mask for gets JSON-lines files masked by the executors
-    (and no topic, Parquet or filter, which would let the values out); an admin's replay keeps every byte."""
+def test_a_masked_role_replays_to_masked_files_only(replay_env, operator_actor, source, make_user, client_for,
+                                                    spark_session):
+    """Masking rules reach replays: the operator they mask for gets JSON-lines and Parquet files masked by the
+    executors (and no topic or filter, which would let the values out); an admin's replay keeps every byte."""
     from console.errors import PermissionRefused
     from masking.services import mask_rule_create
 
@@ -182,11 +183,10 @@ def test_a_masked_role_replays_to_masked_files_only(replay_env, operator_actor, 
                      action="replace", replacement="[kind]", reason="test")
     mask_rule_create(actor=admin, cluster="local", topic_pattern=source, selector="header", target="trace",
                      action="hide", reason="test")
-    for refused in (dict(sink="topic", sink_topic="anywhere"), dict(sink="parquet"),
-                    dict(filter_expr="partition = 0")):
+    for refused in (dict(sink="topic", sink_topic="anywhere"), dict(filter_expr="partition = 0")):
         with pytest.raises(PermissionRefused, match="Masking rules"):
             _submit(operator_actor, source, **refused)
-    assert AuditEvent.objects.filter(action="replay.run", outcome="refused").count() == 3
+    assert AuditEvent.objects.filter(action="replay.run", outcome="refused").count() == 2
 
     def lines_of(job) -> list[dict]:
         assert job.state == "succeeded", job.error
@@ -195,13 +195,22 @@ def test_a_masked_role_replays_to_masked_files_only(replay_env, operator_actor, 
     masked = lines_of(wait_finished(_submit(operator_actor, source)))
     assert len(masked) == 20 and all(r["value"]["kind"] == "[kind]" and r["headers"] == [] for r in masked)
     assert sorted(r["value"]["n"] for r in masked) == sorted(list(range(10)) * 2)
+    parquet_job = wait_finished(_submit(operator_actor, source, sink="parquet"))
+    assert parquet_job.state == "succeeded" and parquet_job.masking, parquet_job.error
+    rows = spark_session.read.parquet(parquet_job.output_dir).collect()
+    values = [json.loads(r.value) for r in rows]
+    assert len(rows) == 20 and all(v["kind"] == "[kind]" for v in values) and all(r.headers == [] for r in rows)
+    assert sorted(v["n"] for v in values) == sorted(list(range(10)) * 2)
+    files = list(Path(parquet_job.output_dir).glob("*.parquet"))
+    assert files and not any(word in f.read_bytes() for f in files for word in (b'"even"', b'"odd"', b"t0-", b"t1-"))
     admin_job = wait_finished(_submit(admin, source, partitions=[1]))
     whole = lines_of(admin_job)
     assert {r["value"] for r in whole} >= {json.dumps({"n": 1, "kind": "odd"})}
     assert all(r["headers"][0]["value"].startswith("t1-") for r in whole)
     # The admin's unmasked files are not for a masked reader; the files masked for them are.
     viewer = client_for(make_user("mask-viewer", "viewer"))
-    masked_job = ReplayJob.objects.filter(topic=source, state="succeeded").exclude(pk=admin_job.pk).get()
+    masked_job = ReplayJob.objects.filter(topic=source, state="succeeded", sink="jsonl").exclude(
+        pk=admin_job.pk).get()
     assert masked_job.masking and not admin_job.masking
     for job, status in ((admin_job, 403), (masked_job, 200)):
         name = Path(next(Path(job.output_dir).glob("part-*"))).name

@@ -42,8 +42,15 @@ _answered: set[int] = set()  # ids of admins that have answered once: the JVM an
 WARMUP_S = 6.0
 START_TIMEOUT_S = 30.0  # a JVM that has not said its port and token by then is not going to
 # RMI (the JMX reader, ops_jmx.py) otherwise waits minutes on a peer that accepted and never answers.
+# JMX over RMI is Java serialization from whatever answers at a broker's JMX address: a hostile server could send
+# a gadget chain built from the classes on this classpath (Kafka's jars and their dependencies). Only the JDK's own
+# modules that JMX and RMI need are deserialized; anything else is rejected before it is instantiated. py4j and
+# Kafka's Admin client do not use Java serialization.
+SERIAL_FILTER = ("maxdepth=40;maxrefs=100000;maxbytes=67108864;maxarray=10000000;"
+                 "java.base/*;java.management/*;java.management.rmi/*;java.rmi/*;!*")
 JVM_OPTIONS = ("-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Dlog4j2.level=ERROR",
-               "-Dsun.rmi.transport.tcp.responseTimeout=8000", "-Dsun.rmi.transport.tcp.handshakeTimeout=8000")
+               "-Dsun.rmi.transport.tcp.responseTimeout=8000", "-Dsun.rmi.transport.tcp.handshakeTimeout=8000",
+               f"-Djdk.serialFilter={SERIAL_FILTER}")
 # The JVM needs none of the console's environment (its clients get their settings, secrets included, as
 # properties over the bridge), so it gets only what locates Java and sets its locale: a JVM holding SECRET_KEY or
 # DATABASE_URL would hand them to anyone who reaches it.

@@ -50,6 +50,18 @@ class _OpenScan:
         self.used = time.monotonic()
 
 
+# What one scan's consumer may hold fetched ahead of the reader, over all its partitions. With assign() librdkafka
+# applies queued.max.messages.kbytes to each partition's queue, and a reader slower than the fetches (an export
+# writing a file) keeps every queue full: the budget is split between the partitions so that a scan of a topic of
+# many partitions holds no more than one of few (a fetch may still bring one record batch past it).
+PREFETCH_KB = 32 * 1024
+MIN_PARTITION_KB = 64
+
+
+def prefetch_kb(partitions: int) -> int:
+    return max(MIN_PARTITION_KB, PREFETCH_KB // max(1, partitions))
+
+
 _open: OrderedDict[str, _OpenScan] = OrderedDict()
 _open_lock = threading.Lock()
 
@@ -63,11 +75,14 @@ def _consumer_for(connection: ClusterConnection, request: ScanRequest) -> _OpenS
         if scan is None:
             while len(_open) >= KEEP_CONSUMERS:
                 _open.popitem(last=False)[1].consumer.close()
+            per_partition_kb = prefetch_kb(len(request.cursors))
             scan = _OpenScan(Consumer(client_config(connection, **{
                 "group.id": f"console-search-{uuid.uuid4().hex}", "enable.auto.commit": False,
                 "enable.auto.offset.store": False, "enable.partition.eof": True, "auto.offset.reset": "earliest",
                 "isolation.level": request.isolation, "fetch.wait.max.ms": 100,
-                "queued.max.messages.kbytes": 65536, "fetch.max.bytes": 52428800,
+                "queued.max.messages.kbytes": per_partition_kb,
+                "max.partition.fetch.bytes": per_partition_kb * 1024,
+                "fetch.max.bytes": min(52428800, PREFETCH_KB * 1024),
             })))
         scan.used = now
         _open[request.scan_id] = scan  # most recently used last

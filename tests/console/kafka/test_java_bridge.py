@@ -63,6 +63,26 @@ def test_the_jvm_holds_none_of_the_consoles_environment(fresh_bridge):
     assert names <= set(bridge.JVM_ENVIRONMENT)
 
 
+def test_the_jvm_deserialises_only_the_jdks_own_classes(fresh_bridge):
+    """What a JMX agent sends is deserialized: a class from the classpath (a gadget's raw material) is refused."""
+    from py4j.protocol import Py4JJavaError
+
+    jvm = bridge.jvm()
+
+    def round_trip(value):
+        written = jvm.java.io.ByteArrayOutputStream()
+        stream = jvm.java.io.ObjectOutputStream(written)
+        stream.writeObject(value)
+        stream.close()
+        return jvm.java.io.ObjectInputStream(jvm.java.io.ByteArrayInputStream(written.toByteArray())).readObject()
+
+    listed = jvm.java.util.ArrayList()
+    listed.add(jvm.java.lang.Long(7))
+    assert str(round_trip(listed)) == "[7]"
+    with pytest.raises(Py4JJavaError, match="REJECTED"):
+        round_trip(jvm.org.apache.kafka.common.TopicPartition("t", 0))
+
+
 def test_the_bridge_listens_on_loopback_only(fresh_bridge):
     port = bridge.bridge_port()
     listening = []

@@ -17,6 +17,9 @@ MSG_GONE = "does not exist (no members, no committed offsets)"
 MSG_MEMBERS = "has {members} member(s) ({state}): Kafka changes only groups without members"
 MSG_CONSUMES = "its members consume {topic} now: Kafka refuses to delete offsets a group is using"
 MSG_NO_OFFSETS = "has no committed offsets for {topic}"
+MSG_NO_STARTS = "has no start offsets in {topic}"
+MSG_STREAMS_OFFSETS = ("a streams group's offsets are deleted with its own tool (kafka-streams-groups "
+                       "--delete-offsets), not in bulk")
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,7 @@ class GroupChange:
     refused: str = ""
     fingerprint: str = ""  # a reset's: execute refuses a group whose offsets moved since the preview
     before: dict[PartitionRef, int] | None = None  # committed offsets a delete loses
+    kind: str = "consumer"  # the group's type: consumer (classic or consumer protocol), share or streams
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Bulk group pages: pick consumer groups with the groups list's filter, preview every change, confirm with a
+"""Bulk group pages: pick groups of any type with the groups list's filter, preview every change, confirm with a
 typed phrase. Resets need the operator role, deletes the admin role (as on a group's own page)."""
 
 from __future__ import annotations
@@ -22,9 +22,6 @@ from offsets.bulk.services import groups_bulk_execute, groups_bulk_preview
 from offsets.group_table import filter_entries
 from offsets.resets.strategy_input import scope_from, strategy_from
 
-CONSUMER_KINDS = ("classic", "consumer")
-
-
 def _action_args(cluster: str, data: dict) -> dict:
     """The reset's scope and strategy read as the shell reads them (offsets/resets/strategy_input.py)."""
     if data["action"] != RESET:
@@ -41,7 +38,7 @@ def _role_for(action: str) -> Role:
 @require_GET
 @role_required(Role.OPERATOR)
 def bulk_groups(request: HtmxHttpRequest, cluster: str):
-    """The consumer groups the filter matches, from the shared groups list (no Kafka call per group)."""
+    """The groups the filter matches, from the shared groups list (no Kafka call per group)."""
     cluster_get(cluster)
     query, state = request.GET.get("q", "").strip(), request.GET.get("state", "")
     context = {"cluster": cluster, "q": query, "state": state, "form": GroupBulkForm(), "limit": max_objects()}
@@ -49,7 +46,7 @@ def bulk_groups(request: HtmxHttpRequest, cluster: str):
     if snapshot is None:
         context["building"] = True
     elif query or state:
-        rows = [r for r in filter_entries(snapshot.rows, query=query, state=state) if r.kind in CONSUMER_KINDS]
+        rows = filter_entries(snapshot.rows, query=query, state=state)
         context.update(rows=rows[:max_objects()], matched=len(rows))
     template = "bulk/groups.html#selection" if request.htmx else "bulk/groups.html"
     return render(request, template, context)

@@ -1,4 +1,4 @@
-"""Bulk consumer group actions from the shell: delete | delete-offsets | reset on the groups a filter (or --group)
+"""Bulk group actions (consumer, share and streams groups) from the shell: delete | delete-offsets | reset on the groups a filter (or --group)
 picks. Without --yes, the preview of every group's change (a dry run); with --yes, that change, audited per
 group and as a batch. Resets go through the single-group reset service, with its refusals."""
 
@@ -12,16 +12,16 @@ from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
 from offsets.bulk.planning import RESET
 from offsets.bulk.services import groups_bulk_execute, groups_bulk_preview
-from offsets.selectors import group_listings
+from offsets.selectors import groups_of_every_type
 from offsets.resets.strategy_input import scope_from, strategy_from
 
 MSG_SELECT = "Choose groups with --search (and --state) or --group."
-MSG_NONE_MATCH = "No consumer group of cluster '{cluster}' matches --search {search!r}{state}: nothing to do."
+MSG_NONE_MATCH = "No group of cluster '{cluster}' matches --search {search!r}{state}: nothing to do."
 STRATEGY_FLAGS = ("to-earliest", "to-latest", "to-current", "to-offset", "shift-by", "to-datetime", "by-duration")
 
 
 class Command(ActorCommand):
-    help = "Bulk consumer group actions: delete | delete-offsets | reset (dry run unless --yes)"
+    help = "Bulk group actions on groups of any type: delete | delete-offsets | reset (dry run unless --yes)"
 
     def add_arguments(self, parser):
         sub = self.add_subcommands(parser, dest="action")
@@ -60,7 +60,7 @@ class Command(ActorCommand):
         names = list(options["group"])
         if options["search"] or options["state"]:
             needle = options["search"].lower()
-            names += [g.group_id for g in group_listings(cluster) if needle in g.group_id.lower()
+            names += [g.group_id for g in groups_of_every_type(cluster)[0] if needle in g.group_id.lower()
                       and (not options["state"] or g.state == options["state"])]
         if not names:
             if options["search"] or options["state"]:
@@ -90,11 +90,11 @@ class Command(ActorCommand):
     def _preview(self, plan, options) -> None:
         if options["format"] == "json":
             self.stdout.write(json.dumps({"action": plan.action, "phrase": plan.phrase, "changes": [
-                {"group": c.group, "state": c.state, "members": c.members, "change": c.summary,
+                {"group": c.group, "type": c.kind, "state": c.state, "members": c.members, "change": c.summary,
                  "left_alone": c.refused} for c in plan.changes]}, indent=2))
             return
         for c in plan.changes:
             left_alone = f"\tLEFT ALONE: {c.refused}" if c.refused else ""
-            self.stdout.write(f"{c.group}\t{c.state}\t{c.summary}{left_alone}")
+            self.stdout.write(f"{c.group}\t{c.kind}\t{c.state}\t{c.summary}{left_alone}")
         self.stdout.write(f"Dry run: nothing changed. {len(plan.to_change)} group(s) would change, "
                           f"{len(plan.left_alone)} left alone; add --yes (with --actor and --reason) to do it.")

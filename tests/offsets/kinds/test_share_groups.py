@@ -124,7 +124,8 @@ def test_dry_run_matches_kafka_share_groups(unchanged_share_group, kafka_node, f
     assert {(row.ref.topic, row.ref.partition): row.target for row in plan.rows} == kafka
 
 
-def test_reset_refused_while_consuming_then_done_audited_and_reverted(share_group, kafka_node, operator):
+def test_reset_refused_while_consuming_then_done_audited_and_reverted(share_group, kafka_node, operator, commit,
+                                                                     make_user):
     topic, group = share_group
     actor = Actor(user=operator, source="web")
     before = {p.ref: p.start_offset for p in share_group_detail("local", group).partitions}
@@ -161,6 +162,32 @@ def test_reset_refused_while_consuming_then_done_audited_and_reverted(share_grou
     event = AuditEvent.objects.filter(action="share-group.offsets.reset", outcome="success").last()
     group_offsets_revert(actor=actor, cluster="local", seq=event.seq, reason="undo", confirm=group)
     assert {p.ref: p.start_offset for p in share_group_detail("local", group).partitions} == before
+
+    # In bulk beside a consumer group: each follows its own tool, and both are deleted in one batch.
+    from offsets.bulk.planning import DELETE, RESET
+    from offsets.bulk.services import groups_bulk_execute, groups_bulk_preview
+
+    consumer = f"bulk-beside-{uuid.uuid4().hex[:6]}"
+    commit(consumer, {(topic, 0): 7, (topic, 1): 9})
+    names = [group, consumer]
+    plan = groups_bulk_preview(cluster="local", action=RESET, names=names, scope=ALL_TOPICS, strategy=ToEarliest())
+    assert [(c.group, c.kind, c.refused) for c in plan.changes] == [(group, "share", ""), (consumer, "consumer", "")]
+    outcome = groups_bulk_execute(actor=actor, cluster="local", action=RESET, names=names, confirm=plan.phrase,
+                                  reason="bulk replay", scope=ALL_TOPICS, strategy=ToEarliest(),
+                                  fingerprints={c.group: c.fingerprint for c in plan.changes})
+    assert sorted(outcome.done) == sorted(names) and not outcome.failed
+    assert {p.start_offset for p in share_group_detail("local", group).partitions} == {0}
+    assert set(cluster_admin("local").group_offsets([consumer])[consumer].values()) == {0}
+    resets = AuditEvent.objects.filter(reason="bulk replay", outcome="success")
+    assert {(e.action, e.target) for e in resets} >= {("share-group.offsets.reset", f"group:{group}"),
+                                                      ("group.offsets.reset", f"group:{consumer}")}
+    admin_actor = Actor(user=make_user("bulk-admin", "admin"), source="web")
+    gone = groups_bulk_preview(cluster="local", action=DELETE, names=names)
+    groups_bulk_execute(actor=admin_actor, cluster="local", action=DELETE, names=names, confirm=gone.phrase,
+                        reason="retired")
+    assert not {group, consumer} & {g.group_id for g in groups_of_every_type("local")[0]}
+    assert AuditEvent.objects.filter(action="share-group.delete", outcome="success", target=f"group:{group}").exists()
+    assert AuditEvent.objects.filter(action="group.bulk.delete", reason="retired").exists()
 
 
 def test_pages_and_shell_show_share_groups(unchanged_share_group, client_for, viewer, operator, kafka_node):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 
-from console.clusters.client_settings import SettingRefused, check_secret_env_name, check_secret_value
+from console.clusters.client_settings import SettingRefused, check_cert_file, check_secret_env_name, check_secret_value
 from console.errors import ConsoleError
 from console.kafka.types import JmxEndpoint
 from console.kafka.types.metrics import JMX_HOST
@@ -82,7 +82,17 @@ def check_password_env(env_name: str) -> None:
             raise ConsoleError(exc.message) from exc
 
 
+def check_ca_file(path: str) -> None:
+    if path:
+        try:
+            check_cert_file("jmx.ca_file", path)
+        except SettingRefused as exc:
+            raise ConsoleError(exc.message) from exc
+
+
 def endpoints(source, cluster: str, brokers: list[tuple[int, str, int]]) -> list[JmxEndpoint]:
     password = jmx_password(cluster, source.username, source.password_env)
-    return [JmxEndpoint(broker, host, port, username=source.username, password=password, tls=source.tls)
+    check_ca_file(source.ca_file)  # again: the folders allowed may have changed since it was set
+    return [JmxEndpoint(broker, host, port, username=source.username, password=password, tls=source.tls,
+                        ca_file=source.ca_file if source.tls else "")
             for broker, (host, port) in sorted(jmx_addresses(source.jmx, brokers).items())]

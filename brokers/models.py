@@ -21,6 +21,9 @@ class MetricsSource(models.Model):
     username = models.CharField(max_length=100, blank=True)
     password_env = models.CharField(max_length=200, blank=True)
     tls = models.BooleanField(default=False)
+    # With tls: a PEM file of the CA the agents' certificates are checked against (besides Java's own), inside
+    # CONSOLE_CLUSTER_CERT_DIRS as a cluster's files are.
+    ca_file = models.CharField(max_length=500, blank=True)
     enabled = models.BooleanField(default=True)
     updated_by = models.CharField(max_length=150, blank=True)
     updated_at = models.DateTimeField(null=True)

@@ -12,6 +12,11 @@ class Migration(migrations.Migration):
     operations = [
         migrations.AddField(
             model_name='metricssource',
+            name='ca_file',
+            field=models.CharField(blank=True, max_length=500),
+        ),
+        migrations.AddField(
+            model_name='metricssource',
             name='prometheus_url',
             field=models.CharField(blank=True, max_length=300),
         ),

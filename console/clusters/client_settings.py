@@ -166,6 +166,11 @@ CONSOLE_OWN_ENV = frozenset({
 CONSOLE_OWN_ENV_PREFIXES = ("CELERY_", "DJANGO_", "OIDC_", "AWS_", "AXES_")
 
 
+def check_cert_file(key: str, value: str) -> None:
+    """A certificate file another setting names (a JMX agent's CA): under the same rule as a cluster's files."""
+    _file(key, value)
+
+
 def cert_dirs() -> list[str]:
     return [str(d) for d in settings.CONSOLE_CLUSTER_CERT_DIRS if str(d)]
 

@@ -128,6 +128,11 @@ def test_the_source_is_checked_audited_and_for_admins_only(local_cluster, admin,
     with pytest.raises(CommandError, match="not one meant for cluster secrets"):
         _shell("source", "--cluster", "local", "--jmx", "+10000", "--username", "monitor", "--password-env",
                "HOME", "--actor", admin.username)
+    with pytest.raises(CommandError, match="outside the folders"):
+        _shell("source", "--cluster", "local", "--jmx", ":9999", "--tls", "--ca-file", "/etc/ssl/private/ca.pem",
+               "--actor", admin.username)
+    with pytest.raises(CommandError, match="for JMX agents over TLS"):
+        _shell("source", "--cluster", "local", "--jmx", ":9999", "--ca-file", "/tmp/ca.pem", "--actor", admin.username)
     with pytest.raises(CommandError):
         _shell("source", "--cluster", "local", "--jmx", "+10000", "--actor", viewer.username)
     assert not AuditEvent.objects.filter(action="brokers.metrics_source.set").exists()

@@ -61,6 +61,8 @@ class Command(ActorCommand):
         source.add_argument("--password-env", default="",
                             help="the environment variable holding its password (CONSOLE_SECRET_... as for clusters)")
         source.add_argument("--tls", action="store_true", help="the agent and its registry use TLS")
+        source.add_argument("--ca-file", default="", help="with --tls: a PEM file of the CA the agents' certificates "
+                                                          "are checked against, inside CONSOLE_CLUSTER_CERT_DIRS")
         source.add_argument("--disable", action="store_true", help="stop sampling this cluster")
         self.add_actor_arguments(source, required=True)
 
@@ -82,7 +84,8 @@ class Command(ActorCommand):
                                     jmx=options["exporters"] if prometheus else options["jmx"],
                                     kind="prometheus" if prometheus else "jmx", prometheus_url=options["prometheus"],
                                     username=options["username"], password_env=options["password_env"],
-                                    tls=options["tls"], enabled=not options["disable"], reason=reason)
+                                    tls=options["tls"], ca_file=options["ca_file"], enabled=not options["disable"],
+                                    reason=reason)
         where = (f"Prometheus {source.prometheus_url} (exporters {source.jmx})" if prometheus
                  else f"JMX {source.jmx}")
         self.stdout.write(f"Cluster {source.cluster}: broker metrics from {where}"

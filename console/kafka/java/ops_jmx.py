@@ -31,7 +31,50 @@ _waiting: set[tuple] = set()  # agents whose last read has not come back yet
 
 def _key(endpoint: JmxEndpoint) -> tuple:
     # The bridge's pid: connections made in a JVM that has since been replaced are not reused.
-    return endpoint.url, endpoint.username, endpoint.password, endpoint.tls, bridge.bridge_pid()
+    return endpoint.url, endpoint.username, endpoint.password, endpoint.tls, endpoint.ca_file, bridge.bridge_pid()
+
+
+# Java's RMI over TLS (SslRMIClientSocketFactory) takes the JVM's default SSL socket factory at its first connection
+# and keeps it: the CA files agents are checked against must be in the default context before then. A CA asked for
+# after that needs a new JVM, which the read then starts (the cluster's Java Admin calls in flight are told so).
+_trust_lock = threading.Lock()
+_trust = {"pid": None, "files": frozenset(), "tls_pid": None}
+
+
+def _trust_ca(ca_file: str) -> None:
+    with _trust_lock:
+        pid = bridge.bridge_pid()
+        if pid == _trust["pid"] and ca_file in _trust["files"]:
+            return
+        if pid is not None and pid == _trust["tls_pid"]:
+            forget_jmx_connections()
+            bridge.bridge_stop()
+        jvm = bridge.jvm()
+        pid = bridge.bridge_pid()
+        files = (_trust["files"] if pid == _trust["pid"] else frozenset()) | {ca_file}
+        store = jvm.java.security.KeyStore.getInstance(jvm.java.security.KeyStore.getDefaultType())
+        store.load(None, None)
+        factories = jvm.javax.net.ssl.TrustManagerFactory
+        java_own = factories.getInstance(factories.getDefaultAlgorithm())
+        java_own.init(None)  # Java's own CA certificates stay trusted
+        for manager in java_own.getTrustManagers():
+            for i, issuer in enumerate(manager.getAcceptedIssuers()):
+                store.setCertificateEntry(f"java-{i}", issuer)
+        certificates = jvm.java.security.cert.CertificateFactory.getInstance("X.509")
+        for n, path in enumerate(sorted(files)):
+            stream = jvm.java.io.FileInputStream(path)
+            try:
+                found = jvm.java.util.ArrayList(certificates.generateCertificates(stream))
+            finally:
+                stream.close()
+            for i in range(found.size()):
+                store.setCertificateEntry(f"ca-{n}-{i}", found.get(i))
+        trusting = factories.getInstance(factories.getDefaultAlgorithm())
+        trusting.init(store)
+        context = jvm.javax.net.ssl.SSLContext.getInstance("TLS")
+        context.init(None, trusting.getTrustManagers(), None)
+        jvm.javax.net.ssl.SSLContext.setDefault(context)
+        _trust.update(pid=pid, files=files)
 
 
 def check_endpoint(endpoint: JmxEndpoint) -> None:
@@ -111,18 +154,29 @@ def _connection(endpoint: JmxEndpoint):
         connector = _connectors.get(_key(endpoint))
     if connector is None:
         jvm = bridge.jvm()
-        environment = jvm.java.util.HashMap()
-        if endpoint.username:
-            credentials = bridge.new_array(jvm.java.lang.String, 2)
-            credentials[0], credentials[1] = endpoint.username, endpoint.password
-            environment.put("jmx.remote.credentials", credentials)
+        environment = _credentials(jvm, endpoint)
         if endpoint.tls:  # the registry and the connector both over TLS, checked against the JVM's trust store
+            if endpoint.ca_file:
+                _trust_ca(endpoint.ca_file)
+                jvm = bridge.jvm()
+                environment = _credentials(jvm, endpoint)
+            with _trust_lock:
+                _trust["tls_pid"] = bridge.bridge_pid()
             environment.put("com.sun.jndi.rmi.factory.socket", jvm.javax.rmi.ssl.SslRMIClientSocketFactory())
         url = jvm.javax.management.remote.JMXServiceURL(endpoint.url)
         connector = jvm.javax.management.remote.JMXConnectorFactory.connect(url, environment)
         with _lock:
             _connectors[_key(endpoint)] = connector
     return connector.getMBeanServerConnection()
+
+
+def _credentials(jvm, endpoint: JmxEndpoint):
+    environment = jvm.java.util.HashMap()
+    if endpoint.username:
+        credentials = bridge.new_array(jvm.java.lang.String, 2)
+        credentials[0], credentials[1] = endpoint.username, endpoint.password
+        environment.put("jmx.remote.credentials", credentials)
+    return environment
 
 
 def _drop(endpoint: JmxEndpoint) -> None:

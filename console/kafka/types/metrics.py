@@ -18,7 +18,9 @@ JMX_REFUSED, JMX_TIMEOUT, JMX_CREDENTIALS, JMX_TLS, JMX_FAILED = "refused", "tim
 
 @dataclass(frozen=True)
 class JmxEndpoint:
-    """One broker's JMX agent. The password arrives resolved from the environment and is never shown."""
+    """One broker's JMX agent. The password arrives resolved from the environment and is never shown. With `tls`,
+    the agent's certificate is checked against Java's CA certificates and `ca_file` (a PEM file, checked against
+    CONSOLE_CLUSTER_CERT_DIRS before it gets here)."""
 
     broker: int
     host: str
@@ -26,6 +28,7 @@ class JmxEndpoint:
     username: str = ""
     password: str = field(default="", repr=False)
     tls: bool = False
+    ca_file: str = ""
 
     @property
     def url(self) -> str:

@@ -13,7 +13,7 @@ from console.devstack.kafka import free_port
 from console.kafka.admin import KafkaAdmin
 from console.kafka.errors import InvalidRequest
 from console.kafka.broker_mbeans import BROKER_MBEANS
-from console.kafka.types import (JMX_CREDENTIALS, JMX_REFUSED, JMX_TIMEOUT, ClusterConnection, JmxEndpoint)
+from console.kafka.types import (JMX_CREDENTIALS, JMX_REFUSED, JMX_TIMEOUT, JMX_TLS, ClusterConnection, JmxEndpoint)
 from tests.fixtures.secured_kafka import JMX_PASSWORD_ENV
 
 pytestmark = [pytest.mark.kafka, pytest.mark.parity]
@@ -104,13 +104,25 @@ def test_hostile_addresses_never_reach_the_jvm(kafka_node):
             _admin(kafka_node).read_jmx([JmxEndpoint(1, host, 9999)])
 
 
-def test_a_password_protected_agent_takes_the_right_password_only(secured_kafka):
+def test_a_tls_agent_with_a_password_takes_its_ca_and_the_right_password_only(secured_kafka):
+    from console.kafka.java import bridge
+
+    bridge.bridge_stop()  # a JVM of this test's own: no earlier test's trust in it
     admin = _admin(secured_kafka)
-    port = secured_kafka.jmx_port
-    right = JmxEndpoint(1, "127.0.0.1", port, username="monitor", password=os.environ[JMX_PASSWORD_ENV])
-    wrong = JmxEndpoint(1, "127.0.0.1", port, username="monitor", password=uuid.uuid4().hex)
-    anonymous = JmxEndpoint(1, "127.0.0.1", port)
-    ok, refused, none = admin.read_jmx([right, wrong, anonymous])
-    assert ok.ok and ok.gauges["under_replicated"] == 0
-    assert refused.error_kind == JMX_CREDENTIALS and none.error_kind == JMX_CREDENTIALS
+    port, ca = secured_kafka.jmx_port, str(secured_kafka.security.tls.ca)
+    password = os.environ[JMX_PASSWORD_ENV]
+    # Java's own CA certificates do not know the session's CA: the handshake fails, and says so.
+    untrusted = admin.read_jmx([JmxEndpoint(1, "127.0.0.1", port, username="monitor", password=password,
+                                            tls=True)])[0]
+    assert untrusted.error_kind == JMX_TLS and "TLS handshake" in untrusted.error
+    # The CA asked for after a TLS connection was made: the reader starts a JVM that trusts it.
+    right = JmxEndpoint(1, "127.0.0.1", port, username="monitor", password=password, tls=True, ca_file=ca)
+    ok = admin.read_jmx([right])[0]
+    assert ok.ok and ok.gauges["under_replicated"] == 0, ok.error
+    wrong = JmxEndpoint(1, "127.0.0.1", port, username="monitor", password=uuid.uuid4().hex, tls=True, ca_file=ca)
+    anonymous = JmxEndpoint(1, "127.0.0.1", port, tls=True, ca_file=ca)
+    plain = JmxEndpoint(1, "127.0.0.1", port, username="monitor", password=password)
+    again, refused, none, cleartext = admin.read_jmx([right, wrong, anonymous, plain])
+    assert again.ok and refused.error_kind == JMX_CREDENTIALS and none.error_kind == JMX_CREDENTIALS
+    assert cleartext.error and not cleartext.ok
     assert wrong.password not in refused.error and wrong.password not in repr(wrong)

@@ -67,27 +67,26 @@ def jmx_password(cluster: str, username: str, env_name: str) -> str:
     value = os.environ.get(env_name)
     if value is None:
         raise ConsoleError(MSG_NO_PASSWORD.format(cluster=cluster, env=env_name))
+    _checked(check_secret_value, "jmx.password", env_name, value)
+    return value
+
+
+def _checked(check, *args) -> None:
+    """A cluster-settings check whose refusal is said as the console's error."""
     try:
-        check_secret_value("jmx.password", env_name, value)
+        check(*args)
     except SettingRefused as exc:
         raise ConsoleError(exc.message) from exc
-    return value
 
 
 def check_password_env(env_name: str) -> None:
     if env_name:
-        try:
-            check_secret_env_name("jmx.password", env_name)
-        except SettingRefused as exc:
-            raise ConsoleError(exc.message) from exc
+        _checked(check_secret_env_name, "jmx.password", env_name)
 
 
 def check_ca_file(path: str) -> None:
     if path:
-        try:
-            check_cert_file("jmx.ca_file", path)
-        except SettingRefused as exc:
-            raise ConsoleError(exc.message) from exc
+        _checked(check_cert_file, "jmx.ca_file", path)
 
 
 def endpoints(source, cluster: str, brokers: list[tuple[int, str, int]]) -> list[JmxEndpoint]:

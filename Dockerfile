@@ -40,11 +40,11 @@ RUN pip install --no-cache-dir /tmp/deps && rm -rf /tmp/deps
 COPY --from=spark-kafka-jars /opt/spark-kafka-jars /opt/spark-kafka-jars
 COPY --from=spark-kafka-jars /opt/kafka-libs /opt/kafka-libs
 
-# The replay directory is created here, owned by app, so a fresh named volume mounted on it
+# The replay and import directories are created here, owned by app, so a fresh named volume mounted on them
 # inherits that ownership.
 RUN groupadd --system app \
  && useradd --system --gid app --create-home --home-dir /home/app app \
- && mkdir -p /var/lib/console/replays \
+ && mkdir -p /var/lib/console/replays /var/lib/console/imports \
  && chown -R app:app /var/lib/console
 
 WORKDIR /app

@@ -105,7 +105,7 @@ def test_bulk_groups_roles_and_command(admin, operator, client_for, commit, topi
                  "--reason", "stale")
     assert "Done: 2 group(s); failed: 0" in capsys.readouterr().out
     assert AuditEvent.objects.filter(action="group.bulk.delete", outcome="success").exists()
-    with pytest.raises(CommandError, match="No consumer group of cluster 'local' matches --search 'no-such-"):
+    with pytest.raises(CommandError, match="No group of cluster 'local' matches --search 'no-such-"):
         call_command("bulk_groups", "delete", "--search", f"no-such-{uuid.uuid4().hex}")
 
 

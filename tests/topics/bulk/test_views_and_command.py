@@ -114,6 +114,6 @@ def test_bulk_group_page_renders_for_operators(operator, viewer, client_for, loc
 
     forget_shared_table(group_table.TABLE)
     page = client_for(operator).get(reverse("bulk-groups:select", args=["local"]), {"q": "x"})
-    assert page.status_code == 200 and "Bulk consumer group actions" in page.content.decode()
+    assert page.status_code == 200 and "Bulk group actions" in page.content.decode()
     assert client_for(viewer).get(reverse("bulk-groups:select", args=["local"])).status_code == 403
     forget_shared_table(group_table.TABLE)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import connections
 
-from console.clusters.selectors import cluster_admin
+from console.clusters.selectors import check_answering, cluster_admin, patient_admin
 from console.kafka.errors import MSG_GROUP_NOT_FOUND, GroupNotFound, KafkaGatewayError
 from console.kafka.types import EARLIEST, LATEST, STABLE, GroupDescription, GroupListing, PartitionRef
 from console.shared_table import Snapshot, connection_version
@@ -177,8 +177,7 @@ def group_snapshot_from_listing(cluster: str, listings: list[GroupListing], prob
 
 def _patient(admin):
     """The same gateway with a rebuild's longer bound on each call (a page's stays KAFKA_REQUEST_TIMEOUT_S)."""
-    return type(admin)(admin.connection, timeout=settings.GROUP_SNAPSHOT_TIMEOUT_S,
-                       unreachable_backoff=admin.unreachable_backoff)
+    return patient_admin(admin, settings.GROUP_SNAPSHOT_TIMEOUT_S)
 
 
 def _build_group_table(admin) -> Snapshot:
@@ -186,6 +185,7 @@ def _build_group_table(admin) -> Snapshot:
     query): a row each. Share and streams groups that could not be listed make the snapshot incomplete, and
     the page says why."""
     taken_at = time.time()
+    check_answering(admin)
     listings, problem = groups_of_every_type_of(admin)
     rows = group_table.entries(listings, group_status_briefs(admin.cluster))
     return Snapshot(rows=rows, taken_at=taken_at, complete=not problem, note=problem)

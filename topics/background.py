@@ -5,15 +5,14 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from console.clusters.selectors import cluster_admin
+from console.clusters import selectors
 
 
 def background_admin(cluster: str):
     """The cluster's gateway for the shared tables' background rebuilds."""
-    return patient_admin(cluster_admin(cluster))
+    return patient_admin(selectors.cluster_admin(cluster))
 
 
 def patient_admin(admin):
     """The same gateway with a rebuild's longer bound on each call (a page's stays KAFKA_REQUEST_TIMEOUT_S)."""
-    return type(admin)(admin.connection, timeout=settings.TOPIC_SNAPSHOT_TIMEOUT_S,
-                       unreachable_backoff=admin.unreachable_backoff)
+    return selectors.patient_admin(admin, settings.TOPIC_SNAPSHOT_TIMEOUT_S)

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from django.conf import settings
 
-from console.clusters.selectors import cluster_admin
+from console.clusters.selectors import check_answering, cluster_admin
 from console.errors import ConsoleError
 from console.shared_table import connection_version
 from console.kafka.errors import KafkaGatewayError, TopicNotFound
@@ -140,6 +140,7 @@ def leader_windows(partitions: list[tuple[PartitionRef, int | None]], size: int)
 def _build_table(admin) -> table.Snapshot:
     """One Metadata request for all topics, then earliest and latest offsets in windows per leader."""
     taken_at = time.time()
+    check_answering(admin)
     topics = admin.list_topics()
     partitions = [(PartitionRef(t.name, p.partition), p.leader) for t in topics for p in t.partitions]
     offsets: dict = {EARLIEST: {}, LATEST: {}}

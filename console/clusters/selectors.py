@@ -63,6 +63,19 @@ def cluster_admin(cluster: Cluster | str) -> KafkaAdmin:
     )
 
 
+def patient_admin(admin, timeout: float):
+    """The same gateway with a longer bound on each call, for the shared tables' rebuilds, whose answers grow with
+    the cluster (a page's calls keep KAFKA_REQUEST_TIMEOUT_S)."""
+    return type(admin)(admin.connection, timeout=timeout, unreachable_backoff=admin.unreachable_backoff)
+
+
+def check_answering(admin) -> None:
+    """ClusterUnavailable within a page's bound when the cluster does not answer one small request (it is down,
+    refuses connections, or is frozen): a rebuild's long bound is for a big cluster's big answers, not for waiting
+    on a cluster that is not there."""
+    patient_admin(admin, settings.KAFKA_REQUEST_TIMEOUT_S).describe_cluster()
+
+
 @dataclass(frozen=True)
 class ClusterHealth:
     name: str

@@ -195,7 +195,7 @@ def test_an_mtls_cluster_comes_back_after_restarts_and_takes_renewed_certificate
     Cluster.objects.update_or_create(name="mtls", defaults=registration)
     assert cluster_admin("mtls").list_groups() is not None
 
-    for _ in range(3):
+    for _ in range(2):
         secured_kafka.stop()
         try:
             with pytest.raises(ClusterUnavailable) as down:

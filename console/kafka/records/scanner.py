@@ -80,9 +80,7 @@ def _consumer_for(connection: ClusterConnection, request: ScanRequest) -> _OpenS
                 "group.id": f"console-search-{uuid.uuid4().hex}", "enable.auto.commit": False,
                 "enable.auto.offset.store": False, "enable.partition.eof": True, "auto.offset.reset": "earliest",
                 "isolation.level": request.isolation, "fetch.wait.max.ms": 100,
-                "queued.max.messages.kbytes": per_partition_kb,
-                "max.partition.fetch.bytes": per_partition_kb * 1024,
-                "fetch.max.bytes": min(52428800, PREFETCH_KB * 1024),
+                "queued.max.messages.kbytes": per_partition_kb, "fetch.max.bytes": PREFETCH_KB * 1024,
             })))
         scan.used = now
         _open[request.scan_id] = scan  # most recently used last

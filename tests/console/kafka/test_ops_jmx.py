@@ -115,14 +115,15 @@ def test_a_tls_agent_with_a_password_takes_its_ca_and_the_right_password_only(se
     untrusted = admin.read_jmx([JmxEndpoint(1, "127.0.0.1", port, username="monitor", password=password,
                                             tls=True)])[0]
     assert untrusted.error_kind == JMX_TLS and "TLS handshake" in untrusted.error
-    # The CA asked for after a TLS connection was made: the reader starts a JVM that trusts it.
+    # The CA asked for after a TLS connection was made: the reader starts a JVM that trusts it (a cold JVM and a
+    # first handshake: more than a sample's 5 s on a busy machine, so this read is given longer).
     right = JmxEndpoint(1, "127.0.0.1", port, username="monitor", password=password, tls=True, ca_file=ca)
-    ok = admin.read_jmx([right])[0]
+    ok = admin.read_jmx([right], timeout=30)[0]
     assert ok.ok and ok.gauges["under_replicated"] == 0, ok.error
     wrong = JmxEndpoint(1, "127.0.0.1", port, username="monitor", password=uuid.uuid4().hex, tls=True, ca_file=ca)
     anonymous = JmxEndpoint(1, "127.0.0.1", port, tls=True, ca_file=ca)
     plain = JmxEndpoint(1, "127.0.0.1", port, username="monitor", password=password)
-    again, refused, none, cleartext = admin.read_jmx([right, wrong, anonymous, plain])
+    again, refused, none, cleartext = admin.read_jmx([right, wrong, anonymous, plain], timeout=15)
     assert again.ok and refused.error_kind == JMX_CREDENTIALS and none.error_kind == JMX_CREDENTIALS
     assert cleartext.error and not cleartext.ok
     assert wrong.password not in refused.error and wrong.password not in repr(wrong)

@@ -152,6 +152,11 @@ def import_job_get(cluster: str, topic: str, job_id: int) -> ImportJob:
     return job
 
 
+def recent_imports(cluster: str, topic: str, count: int = 5) -> list[ImportJob]:
+    """The topic's newest imports started from the page, newest first."""
+    return list(ImportJob.objects.filter(cluster=cluster, topic=topic).order_by("-created_at")[:count])
+
+
 def import_jobs_reap(*, now=None) -> list[int]:
     """Fails running imports whose worker stopped its heartbeat (audited as failures of their import, with the
     count written so far) and queued ones no worker took in time; returns their ids. Run by beat."""

@@ -16,9 +16,8 @@ from console.errors import ConsoleError
 from console.http import HtmxHttpRequest, valid_data
 from records.conf import import_max_bytes
 from records.forms import ImportForm
-from records.import_jobs import import_job_cancel, import_job_get, import_submit
+from records.import_jobs import import_job_cancel, import_job_get, import_submit, recent_imports
 from records.imports import import_preview
-from records.models import ImportJob
 
 MSG_TOO_LARGE = "The file is larger than the {limit} bytes an import accepts (IMPORT_MAX_BYTES); use the shell."
 
@@ -36,7 +35,7 @@ def topic_import(request: HtmxHttpRequest, cluster: str, topic: str):
     cluster_get(cluster)
     form = ImportForm(request.POST or None, request.FILES or None)
     context = {"cluster": cluster, "topic_name": topic, "form": form, "preview": None, "job": None,
-               "recent": ImportJob.objects.filter(cluster=cluster, topic=topic)[:5]}
+               "recent": recent_imports(cluster, topic)}
     if request.method == "POST":
         data = valid_data(form)
         upload = data["file"]

@@ -23,7 +23,7 @@ from offsets.bulk.planning import (
     DELETE, DELETE_OFFSETS, MSG_MEMBERS, MSG_NO_STARTS, MSG_STREAMS_OFFSETS, MSG_UNKNOWN_ACTION, RESET, VERBS,
     GroupBulkPlan, GroupChange, plan_delete, plan_delete_offsets,
 )
-from offsets.kinds import CONSUMER, SHARE, STREAMS
+from offsets.kinds import CONSUMER, KIND_NAMED, SHARE, STREAMS
 from offsets.kinds.base import GroupKind
 from offsets.models import GROUP_ID_MAX_STORED
 from offsets.resets.planning import AllTopics, Strategy, TopicScope, describe_strategy
@@ -49,7 +49,8 @@ def group_kinds(cluster: str, names: list[str]) -> dict[str, GroupKind]:
     wanted = set(names)
     typed = {listing.group_id: listing.group_type for listing in cluster_admin(cluster).list_groups_of_every_type()
              if listing.group_id in wanted}
-    return {name: {SHARE.name: SHARE, STREAMS.name: STREAMS}.get(typed.get(name, ""), CONSUMER) for name in names}
+    # "classic" (and anything unlisted) is a consumer group too.
+    return {name: KIND_NAMED.get(typed.get(name, ""), CONSUMER) for name in names}
 
 
 def _reset_change(cluster: str, group: str, scope, strategy: Strategy, kind: GroupKind) -> GroupChange:
@@ -161,10 +162,9 @@ def groups_bulk_execute(*, actor: Actor, cluster: str, action: str, names: list[
                          else "group.offsets.delete")
     if all(kind == CONSUMER.name for kind in kind_of.values()):
         return _delete(actor, cluster, names, reason, plan)
-    kinds = {CONSUMER.name: CONSUMER, SHARE.name: SHARE, STREAMS.name: STREAMS}
     return _run_each(actor, cluster, action, names, reason, {}, lambda g: (
-        group_delete(actor=actor, cluster=cluster, group=g, confirm=g, reason=reason, kind=kinds[chosen[g]])
-        if g in chosen else _refuse(refused[g])), lambda g: kinds[kind_of[g]].delete_action)
+        group_delete(actor=actor, cluster=cluster, group=g, confirm=g, reason=reason, kind=KIND_NAMED[chosen[g]])
+        if g in chosen else _refuse(refused[g])), lambda g: KIND_NAMED[kind_of[g]].delete_action)
 
 
 class _LeftAlone(ConsoleError):

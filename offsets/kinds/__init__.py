@@ -13,7 +13,8 @@ from offsets.kinds.streams import STREAMS
 
 KINDS: tuple[GroupKind, ...] = (CONSUMER, SHARE, STREAMS)
 # Kinds ListGroups of every type names that the consumer-group calls do not answer for.
-_TYPED = {kind.name: kind for kind in KINDS if kind is not CONSUMER}
+KIND_NAMED: dict[str, GroupKind] = {kind.name: kind for kind in KINDS}
+_TYPED = {name: kind for name, kind in KIND_NAMED.items() if kind is not CONSUMER}
 
 
 def kind_for(cluster: str, group: str) -> GroupKind:
@@ -43,4 +44,4 @@ def kind_of_reset(action: str) -> GroupKind | None:
     return next((kind for kind in KINDS if kind.reset_action == action), None)
 
 
-__all__ = ["CONSUMER", "KINDS", "SHARE", "STREAMS", "GroupKind", "kind_for", "kind_of_reset"]
+__all__ = ["CONSUMER", "KIND_NAMED", "KINDS", "SHARE", "STREAMS", "GroupKind", "kind_for", "kind_of_reset"]

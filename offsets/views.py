@@ -28,7 +28,7 @@ from offsets.resets.scope_options import other_groups, reset_scope_options
 from offsets.resets.totals import plan_totals
 from offsets.forms import ExecuteForm, ResetForm, initial_from_link, strategies_for
 from offsets.history.selectors import group_timeline, recorder_health
-from offsets.kinds import CONSUMER, SHARE, STREAMS, GroupKind, kind_for
+from offsets.kinds import CONSUMER, SHARE, STREAMS, GroupKind, consumer_detail_or_kind, kind_for
 from offsets.group_table import filter_entries
 from offsets.lag.selectors import group_lag_chart, group_statuses, sampler_health
 
@@ -77,13 +77,12 @@ def group_list(request: HtmxHttpRequest, cluster: str):
 @require_GET
 @role_required(Role.VIEWER)
 def group_detail(request: HtmxHttpRequest, cluster: str, group: str):
-    kind = kind_for(cluster, group)
+    kind, detail = consumer_detail_or_kind(cluster, group)
     if kind is not CONSUMER:  # the page of kafka-share-groups' or kafka-streams-groups' --describe
         context = {"cluster": cluster, "group": group, "detail": kind.detail(cluster, group)}
         if kind is STREAMS:  # the share page shows no lag status
             context["lag_status"] = group_statuses(cluster, group=group).get(group)
         return render(request, f"offsets/{kind.name}_detail.html", context)
-    detail = kind.detail(cluster, group)
     status = group_statuses(cluster, group=group).get(group)
     context = {"cluster": cluster, "group": group, "detail": detail, "lag_status": status,
                "partition_status": status.partitions if status else {}}

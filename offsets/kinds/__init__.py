@@ -33,10 +33,34 @@ def kind_for(cluster: str, group: str) -> GroupKind:
         # A streams or share group can make the consumer-group describe fail with "not a consumer group": the
         # typed listing below decides; if that fails too, its error is the one shown.
         pass
+    return _typed_kind(admin, group)
+
+
+def _typed_kind(admin, group: str) -> GroupKind:
     for listing in admin.list_groups_of_every_type():
         if listing.group_id == group and listing.group_type in _TYPED:
             return _TYPED[listing.group_type]
     return CONSUMER
+
+
+def consumer_detail_or_kind(cluster: str, group: str):
+    """(CONSUMER, its page's detail) for a consumer group, else (the group's kind, None). The detail is asked
+    straight away (its describe and offsets side by side) and the typed listing only when that fails, which saves
+    a consumer group's page, the common one, the round trip kind_for's own describe costs."""
+    try:
+        detail = CONSUMER.detail(cluster, group)
+    except ClusterUnavailable:
+        raise
+    except KafkaGatewayError:  # GroupNotFound too: a share group has no consumer-group description or commits
+        kind = _typed_kind(cluster_admin(cluster), group)
+        if kind is CONSUMER:
+            raise  # no other type knows it: the consumer-group answer is the one to show
+        return kind, None
+    if detail.description.state != "Dead":
+        return CONSUMER, detail
+    # "Dead" with commits: a streams group's offsets look like that to the consumer-group calls (as in kind_for).
+    kind = _typed_kind(cluster_admin(cluster), group)
+    return kind, detail if kind is CONSUMER else None
 
 
 def kind_of_reset(action: str) -> GroupKind | None:
@@ -44,4 +68,4 @@ def kind_of_reset(action: str) -> GroupKind | None:
     return next((kind for kind in KINDS if kind.reset_action == action), None)
 
 
-__all__ = ["CONSUMER", "KIND_NAMED", "KINDS", "SHARE", "STREAMS", "GroupKind", "kind_for", "kind_of_reset"]
+__all__ = ["CONSUMER", "KIND_NAMED", "KINDS", "SHARE", "STREAMS", "GroupKind", "consumer_detail_or_kind", "kind_for", "kind_of_reset"]

@@ -11,8 +11,9 @@ from console.errors import ConsoleError
 from console.kafka.errors import ClusterUnavailable, GroupNotFound, KafkaGatewayError
 from console.kafka.types import GroupDescription, GroupListing, PartitionRef
 from offsets import kinds
-from offsets.kinds import CONSUMER, KINDS, SHARE, STREAMS, kind_for, kind_of_reset
+from offsets.kinds import CONSUMER, KINDS, SHARE, STREAMS, consumer_detail_or_kind, kind_for, kind_of_reset
 from offsets.kinds.base import GroupKind
+from offsets.selectors import GroupDetail, PartitionLag
 from offsets.resets.planning import (
     ByDuration, FromFile, FromGroup, ShiftBy, ToCurrent, ToDatetime, ToEarliest, ToLatest, ToOffset, ToRecorded,
 )
@@ -78,6 +79,65 @@ def test_an_unreachable_cluster_is_said_so(admin):
     fake = admin(describe_error=ClusterUnavailable("did not answer"))
     with pytest.raises(ClusterUnavailable):
         kind_for("local", "g")
+    assert fake.typed_calls == 0
+
+
+@pytest.fixture
+def consumer_detail(monkeypatch):
+    """The consumer-group detail answers `answer`, or raises it when it is an exception."""
+    def install(answer):
+        def detail(self, cluster, group):
+            if isinstance(answer, Exception):
+                raise answer
+            return answer
+        monkeypatch.setattr(type(CONSUMER), "detail", detail)
+
+    return install
+
+
+def _detail(state: str):
+    return GroupDetail(description=GroupDescription("g", state, "classic", "", None, ()),
+                       partitions=[PartitionLag(ref=PartitionRef("t", 0), committed=3, log_start=0, log_end=5, owner="")])
+
+
+def test_a_consumer_group_page_gets_its_detail_without_the_typed_listing(admin, consumer_detail):
+    fake = admin(typed=[_listed("g", "share")])
+    detail = _detail("Empty")
+    consumer_detail(detail)
+    assert consumer_detail_or_kind("local", "g") == (CONSUMER, detail) and fake.typed_calls == 0
+
+
+@pytest.mark.parametrize("typed, kind", [([_listed("g", "streams")], STREAMS), ([], CONSUMER)])
+def test_commits_of_a_dead_group_are_checked_against_the_typed_listing(admin, consumer_detail, typed, kind):
+    fake = admin(typed=typed)
+    detail = _detail("Dead")
+    consumer_detail(detail)
+    assert consumer_detail_or_kind("local", "g") == (kind, detail if kind is CONSUMER else None)
+    assert fake.typed_calls == 1
+
+
+@pytest.mark.parametrize("error", [GroupNotFound("gone"), KafkaGatewayError("not a consumer group")])
+@pytest.mark.parametrize("group_type, kind", [("share", SHARE), ("streams", STREAMS)])
+def test_a_failed_consumer_detail_asks_which_type_the_group_is(admin, consumer_detail, error, group_type, kind):
+    admin(typed=[_listed("other", "streams"), _listed("g", group_type)])
+    consumer_detail(error)
+    assert consumer_detail_or_kind("local", "g") == (kind, None)
+
+
+def test_a_name_no_type_knows_gets_the_consumer_group_error(admin, consumer_detail):
+    admin(typed=[_listed("other", "share")])
+    missing = GroupNotFound("Group 'g' does not exist")
+    consumer_detail(missing)
+    with pytest.raises(GroupNotFound) as raised:
+        consumer_detail_or_kind("local", "g")
+    assert raised.value is missing
+
+
+def test_an_unreachable_cluster_is_said_so_by_the_detail_too(admin, consumer_detail):
+    fake = admin()
+    consumer_detail(ClusterUnavailable("did not answer"))
+    with pytest.raises(ClusterUnavailable):
+        consumer_detail_or_kind("local", "g")
     assert fake.typed_calls == 0
 
 

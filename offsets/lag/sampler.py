@@ -26,6 +26,7 @@ from console.clusters.models import Cluster
 from console.errors import ConsoleError
 from console.kafka.errors import KafkaGatewayError
 from console.kafka.types import GroupListing
+from offsets.lag.batch_writer import BatchWriter
 from offsets.lag.observe import Asked, Failed, Finished, Listed, Sweeps
 from offsets.lag.priority import PreviousSample, previous_sample
 from offsets.lag.window_batch import Sample, WindowBatch
@@ -91,10 +92,19 @@ def lag_sample(*, cluster: str, now: datetime | None = None, budget_s: float | N
 
 
 def _store_parts(cluster: str, now: datetime, parts) -> SweepResult:
-    listed: dict[str, GroupListing] = {}
-    listing: Listed | None = None
     size = settings.LAG_STATUS_WINDOW
     last_commits = _trusted_last_commits(cluster, now, size * settings.LAG_SAMPLE_INTERVAL_S)
+    writer = BatchWriter()
+    try:
+        return _stored(cluster, now, parts, writer, last_commits, size)
+    finally:
+        writer.close()
+
+
+def _stored(cluster: str, now: datetime, parts, writer: BatchWriter, last_commits: dict[str, float],
+            size: int) -> SweepResult:
+    listed: dict[str, GroupListing] = {}
+    listing: Listed | None = None
     partitions = 0
     storing_s = 0.0
     for part in parts:
@@ -112,9 +122,11 @@ def _store_parts(cluster: str, now: datetime, parts) -> SweepResult:
             continue
         batch = [listed[g] for g in part.groups if g in listed]
         for start in range(0, len(batch), STORE_BATCH):
-            partitions += _store_batch(cluster, now, batch[start:start + STORE_BATCH], part, last_commits, size)
+            partitions += _store_batch(cluster, now, batch[start:start + STORE_BATCH], part, last_commits, size,
+                                       writer)
         storing_s += time.monotonic() - storing_from
     storing_from = time.monotonic()
+    writer.close()
     _forget_gone_groups(cluster, set(listed))
     skipped = [g for g in finished.skipped if g in listed]
     storing_s += time.monotonic() - storing_from
@@ -144,10 +156,10 @@ def _storable(cluster: str, listings: list[GroupListing]) -> dict[str, GroupList
 
 
 def _store_batch(cluster: str, now: datetime, batch: list[GroupListing], answer: Asked,
-                 last_commits: dict[str, float], size: int) -> int:
-    """Samples (one row per group and topic) and statuses of one batch of groups, in one transaction: only this
-    batch's windows are read and held, and they are extended and judged together (offsets/lag/window_batch.py).
-    Returns the partitions sampled."""
+                 last_commits: dict[str, float], size: int, writer: BatchWriter) -> int:
+    """Samples (one row per group and topic) and statuses of one batch of groups, written in one transaction by
+    `writer`: only this batch's windows are read and held, and they are extended and judged together
+    (offsets/lag/window_batch.py). Returns the partitions sampled."""
     stored = dict(GroupLagStatus.objects.filter(cluster=cluster, group__in=[g.group_id for g in batch])
                   .values_list("group", "window"))
     windows = WindowBatch([stored.get(listing.group_id) for listing in batch], size)
@@ -173,11 +185,15 @@ def _store_batch(cluster: str, now: datetime, batch: list[GroupListing], answer:
                                 [last_commits.get(listing.group_id) for listing in batch], now.timestamp())
     statuses = [(cluster, listing.group_id, verdict.status, verdict.reason, blob, verdict.partitions, totals, now)
                 for listing, verdict, blob, totals in zip(batch, verdicts, windows.blobs(), windows.totals())]
+    writer.write(lambda: _write_batch(rows, statuses))
+    return len(sample.keys)
+
+
+def _write_batch(rows: list[tuple], statuses: list[tuple]) -> None:
     with transaction.atomic():
         insert_rows(LagSample, _SAMPLE_FIELDS, rows, conflict=_SAMPLE_KEY)
         insert_rows(GroupLagStatus, _STATUS_FIELDS, statuses, conflict=("cluster", "group"),
                     update=_STATUS_FIELDS[2:])
-    return len(sample.keys)
 
 
 def _forget_gone_groups(cluster: str, listed: set[str]) -> None:

@@ -19,8 +19,12 @@ STATUS_FIELDS = ("cluster", "group", "status", "reason", "window", "partition_st
 SAMPLE_FIELDS = ("cluster", "group", "topic", "step", "time", "lag", "lag_max", "committed", "end", "partitions")
 
 
+# JSON text that COPY's text form escapes (tab, newline, backslash) and that JSON itself escapes (quotes, Unicode).
+ODD_KEY = "t-0\t\\ \n \"é\u2028"
+
+
 def statuses(n: int, status: str) -> list[tuple]:
-    return [("bulk", f"g/{i} ‹é› \"'%", status, f"why {i}", bytes([i % 256, 0, 255]), {"t-0": status},
+    return [("bulk", f"g/{i} ‹é› \"'%", status, f"why {i}", bytes([i % 256, 0, 255]), {ODD_KEY: status},
              [i, None], AT) for i in range(n)]
 
 
@@ -40,6 +44,13 @@ def test_rows_go_in_and_a_conflict_updates_what_it_is_told_to(rows):
     assert len(stored) == rows
     one = stored[f"g/{rows - 1} ‹é› \"'%"]
     assert (one.status, one.reason, bytes(one.window), one.partition_status, one.totals, one.sampled_at) == (
-        "ERR", f"why {rows - 1}", bytes([(rows - 1) % 256, 0, 255]), {"t-0": "ERR"}, [rows - 1, None], AT)
+        "ERR", f"why {rows - 1}", bytes([(rows - 1) % 256, 0, 255]), {ODD_KEY: "ERR"}, [rows - 1, None], AT)
     lags = sorted(LagSample.objects.filter(cluster="bulk").values_list("lag", flat=True))
     assert lags == list(range(rows))  # the second insert hit every key and changed nothing
+
+
+def test_a_row_of_the_wrong_width_is_refused_before_anything_is_written():
+    with pytest.raises(ValueError), transaction.atomic():
+        insert_rows(LagSample, SAMPLE_FIELDS, [("bulk", "g", "t", 0, AT, 1, 1, 1, 2)],
+                    conflict=("cluster", "group", "topic", "step", "time"))
+    assert not LagSample.objects.filter(cluster="bulk").exists()

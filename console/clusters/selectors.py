@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.conf import settings
 
@@ -14,7 +14,7 @@ from console.errors import ConsoleError, NotFound
 from console.kafka.admin import KafkaAdmin
 from console.kafka.isolated import IsolatedKafkaAdmin
 from console.kafka.errors import KafkaGatewayError, MSG_MISSING_SECRET
-from console.kafka.types import ClusterConnection, ClusterDescription
+from console.kafka.types import BACKGROUND, ClusterConnection, ClusterDescription
 
 MSG_UNKNOWN_CLUSTER = "There is no cluster named '{name}'."
 MSG_REFUSED_SETTING = "Cluster '{cluster}' is not connected: {reason} An admin must edit its registration."
@@ -64,9 +64,16 @@ def cluster_admin(cluster: Cluster | str) -> KafkaAdmin:
 
 
 def patient_admin(admin, timeout: float):
-    """The same gateway with a longer bound on each call, for the shared tables' rebuilds, whose answers grow with
-    the cluster (a page's calls keep KAFKA_REQUEST_TIMEOUT_S)."""
-    return type(admin)(admin.connection, timeout=timeout, unreachable_backoff=admin.unreachable_backoff)
+    """The same gateway in the background lane with a longer bound on each call, for the shared tables' rebuilds,
+    whose answers grow with the cluster (a page's calls keep KAFKA_REQUEST_TIMEOUT_S)."""
+    return type(admin)(replace(admin.connection, lane=BACKGROUND), timeout=timeout,
+                       unreachable_backoff=admin.unreachable_backoff)
+
+
+def background_lane(admin):
+    """The same gateway, bound included, through the cluster's background clients (ClusterConnection.lane): for
+    work no page waits on, whose big requests must not hold up the pages' small ones."""
+    return patient_admin(admin, admin.timeout)
 
 
 def check_answering(admin) -> None:

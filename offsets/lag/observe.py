@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from operator import attrgetter
 
-from console.clusters.selectors import cluster_admin
+from console.clusters.selectors import background_lane, cluster_admin
 from console.errors import ConsoleError
 from console.kafka.admin import KafkaAdmin
 from console.kafka.errors import KafkaGatewayError
@@ -189,7 +189,8 @@ class Sweeps:
         self._pool = ThreadPoolExecutor(max_workers=max(1, min(MAX_PARALLEL_CLUSTERS, len(names))))
         for name in names:
             try:
-                admin = cluster_admin(name)  # reads the registration: here, not in the thread
+                # Reads the registration here, not in the thread; the background clients: no page waits on these.
+                admin = background_lane(cluster_admin(name))
             except ConsoleError as exc:  # e.g. a secret's environment variable is not set
                 self._queues[name].put(Failed(exc, 0.0))
                 continue

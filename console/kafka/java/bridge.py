@@ -213,8 +213,8 @@ def _py4j_jar() -> str:
 
 
 def java_admin(connection: ClusterConnection, timeout: float):
-    """The cluster's Java Admin, created once per connection settings."""
-    key = (connection.bootstrap_servers, tuple(sorted(connection.config.items())), timeout)
+    """The cluster's Java Admin, created once per connection settings, bound and lane."""
+    key = (connection.bootstrap_servers, tuple(sorted(connection.config.items())), timeout, connection.lane)
     admin = _admins.get(key)
     if admin is None:
         gateway = jvm()

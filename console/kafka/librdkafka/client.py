@@ -54,7 +54,7 @@ def _error_callback(cluster: str):
 
 
 def admin_client(connection: ClusterConnection) -> AdminClient:
-    key = (connection.name, connection.bootstrap_servers, tuple(sorted(connection.config.items())))
+    key = (connection.name, connection.bootstrap_servers, tuple(sorted(connection.config.items())), connection.lane)
     with _admins_lock:
         admin = _admins.get(key)
         if admin is None:
@@ -66,7 +66,8 @@ def admin_client(connection: ClusterConnection) -> AdminClient:
 def lookup_consumer(connection: ClusterConnection, isolation: str) -> Consumer:
     """A consumer that only looks offsets up (librdkafka/offset_lookup.py), one per cluster and isolation level.
     It never subscribes, joins its group or commits: librdkafka only wants a group id to make a consumer."""
-    key = (connection.name, connection.bootstrap_servers, tuple(sorted(connection.config.items())), isolation)
+    key = (connection.name, connection.bootstrap_servers, tuple(sorted(connection.config.items())), isolation,
+           connection.lane)
     with _admins_lock:
         consumer = _lookup_consumers.get(key)
         if consumer is None:

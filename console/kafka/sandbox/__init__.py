@@ -21,6 +21,7 @@ import threading
 import time
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import replace
 from itertools import count
 
 from console.kafka.errors import ClusterUnavailable
@@ -111,7 +112,8 @@ class ClientProcess:
     def alive(self) -> bool:
         return not self._closed
 
-    def call(self, method: str, args: tuple, kwargs: dict, *, timeout: float, backoff: float, wait_s: float):
+    def call(self, method: str, args: tuple, kwargs: dict, *, timeout: float, backoff: float, wait_s: float,
+             lane: str = ""):
         future: Future = Future()
         with self._lock:
             if self._closed:
@@ -120,7 +122,7 @@ class ClientProcess:
             self._pending[request_id] = future
         self.last_used = time.monotonic()
         try:
-            send_message(self.sock, self._send_lock, (request_id, method, args, kwargs, timeout, backoff))
+            send_message(self.sock, self._send_lock, (request_id, method, args, kwargs, timeout, backoff, lane))
         except OSError:
             self._fail_pending()
         try:
@@ -242,7 +244,7 @@ def _child_for(connection: ClusterConnection) -> ClientProcess:
                 return child
         if child is not None:
             child.close(retire=child.key != key)
-        fresh = ClientProcess(connection, key)
+        fresh = ClientProcess(replace(connection, lane=""), key)  # every lane's: each request names its own
         with _children_lock:
             _children[connection.name] = fresh
         return fresh
@@ -271,10 +273,12 @@ def call(connection: ClusterConnection, method: str, args: tuple, kwargs: dict, 
     child = _child_for(connection)
     try:
         try:
-            result = child.call(method, args, kwargs, timeout=timeout, backoff=backoff, wait_s=wait_s)
+            result = child.call(method, args, kwargs, timeout=timeout, backoff=backoff, wait_s=wait_s,
+                                lane=connection.lane)
         except _StoppedIdle:  # it never took the request: a fresh process does, once
             child = _child_for(connection)
-            result = child.call(method, args, kwargs, timeout=timeout, backoff=backoff, wait_s=wait_s)
+            result = child.call(method, args, kwargs, timeout=timeout, backoff=backoff, wait_s=wait_s,
+                                lane=connection.lane)
     except _StoppedIdle:
         raise child._died_error() from None
     except ClusterUnavailable:

@@ -23,12 +23,14 @@ import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 from console.kafka.admin import KafkaAdmin
 from console.kafka.errors import KafkaRequestFailed
 from console.kafka.librdkafka.client import forget_clients
 from console.kafka.librdkafka.mapping import map_exception
 from console.kafka.sandbox.wire import FORGET, IDLE_NOTICE, STOP, read_message, read_messages, send_message
+from console.kafka.types.cluster import BACKGROUND
 
 # Shared by every process of the host: enough for all their request threads at once (8 gunicorn workers x 8
 # threads), so a queue here never outlasts a caller's bounded wait and gets the process killed as stuck.
@@ -127,13 +129,15 @@ class Server:
             sock.close()
 
     def _run(self, sock, send_lock, request_id: int, method: str, args: tuple, kwargs: dict, timeout: float,
-             backoff: float) -> None:
+             backoff: float, lane: str = "") -> None:
         try:
             if method == FORGET:
                 forget_clients()
                 value = None
             else:
-                admin = KafkaAdmin(self.connection, timeout=timeout, unreachable_backoff=backoff)
+                # Only the lanes there are: a peer's word cannot make clients without bound.
+                connection = replace(self.connection, lane=BACKGROUND) if lane == BACKGROUND else self.connection
+                admin = KafkaAdmin(connection, timeout=timeout, unreachable_backoff=backoff)
                 value = getattr(admin, method)(*args, **kwargs)
             answer = (request_id, True, value)
         except BaseException as exc:  # everything goes back to the caller, mapped like an in-process call

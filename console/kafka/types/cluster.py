@@ -19,6 +19,14 @@ class ClusterConnection:
     # confluent-kafka SchemaRegistryClient takes them, e.g. "basic.auth.user.info"), secrets resolved.
     registry_url: str = ""
     registry_config: Mapping[str, str] = field(default_factory=dict)
+    # Which of the cluster's client sets a call goes through: "" for pages and commands, BACKGROUND for the lag
+    # sweep and the shared tables' rebuilds. Each lane has librdkafka clients and a Java Admin of its own, in the
+    # same client process: a broker answers one request of a connection at a time, so a page's small request must
+    # not queue behind a sweep's request for thousands of partitions on a shared connection.
+    lane: str = ""
+
+
+BACKGROUND = "background"
 
 
 class GatewayFace:

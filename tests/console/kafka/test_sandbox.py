@@ -24,7 +24,7 @@ from console.kafka.isolated import IsolatedKafkaAdmin
 from console.kafka.sandbox import sockets
 from console.kafka.sandbox.child import TOKEN_DEADLINE_S
 from console.kafka.sandbox.wire import HEADER, read_message
-from console.kafka.types import ClusterConnection
+from console.kafka.types import BACKGROUND, ClusterConnection
 from console.devstack.paths import PROJECT_DIR
 
 pytestmark = pytest.mark.kafka
@@ -89,6 +89,43 @@ def test_separate_processes_asking_one_cluster_share_one_client_process(kafka_no
     assert not sandbox._pid_gone(pid)  # it outlived the processes that asked first
     # Detached: no child of this process or of the callers (it is in a session of its own).
     assert os.getsid(pid) == pid
+
+
+def _connections_to(pid: int, port: int) -> int:
+    """Established TCP connections of process `pid` to `port` (from /proc: its socket inodes, the kernel's table)."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    found = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] == "01" and int(fields[2].rsplit(":", 1)[1], 16) == port and fields[9] in inodes:
+                found += 1
+    return found
+
+
+def test_the_background_lane_has_clients_of_its_own_in_the_same_client_process(kafka_node):
+    """A sweep's big requests and a page's small ones never share a broker connection (a broker answers one request
+    of a connection at a time), and both lanes still cost one client process."""
+    name = f"lanes-{uuid.uuid4().hex[:8]}"
+    port = int(kafka_node.bootstrap.rsplit(":", 1)[1])
+    page = IsolatedKafkaAdmin(ClusterConnection(name, kafka_node.bootstrap), timeout=5.0)
+    page.describe_cluster()
+    pid = sandbox.child_pids()[name]
+    page.describe_cluster()
+    by_pages = _connections_to(pid, port)
+    background = IsolatedKafkaAdmin(ClusterConnection(name, kafka_node.bootstrap, lane=BACKGROUND), timeout=5.0)
+    assert background.describe_cluster().brokers
+    assert sandbox.child_pids()[name] == pid
+    assert by_pages >= 1 and _connections_to(pid, port) > by_pages  # the background lane's admin client connected
+    page.describe_cluster()
+    assert sandbox.child_pids()[name] == pid
 
 
 def test_a_peer_without_the_token_is_closed_unheard(kafka_node, tmp_path):

@@ -52,7 +52,8 @@ def test_a_sweep_over_hundreds_of_groups_in_small_windows_stores_every_group(loc
     monkeypatch.setattr(sampler, "STORE_BATCH", 37)
     monkeypatch.setattr(ops_offsets, "OFFSETS_WINDOW", 3)
     monkeypatch.setattr(ops_offsets, "OFFSETS_WINDOWS_IN_FLIGHT", 2)
-    librdkafka = client.admin_client(observe.cluster_admin("local").connection)
+    # The sweep's own librdkafka client: the background lane's (ClusterConnection.lane).
+    librdkafka = client.admin_client(observe.background_lane(observe.cluster_admin("local")).connection)
     batches: list[int] = []
     per_group_fetches = 0
     largest_offsets_request = 0

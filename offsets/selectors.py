@@ -56,7 +56,7 @@ def group_rows(cluster: str, listings: Sequence[GroupListing] | None = None) -> 
     ids = [g.group_id for g in listings if g.group_type not in OTHER_TYPES]
     described, committed, ends = {}, {}, {}
     if ids:
-        # Side by side: for a page of 100 groups each takes a good part of the page's time.
+        # Side by side: for a page of 50 groups each takes a good part of the page's time.
         with ThreadPoolExecutor(max_workers=1) as pool:
             describing = pool.submit(admin.describe_groups, ids)
             committed = committed_offsets(admin, ids)

@@ -33,7 +33,7 @@ from offsets.group_table import filter_entries
 from offsets.lag.selectors import group_lag_chart, group_statuses, sampler_health
 
 LAG_STATUSES = ["ERR", "STOP", "BLOCKED", "WARN", "OK"]
-GROUPS_PAGE_SIZE = 100
+GROUPS_PAGE_SIZE = 50  # as the topic list: every row shown is described and its lag asked from Kafka
 MSG_GROUPS_BUILDING = ("The groups list of {cluster} is being built in the background (every group of every "
                        "type); this page fills in by itself when it is ready.")
 MSG_GROUPS_NOT_SHARED = ("Redis did not answer: this list comes from this web process's own snapshot, rebuilt in "

@@ -82,7 +82,9 @@ def test_a_sweep_over_hundreds_of_groups_in_small_windows_stores_every_group(loc
 
     assert result.skipped == 0 and result.groups >= 300 and result.partitions >= 300 * 4 + 150 * 2
     # OffsetFetch: a multi-group request per batch of at most SWEEP_GROUPS_PER_CALL groups, none per group.
-    assert sum(batches) >= result.groups and max(batches) <= 64 and len(batches) >= 300 // 64
+    # Streams groups other tests of the session left on the broker are asked through their own call.
+    streams = sum(1 for g in result.listed.listings if g.group_type == "streams")
+    assert sum(batches) >= result.groups - streams and max(batches) <= 64 and len(batches) >= 300 // 64
     assert per_group_fetches == 0
     assert 0 < largest_offsets_request <= 3
     rows = {(r.group, r.topic): r for r in LagSample.objects.filter(group__startswith=prefix, step=0, time=T1)}

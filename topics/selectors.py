@@ -104,7 +104,7 @@ def topic_detail(cluster: str, name: str) -> TopicDetail:
     # The configs (and, every 30 s, the broker's values behind them) are asked beside the describe and offsets:
     # a topic page is then two round trips long, not four to six.
     with ThreadPoolExecutor(max_workers=1) as pool:
-        configuring = pool.submit(_config_rows, admin, cluster, name)
+        configuring = pool.submit(_config_rows, admin, name)
         topic = admin.describe_topics([name])[name]
         refs = [PartitionRef(name, p.partition) for p in topic.partitions]
         offsets = admin.list_offsets_many(refs, [EARLIEST, LATEST, STABLE])
@@ -152,12 +152,12 @@ def broker_values_invalidate(cluster: str) -> None:
 
 def topic_config_rows(cluster: str, name: str) -> list[ConfigRow]:
     """Each config with its source and the value it would have without a topic override (the broker's)."""
-    return _config_rows(cluster_admin(cluster), cluster, name)
+    return _config_rows(cluster_admin(cluster), name)
 
 
-def _config_rows(admin, cluster: str, name: str) -> list[ConfigRow]:
+def _config_rows(admin, name: str) -> list[ConfigRow]:
     entries = admin.describe_configs(TOPIC, [name])[name]
-    broker_values = _broker_values(cluster, admin)
+    broker_values = _broker_values(admin.cluster, admin)
     rows = []
     for key, entry in sorted(entries.items()):
         inherited = broker_default(key, broker_values)

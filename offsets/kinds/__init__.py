@@ -4,12 +4,17 @@ kafka-streams-groups) through the `GroupKind` that `kind_for` picks."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from console.clusters.selectors import cluster_admin
 from console.kafka.errors import ClusterUnavailable, GroupNotFound, KafkaGatewayError
 from offsets.kinds.base import GroupKind
 from offsets.kinds.consumer import CONSUMER
 from offsets.kinds.share import SHARE
 from offsets.kinds.streams import STREAMS
+
+if TYPE_CHECKING:
+    from offsets.selectors import GroupDetail
 
 KINDS: tuple[GroupKind, ...] = (CONSUMER, SHARE, STREAMS)
 # Kinds ListGroups of every type names that the consumer-group calls do not answer for.
@@ -43,7 +48,7 @@ def _typed_kind(admin, group: str) -> GroupKind:
     return CONSUMER
 
 
-def consumer_detail_or_kind(cluster: str, group: str):
+def consumer_detail_or_kind(cluster: str, group: str) -> tuple[GroupKind, GroupDetail | None]:
     """(CONSUMER, its page's detail) for a consumer group, else (the group's kind, None). The detail is asked
     straight away (its describe and offsets side by side) and the typed listing only when that fails, which saves
     a consumer group's page, the common one, the round trip kind_for's own describe costs."""
@@ -68,4 +73,5 @@ def kind_of_reset(action: str) -> GroupKind | None:
     return next((kind for kind in KINDS if kind.reset_action == action), None)
 
 
-__all__ = ["CONSUMER", "KIND_NAMED", "KINDS", "SHARE", "STREAMS", "GroupKind", "consumer_detail_or_kind", "kind_for", "kind_of_reset"]
+__all__ = ["CONSUMER", "KIND_NAMED", "KINDS", "SHARE", "STREAMS", "GroupKind", "consumer_detail_or_kind", "kind_for",
+           "kind_of_reset"]

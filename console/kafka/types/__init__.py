@@ -4,8 +4,8 @@ names callers pass it. One module per concern; every name is also importable fro
 
 from console.kafka.types.access import (ACL_OPERATIONS, ACL_PATTERN_TYPES, ACL_PERMISSIONS, ACL_RESOURCE_TYPES,
                                         SCRAM_MECHANISMS, AclEntry, AclQuery, ClientQuota, ScramCredential, ScramUser)
-from console.kafka.types.cluster import (BACKGROUND, BrokerInfo, ClusterConnection, ClusterDescription, GatewayFace, QuorumInfo,
-                                         QuorumReplica, Reassignment, RegisteredBroker)
+from console.kafka.types.cluster import (BACKGROUND, BrokerInfo, ClusterConnection, ClusterDescription, GatewayFace,
+                                         QuorumInfo, QuorumReplica, Reassignment, RegisteredBroker)
 from console.kafka.types.groups import (INACTIVE_GROUP_STATES, GroupDescription, GroupListing, MemberInfo,
                                         ShareGroupDescription, ShareMember, SharePartitionOffset,
                                         StreamsGroupDescription, StreamsMember, StreamsSubtopology)
@@ -23,8 +23,8 @@ from console.kafka.types.transactions import ProducerState, TransactionInfo, Tra
 __all__ = [
     "ACL_OPERATIONS", "ACL_PATTERN_TYPES", "ACL_PERMISSIONS", "ACL_RESOURCE_TYPES", "SCRAM_MECHANISMS", "AclEntry",
     "AclQuery", "ClientQuota", "ScramCredential", "ScramUser",
-    "BACKGROUND", "BrokerInfo", "ClusterConnection", "ClusterDescription", "GatewayFace", "QuorumInfo", "QuorumReplica",
-    "Reassignment", "RegisteredBroker",
+    "BACKGROUND", "BrokerInfo", "ClusterConnection", "ClusterDescription", "GatewayFace", "QuorumInfo",
+    "QuorumReplica", "Reassignment", "RegisteredBroker",
     "INACTIVE_GROUP_STATES", "GroupDescription", "GroupListing", "MemberInfo", "ShareGroupDescription", "ShareMember",
     "SharePartitionOffset", "StreamsGroupDescription", "StreamsMember", "StreamsSubtopology",
     "JMX_CREDENTIALS", "JMX_FAILED", "JMX_REFUSED", "JMX_TIMEOUT", "JMX_TLS", "BrokerJmxReading", "JmxEndpoint",

@@ -97,7 +97,8 @@ def consumer_detail(monkeypatch):
 
 def _detail(state: str):
     return GroupDetail(description=GroupDescription("g", state, "classic", "", None, ()),
-                       partitions=[PartitionLag(ref=PartitionRef("t", 0), committed=3, log_start=0, log_end=5, owner="")])
+                       partitions=[PartitionLag(ref=PartitionRef("t", 0), committed=3, log_start=0, log_end=5,
+                                                owner="")])
 
 
 def test_a_consumer_group_page_gets_its_detail_without_the_typed_listing(admin, consumer_detail):

@@ -292,9 +292,6 @@ KAFKA_UNREACHABLE_BACKOFF_S = env.float("KAFKA_UNREACHABLE_BACKOFF_S", default=5
 # folder (0700, with the token every peer must present; a long path is swapped for a short one under /tmp).
 KAFKA_CLIENT_ISOLATION = env.bool("KAFKA_CLIENT_ISOLATION", default=True)
 KAFKA_CLIENT_SOCKET_DIR = env("KAFKA_CLIENT_SOCKET_DIR", default=str(BASE_DIR / ".data" / "kafka-clients"))
-# Background work (lag sweeps, the shared tables' rebuilds, the Celery worker) runs this many nice steps below the
-# pages (console/cpu_priority.py), so pages are served first when the host's cores are busy; 0 runs it alike.
-BACKGROUND_NICE = env.int("CONSOLE_BACKGROUND_NICE", default=10)
 
 # Kafka Connect (connect/): the `local` cluster's worker, registered as `local` on every migrate (empty: left alone).
 # REST calls are bounded (reads, changes: Connect may rebalance or write offsets), 409s retried within that bound,

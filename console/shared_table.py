@@ -32,7 +32,6 @@ from typing import Any
 import redis
 from django.conf import settings
 
-from console.cpu_priority import lower_this_thread
 from console.gc_pause import cycle_collector_paused
 # Snapshot, connection_version and LocalStore are this module's face too.
 from console.shared_table_stores import (  # noqa: F401
@@ -198,7 +197,6 @@ class SharedTable:
             self._last_request[cluster] = time.monotonic()
 
             def run() -> None:
-                lower_this_thread()  # the page that asked for it answers without it, saying the list is being built
                 try:
                     self.refresh(cluster, version, build)
                 except Exception as exc:  # noqa: BLE001 - a background rebuild must never take the process down

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from console.cpu_priority import at_base_priority
 from console.kafka.errors import ClusterUnavailable, KafkaGatewayError, KafkaRequestFailed, NotAuthorized
 from console.kafka.java.config import UntranslatableConfig, java_client_config
 from console.kafka.types import ClusterConnection, GatewayFace, PartitionRef
@@ -133,7 +132,7 @@ def _current() -> _Bridge:
         if _bridge is not None and _bridge.exit_description() is not None:
             _forget_bridge(_bridge)
         if _bridge is None:
-            _bridge = at_base_priority(_launch)  # one JVM serves every lane, pages included
+            _bridge = _launch()
         return _bridge
 
 

@@ -24,7 +24,6 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import replace
 from itertools import count
 
-from console.cpu_priority import at_base_priority
 from console.kafka.errors import ClusterUnavailable
 from console.kafka.java.bridge import WARMUP_S
 from console.kafka.sandbox import sockets
@@ -245,8 +244,7 @@ def _child_for(connection: ClusterConnection) -> ClientProcess:
                 return child
         if child is not None:
             child.close(retire=child.key != key)
-        # Every lane's (each request names its own), so started, and its answers read, at the pages' priority.
-        fresh = at_base_priority(lambda: ClientProcess(replace(connection, lane=""), key))
+        fresh = ClientProcess(replace(connection, lane=""), key)  # every lane's: each request names its own
         with _children_lock:
             _children[connection.name] = fresh
         return fresh

@@ -25,7 +25,6 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
-from console.cpu_priority import lower_this_thread
 from console.kafka.admin import KafkaAdmin
 from console.kafka.errors import KafkaRequestFailed
 from console.kafka.librdkafka.client import forget_clients
@@ -70,10 +69,6 @@ class Server:
         self.peers: dict[socket.socket, threading.Lock] = {}
         self.waiting_for_token = threading.BoundedSemaphore(MAX_UNAUTHENTICATED)
         self.pool = ThreadPoolExecutor(max_workers=MAX_THREADS, thread_name_prefix="kafka-call")
-        # The background lane's calls (and the librdkafka threads of its clients, started from them) run below
-        # the pages' priority (console/cpu_priority.py): decoding a sweep's answers must not hold up a page's.
-        self.background_pool = ThreadPoolExecutor(max_workers=MAX_THREADS, thread_name_prefix="kafka-background",
-                                                  initializer=lower_this_thread)
 
     def serve_forever(self) -> None:
         self.listener.settimeout(max(0.05, min(1.0, self.idle_s / 4)))
@@ -125,8 +120,7 @@ class Server:
                         break
                     self.in_flight += 1
                     self.last_used = time.monotonic()
-                background = len(request) > 6 and request[6] == BACKGROUND
-                (self.background_pool if background else self.pool).submit(self._run, sock, send_lock, *request)
+                self.pool.submit(self._run, sock, send_lock, *request)
         except OSError:
             pass
         finally:

@@ -128,33 +128,6 @@ def test_the_background_lane_has_clients_of_its_own_in_the_same_client_process(k
     assert sandbox.child_pids()[name] == pid
 
 
-def _proc_stat(path: Path) -> tuple[str, int, int]:
-    """(name, parent pid, nice) from a /proc .../stat file."""
-    text = path.read_text()
-    name, rest = text[text.index("(") + 1:text.rindex(")")], text[text.rindex(")") + 2:].split()
-    return name, int(rest[1]), int(rest[16])
-
-
-def test_the_background_lane_runs_below_the_pages_and_leaves_the_shared_jvm_at_theirs(kafka_node, settings):
-    """console/cpu_priority.py in the client process: the background lane's librdkafka threads run
-    BACKGROUND_NICE below the page lane's; the JVM both lanes share, started by a background call, does not."""
-    name = f"nice-{uuid.uuid4().hex[:8]}"
-    background = IsolatedKafkaAdmin(ClusterConnection(name, kafka_node.bootstrap, lane=BACKGROUND), timeout=10.0)
-    background.list_groups_of_every_type()  # a Java call first: the JVM is started from a background thread
-    assert background.describe_cluster().brokers
-    page = IsolatedKafkaAdmin(ClusterConnection(name, kafka_node.bootstrap), timeout=10.0)
-    assert page.describe_cluster().brokers
-    pid = sandbox.child_pids()[name]
-    base = _proc_stat(Path(f"/proc/{pid}/stat"))[2]
-    librdkafka = [_proc_stat(task / "stat") for task in Path(f"/proc/{pid}/task").iterdir()]
-    librdkafka = [nice for thread, _, nice in librdkafka if thread.startswith("rdk:")]
-    lowered = min(19, base + settings.BACKGROUND_NICE)
-    assert base in librdkafka and lowered in librdkafka  # the page lane's clients, and the background lane's
-    assert set(librdkafka) == {base, lowered}
-    jvms = [_proc_stat(stat) for stat in Path("/proc").glob("[0-9]*/stat") if stat.exists()]
-    assert [nice for _, parent, nice in jvms if parent == pid] == [base]  # the JVM, the one process it started
-
-
 def test_a_peer_without_the_token_is_closed_unheard(kafka_node, tmp_path):
     connection = ClusterConnection(f"token-{uuid.uuid4().hex[:8]}", kafka_node.bootstrap)
     admin = IsolatedKafkaAdmin(connection, timeout=5.0)

@@ -11,9 +11,8 @@ from __future__ import annotations
 import logging
 import queue
 import time
-from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from operator import attrgetter
 
@@ -35,11 +34,11 @@ SWEEP_GROUPS_PER_CALL = 2000
 SWEEP_PARTITIONS_PER_CALL = 20000
 # OffsetFetch calls start only within this share of the budget: storing what was fetched needs the rest.
 FETCH_SHARE = 0.6
-# OffsetFetch calls in flight at once, ahead of the batch being looked up: each is mostly a wait on the group
+# OffsetFetch calls running at once, ahead of the batch being looked up: each is mostly a wait on the group
 # coordinators, and once every partition's log end is known a batch costs nothing else.
 FETCHES_AHEAD = 3
-
-
+# Batches fetched (or being fetched) and not yet handed over, at most: what the asking holds in memory at once.
+BATCHES_HELD = 8
 @dataclass(frozen=True)
 class Listed:
     """First of a sweep's parts: every group the cluster listed, of every type (share groups commit no offsets,
@@ -89,11 +88,13 @@ Part = Listed | Asked | Finished | Failed
 def ask(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: float, hand_over) -> None:
     """One ListGroups of every type, then for the groups in sweep_order, SWEEP_GROUPS_PER_CALL at a time until the
     budget's asking share is spent: OffsetFetch, and ListOffsets (latest and last stable) for the partitions not yet
-    known, SWEEP_PARTITIONS_PER_CALL at a time; the next FETCHES_AHEAD batches' OffsetFetch are sent while this one's
-    ListOffsets are.
-    Each batch is handed over as soon as it is complete. The first batch is always asked, so a sweep samples
-    something however short its budget; an error there fails the sweep, an error later ends it with the rest
-    skipped."""
+    known, SWEEP_PARTITIONS_PER_CALL at a time; up to FETCHES_AHEAD later batches' OffsetFetch run while one batch's
+    ListOffsets do.
+    Each batch is handed over as soon as it is complete: the earliest one when its partitions have been looked up,
+    and a later one already fetched as soon as every partition of it is known (groups sharing topics with earlier
+    batches), so storing has work while the first batches' lookups run. The first batch is always asked, so a
+    sweep samples something however short its budget; an error there fails the sweep, an error later ends it with
+    the batches not handed over skipped."""
     started = time.monotonic()
     taken_at = time.time()
     listings, problem = groups_of_every_type_of(admin)
@@ -106,53 +107,73 @@ def ask(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: float,
               listed_s, time.monotonic() - started - listed_s)
     ends: dict[PartitionRef, int] = {}
     stables: dict[PartitionRef, int] = {}
-    skipped: list[str] = []
     stopped_by = ""
     chunks = [order[start:start + SWEEP_GROUPS_PER_CALL] for start in range(0, len(order), SWEEP_GROUPS_PER_CALL)]
 
-    def committed_of(chunk: list[str]) -> tuple[dict[str, dict[PartitionRef, int]], float]:
+    def committed_of(i: int) -> tuple[dict[str, dict[PartitionRef, int]], float] | None:
+        # The budget counts when the call starts, not when it was queued; the first batch is always asked.
+        if i and time.monotonic() - started >= FETCH_SHARE * budget_s:
+            return None
         into: dict[str, dict[PartitionRef, int]] = {}
         fetch_started = time.monotonic()
-        _fetch_committed(admin, chunk, streams_ids, into)
+        _fetch_committed(admin, chunks[i], streams_ids, into)
         return into, time.monotonic() - fetch_started
 
-    # The next chunks' OffsetFetch (Kafka's Java Admin) run while this chunk's log ends are looked up (librdkafka):
-    # two transports, each mostly waiting on the brokers, so a batch costs about the longer of the two.
+    # OffsetFetch (Kafka's Java Admin) of later batches runs while a batch's log ends are looked up (librdkafka):
+    # two transports, each mostly waiting on the brokers.
     ahead = ThreadPoolExecutor(max_workers=FETCHES_AHEAD, thread_name_prefix="sweep-ahead")
-    fetching: deque = deque()  # futures of the chunks after the one being handled, in order
+    held: dict[int, Future] = {}  # batch index -> its OffsetFetch, for the batches not handed over, in order
+    missing: dict[int, set[PartitionRef]] = {}  # fetched batches' partitions whose offsets are not known yet
     submitted = 0
 
-    def fetch_ahead(upto: int) -> None:
+    def top_up() -> None:
         nonlocal submitted
-        # The first batch is always asked, however short the budget.
-        while submitted < min(upto, len(chunks)) and (
-                not submitted or time.monotonic() - started < FETCH_SHARE * budget_s):
-            fetching.append(ahead.submit(committed_of, chunks[submitted]))
+        while submitted < len(chunks) and len(held) < BATCHES_HELD:
+            held[submitted] = ahead.submit(committed_of, submitted)
             submitted += 1
 
+    def hand(i: int, committed: dict[str, dict[PartitionRef, int]]) -> None:
+        del held[i]
+        missing.pop(i, None)
+        hand_over(Asked(chunks[i], committed, ends, stables))
+
+    def hand_over_known() -> None:
+        for i, future in list(held.items()):
+            if not future.done() or future.exception() is not None or future.result() is None:
+                continue
+            committed = future.result()[0]
+            if i not in missing:
+                missing[i] = {ref for offsets in committed.values() for ref in offsets}
+            missing[i] = missing[i] - ends.keys()
+            if not missing[i]:
+                hand(i, committed)
+
     try:
-        fetch_ahead(1 + FETCHES_AHEAD)
-        for i, chunk in enumerate(chunks):
-            if not fetching:  # the budget's asking share was spent before this chunk's OffsetFetch could start
-                skipped = order[i * SWEEP_GROUPS_PER_CALL:]
-                break
+        top_up()
+        while held:
+            i, future = next(iter(held.items()))  # the earliest batch not handed over
             try:
-                committed, fetch_s = fetching.popleft().result()
-                fetch_ahead(i + 1 + FETCHES_AHEAD)
+                answer = future.result()
+                if answer is None:  # the budget's asking share was spent before its OffsetFetch could start
+                    break
+                committed, fetch_s = answer
                 refs = {ref for offsets in committed.values() for ref in offsets}
                 ends_started = time.monotonic()
                 new_refs = sorted(refs - ends.keys(), key=_topic_then_partition)
                 _fetch_ends(admin, new_refs, ends, stables)
                 log.debug("Lag sweep of %s: offsets of %d groups in %.2f s, end offsets of %d partitions in %.2f s",
-                          admin.cluster, len(chunk), fetch_s, len(new_refs), time.monotonic() - ends_started)
+                          admin.cluster, len(chunks[i]), fetch_s, len(new_refs), time.monotonic() - ends_started)
             except KafkaGatewayError as exc:
                 if not i:
                     raise
-                skipped, stopped_by = order[i * SWEEP_GROUPS_PER_CALL:], exc.message
+                stopped_by = exc.message
                 break
-            hand_over(Asked(chunk, committed, ends, stables))
+            hand(i, committed)
+            hand_over_known()
+            top_up()
     finally:  # when asking ends early, the batches being fetched ahead are not waited for
         ahead.shutdown(wait=False, cancel_futures=True)
+    skipped = [g for i in [*held, *range(submitted, len(chunks))] for g in chunks[i]]
     if skipped:
         log.warning("Lag sweep of %s: %d of %d groups not asked (%s)", admin.cluster, len(skipped), len(order),
                     stopped_by or f"budget of {budget_s:g} s spent")

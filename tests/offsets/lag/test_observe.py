@@ -69,3 +69,61 @@ def test_a_spent_budget_asks_the_first_batch_and_skips_the_rest(monkeypatch):
     asked = [g for p in parts if isinstance(p, Asked) for g in p.groups]
     assert asked == sorted(gateway.ids)[:10]
     assert parts[-1].skipped == sorted(gateway.ids)[10:]
+
+
+class SharedTopicsGateway(Gateway):
+    """Groups a0.. commit on topics of their own, b0.. on topics nobody else has, c0.. on the a-groups' topics;
+    looking up a b-topic's offsets is slow."""
+
+    def __init__(self, per_kind: int) -> None:
+        super().__init__(0, fetch_s=0.0)
+        self.ids = [f"{kind}{i:03d}" for kind in "abc" for i in range(per_kind)]
+        self.lookups: list[set[str]] = []
+
+    def group_offsets_batched(self, group_ids):
+        return {g: {PartitionRef(f"t-{'a' if g[0] == 'c' else g[0]}{g[1:]}", 0): 1} for g in group_ids}
+
+    def list_offsets_many(self, refs, ats, strict=True):
+        self.lookups.append({ref.topic for ref in refs})
+        if any(ref.topic.startswith("t-b") for ref in refs):
+            time.sleep(0.3)
+        return super().list_offsets_many(refs, ats, strict)
+
+
+def test_a_batch_whose_partitions_are_known_is_handed_over_before_an_earlier_one_still_looked_up(monkeypatch):
+    monkeypatch.setattr(observe, "SWEEP_GROUPS_PER_CALL", 10)
+    gateway = SharedTopicsGateway(10)
+    parts = run(gateway)
+    batches = [p for p in parts if isinstance(p, Asked)]
+    assert [b.groups[0] for b in batches] == ["a000", "c000", "b000"]  # c's topics were known from a's lookup
+    assert sorted(g for b in batches for g in b.groups) == sorted(gateway.ids)
+    assert all(not topics & {f"t-c{i:03d}" for i in range(10)} for topics in gateway.lookups)  # none asked twice
+    assert len(gateway.lookups) == 2
+    c_batch = batches[1]
+    assert c_batch.ends[PartitionRef("t-a003", 0)] == 5 and c_batch.committed["c003"] == {PartitionRef("t-a003", 0): 1}
+    assert parts[-1].skipped == []
+
+
+def test_the_batches_held_ahead_are_bounded(monkeypatch):
+    monkeypatch.setattr(observe, "SWEEP_GROUPS_PER_CALL", 5)
+    monkeypatch.setattr(observe, "BATCHES_HELD", 3)
+    gateway = Gateway(100, fetch_s=0.01)
+    started: list[int] = []
+    real = observe._fetch_committed
+
+    def counted(admin, chunk, streams_ids, into):
+        started.append(int(chunk[0][1:]) // 5)
+        real(admin, chunk, streams_ids, into)
+
+    monkeypatch.setattr(observe, "_fetch_committed", counted)
+    seen: list[int] = []
+
+    def hand_over(part):
+        if isinstance(part, Asked):
+            batch = int(part.groups[0][1:]) // 5
+            seen.append(batch)
+            # Nothing more than BATCHES_HELD beyond the batches handed over was ever asked for.
+            assert max(started) < len(seen) + observe.BATCHES_HELD - 1
+
+    observe.ask(gateway, {}, 60.0, hand_over)
+    assert seen == list(range(20))

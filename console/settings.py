@@ -369,8 +369,9 @@ LOGGING = {
         "axes": {"level": "WARNING"},  # a line per login otherwise; lockouts are warnings
         # Connection failures already reach people as ClusterUnavailable; librdkafka would repeat them every 100 ms.
         "console.kafka.librdkafka": {"level": env("LIBRDKAFKA_LOG_LEVEL", default="CRITICAL")},
-        # DEBUG: how long each batch of a lag sweep took to ask (OffsetFetch, then ListOffsets).
+        # DEBUG: how long each batch of a lag sweep took to ask (OffsetFetch, then ListOffsets), and the whole sweep.
         "offsets.lag.observe": {"level": env("LAG_SWEEP_LOG_LEVEL", default="INFO")},
+        "offsets.lag.sampler": {"level": env("LAG_SWEEP_LOG_LEVEL", default="INFO")},
     },
 }
 # Topic lists read one snapshot per cluster in Redis (topics/table.py), rebuilt every TOPIC_SNAPSHOT_INTERVAL_S by

@@ -139,6 +139,8 @@ def _stored(cluster: str, now: datetime, parts, writer: BatchWriter, last_commit
         reason = (MSG_SKIPPED_ERROR.format(skipped=len(skipped), listed=len(listed), error=finished.stopped_by)
                   if finished.stopped_by else
                   MSG_SKIPPED_BUDGET.format(skipped=len(skipped), listed=len(listed), budget=finished.budget_s))
+    log.debug("Lag sweep of %s: %d groups stored, the sweep took %.2f s (%.2f s of storing after the asking)",
+              cluster, len(listed) - len(skipped), duration_ms / 1000, overhang)
     LagSweep.objects.update_or_create(cluster=cluster, defaults={
         "last_ok_at": now, "groups": len(listed), "partitions": partitions, "duration_ms": duration_ms,
         "skipped_groups": len(skipped), "skipped_reason": reason,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import re
+import time
 import uuid
 
 import pytest
@@ -23,6 +24,23 @@ from tests.offsets.conftest import wait_for_state
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
 
 
+def commit_as_admin(outsider, commits: dict) -> None:
+    """Admin commits (no member) of each group's TopicPartitions. A commit can be acknowledged with per-partition
+    errors (the coordinator still loading on a fresh broker) and then created no group: those are sent again."""
+    from confluent_kafka import ConsumerGroupTopicPartitions
+
+    pending = dict(commits)
+    for _ in range(30):
+        futures = {g: outsider.alter_consumer_group_offsets([ConsumerGroupTopicPartitions(g, partitions)])[g]
+                   for g, partitions in pending.items()}
+        pending = {g: pending[g] for g, future in futures.items()
+                   if any(tp.error for tp in future.result(30).topic_partitions)}
+        if not pending:
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"commits of {sorted(pending)} kept failing")
+
+
 @pytest.fixture
 def actor(operator, local_cluster):
     return Actor(user=operator, source="cli")
@@ -31,17 +49,14 @@ def actor(operator, local_cluster):
 @pytest.fixture
 def groups_on(outsider, topic_factory, produce):
     """count groups with offsets committed (as an admin, no member) on a fresh 2-partition topic of 10 records."""
-    from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
+    from confluent_kafka import TopicPartition
 
     def make(count: int) -> tuple[str, list[str]]:
         topic = topic_factory("bulkg", partitions=2)
         produce(topic, [(i % 2, None, b"v", None) for i in range(10)])
         prefix = f"bg-{uuid.uuid4().hex[:6]}"
         groups = [f"{prefix}-{i:02d}" for i in range(count)]
-        futures = [outsider.alter_consumer_group_offsets([ConsumerGroupTopicPartitions(
-            g, [TopicPartition(topic, 0, 4), TopicPartition(topic, 1, 3)])])[g] for g in groups]
-        for future in futures:
-            future.result(30)
+        commit_as_admin(outsider, {g: [TopicPartition(topic, 0, 4), TopicPartition(topic, 1, 3)] for g in groups})
         return topic, groups
 
     return make
@@ -100,14 +115,12 @@ HOSTILE = ['a/b?c#d', '<script>alert("x")</script>', "quote ' and \" both", "ün
 
 
 def test_hostile_group_ids_go_through_the_bulk_page_whole(admin, client_for, outsider, topic_factory, local_cluster):
-    from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
+    from confluent_kafka import TopicPartition
 
     topic = topic_factory("bulkh")
     suffix = uuid.uuid4().hex[:6]
     groups = [f"{g}-{suffix}" for g in HOSTILE]
-    for group in groups:
-        outsider.alter_consumer_group_offsets([ConsumerGroupTopicPartitions(
-            group, [TopicPartition(topic, 0, 0)])])[group].result(30)
+    commit_as_admin(outsider, {group: [TopicPartition(topic, 0, 0)] for group in groups})
     client = client_for(admin)
     preview = client.post(reverse("bulk-groups:preview", args=["local"]), {
         "action": "delete", "group": groups}, HTTP_HX_REQUEST="true")

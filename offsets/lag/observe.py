@@ -39,6 +39,8 @@ FETCH_SHARE = 0.6
 FETCHES_AHEAD = 3
 # Batches fetched (or being fetched) and not yet handed over, at most: what the asking holds in memory at once.
 BATCHES_HELD = 8
+
+
 @dataclass(frozen=True)
 class Listed:
     """First of a sweep's parts: every group the cluster listed, of every type (share groups commit no offsets,
@@ -126,6 +128,13 @@ def ask(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: float,
     missing: dict[int, set[PartitionRef]] = {}  # fetched batches' partitions whose offsets are not known yet
     submitted = 0
 
+    def unknown(i: int, committed: dict[str, dict[PartitionRef, int]]) -> set[PartitionRef]:
+        """Batch i's partitions whose offsets no lookup of this sweep has found yet."""
+        if i not in missing:
+            missing[i] = {ref for offsets in committed.values() for ref in offsets}
+        missing[i] -= ends.keys()
+        return missing[i]
+
     def top_up() -> None:
         nonlocal submitted
         while submitted < len(chunks) and len(held) < BATCHES_HELD:
@@ -143,14 +152,9 @@ def ask(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: float,
 
     def hand_over_known() -> None:
         for i, future in list(held.items()):
-            if not future.done() or future.exception() is not None or future.result() is None:
-                continue
-            committed = future.result()[0]
-            if i not in missing:
-                missing[i] = {ref for offsets in committed.values() for ref in offsets}
-            missing[i] = missing[i] - ends.keys()
-            if not missing[i]:
-                hand(i, committed)
+            answer = future.result() if future.done() and future.exception() is None else None
+            if answer is not None and not unknown(i, answer[0]):
+                hand(i, answer[0])
 
     try:
         top_up()
@@ -161,9 +165,8 @@ def ask(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: float,
                 if answer is None:  # the budget's asking share was spent before its OffsetFetch could start
                     break
                 committed, fetch_s = answer
-                refs = {ref for offsets in committed.values() for ref in offsets}
                 ends_started = time.monotonic()
-                new_refs = sorted(refs - ends.keys(), key=_topic_then_partition)
+                new_refs = sorted(unknown(i, committed), key=_topic_then_partition)
                 _fetch_ends(admin, new_refs, ends, stables)
                 log.debug("Lag sweep of %s: offsets of %d groups in %.2f s, end offsets of %d partitions in %.2f s",
                           admin.cluster, len(chunks[i]), fetch_s, len(new_refs), time.monotonic() - ends_started)

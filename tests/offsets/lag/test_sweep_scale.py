@@ -3,6 +3,7 @@ cross every boundary a cluster of 50,000 would; and a sweep whose budget runs ou
 
 from __future__ import annotations
 
+import time
 import uuid
 from datetime import UTC, datetime, timedelta
 
@@ -193,3 +194,45 @@ def test_a_batch_is_stored_while_the_next_is_asked(local_cluster, kafka_node, to
     assert events.count("ask") >= result.groups // 50
     stored = LagSample.objects.filter(group__in=groups, time=T1 + timedelta(hours=1), topic=topic)
     assert sorted(stored.values_list("lag", flat=True)) == [3] * len(groups)
+
+
+def test_a_batch_on_known_partitions_is_handed_over_before_an_earlier_one_still_looked_up(
+        local_cluster, kafka_node, topic_factory, produce, commit, monkeypatch, settings):
+    """Against the broker's real OffsetFetch and ListOffsets: the a-groups read topic `shared`, the b-groups
+    topic `slow` (whose lookup is held back), the c-groups `shared` again. The c batch goes to storing before the
+    b batch, with the offsets Kafka has. Only the listing is narrowed to this test's groups (the session's broker
+    holds other tests' groups, which would mix into the batches)."""
+    settings.KAFKA_CLIENT_ISOLATION = False  # the spies apply in this process
+    shared, slow = topic_factory("early-shared", partitions=2), topic_factory("early-slow", partitions=2)
+    produce(shared, [(p, None, b"x", None) for p in range(2) for _ in range(6)])
+    produce(slow, [(p, None, b"x", None) for p in range(2) for _ in range(4)])
+    prefix = f"early-{uuid.uuid4().hex[:6]}"
+    groups = {f"{prefix}-{kind}{i}": (slow if kind == "b" else shared) for kind in "abc" for i in range(4)}
+    commit_many(kafka_node, commit, {g: {(topic, 0): 1, (topic, 1): 2} for g, topic in groups.items()})
+    monkeypatch.setattr(observe, "SWEEP_GROUPS_PER_CALL", 4)
+    admin = observe.background_lane(observe.cluster_admin("local"))
+    real_listing, real_lookup = KafkaAdmin.list_groups_of_every_type, KafkaAdmin.list_offsets_many
+
+    def own_groups(self):
+        return [g for g in real_listing(self) if g.group_id.startswith(prefix)]
+
+    def held_back(self, refs, ats, strict=True):
+        if any(ref.topic == slow for ref in refs):
+            time.sleep(1.0)  # long enough for the c batch's OffsetFetch to have come back meanwhile
+        return real_lookup(self, refs, ats, strict=strict)
+
+    monkeypatch.setattr(KafkaAdmin, "list_groups_of_every_type", own_groups)
+    monkeypatch.setattr(KafkaAdmin, "list_offsets_many", held_back)
+    parts: list = []
+    observe.ask(admin, {}, 600, parts.append)
+
+    batches = [p for p in parts if isinstance(p, observe.Asked)]
+    assert [b.groups[0][-2] for b in batches] == ["a", "c", "b"]
+    assert parts[-1].skipped == []
+    for batch in batches:
+        for group in batch.groups:
+            topic = groups[group]
+            committed = batch.committed[group]
+            assert committed == {PartitionRef(topic, 0): 1, PartitionRef(topic, 1): 2}
+            ends = 6 if topic == shared else 4
+            assert [batch.ends[ref] for ref in committed] == [ends, ends]

@@ -3,6 +3,7 @@ cross every boundary a cluster of 50,000 would; and a sweep whose budget runs ou
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 from datetime import UTC, datetime, timedelta
@@ -163,8 +164,6 @@ def test_a_batch_is_stored_while_the_next_is_asked(local_cluster, kafka_node, to
                                                    monkeypatch, settings):
     """Storing overlaps asking: the second batch's OffsetFetch waits until the first batch is stored, which can
     only happen if the first batch was handed over before the asking went on (otherwise the wait runs out)."""
-    import threading
-
     settings.KAFKA_CLIENT_ISOLATION = False  # the spies apply in this process
     topic = topic_factory("overlap", partitions=2)
     produce(topic, [(p, None, b"x", None) for p in range(2) for _ in range(3)])
@@ -199,29 +198,41 @@ def test_a_batch_is_stored_while_the_next_is_asked(local_cluster, kafka_node, to
 def test_a_batch_on_known_partitions_is_handed_over_before_an_earlier_one_still_looked_up(
         local_cluster, kafka_node, topic_factory, produce, commit, monkeypatch, settings):
     """Against the broker's real OffsetFetch and ListOffsets: the a-groups read topic `shared`, the b-groups
-    topic `slow` (whose lookup is held back), the c-groups `shared` again. The c batch goes to storing before the
+    topic `other`, the c-groups `shared` again (the a batch's lookup is held until the c batch is fetched). The c batch goes to storing before the
     b batch, with the offsets Kafka has. Only the listing is narrowed to this test's groups (the session's broker
     holds other tests' groups, which would mix into the batches)."""
     settings.KAFKA_CLIENT_ISOLATION = False  # the spies apply in this process
-    shared, slow = topic_factory("early-shared", partitions=2), topic_factory("early-slow", partitions=2)
+    shared, other = topic_factory("early-shared", partitions=2), topic_factory("early-other", partitions=2)
     produce(shared, [(p, None, b"x", None) for p in range(2) for _ in range(6)])
-    produce(slow, [(p, None, b"x", None) for p in range(2) for _ in range(4)])
+    produce(other, [(p, None, b"x", None) for p in range(2) for _ in range(4)])
     prefix = f"early-{uuid.uuid4().hex[:6]}"
-    groups = {f"{prefix}-{kind}{i}": (slow if kind == "b" else shared) for kind in "abc" for i in range(4)}
+    groups = {f"{prefix}-{kind}{i}": (other if kind == "b" else shared) for kind in "abc" for i in range(4)}
     commit_many(kafka_node, commit, {g: {(topic, 0): 1, (topic, 1): 2} for g, topic in groups.items()})
     monkeypatch.setattr(observe, "SWEEP_GROUPS_PER_CALL", 4)
     admin = observe.background_lane(observe.cluster_admin("local"))
     real_listing, real_lookup = KafkaAdmin.list_groups_of_every_type, KafkaAdmin.list_offsets_many
+    real_batch = KafkaAdmin.group_offsets_batched
+    c_fetched = threading.Event()
 
     def own_groups(self):
         return [g for g in real_listing(self) if g.group_id.startswith(prefix)]
 
+    def watched_batch(self, group_ids):
+        answer = real_batch(self, group_ids)
+        if group_ids[0][-2] == "c":
+            c_fetched.set()
+        return answer
+
     def held_back(self, refs, ats, strict=True):
-        if any(ref.topic == slow for ref in refs):
-            time.sleep(1.0)  # long enough for the c batch's OffsetFetch to have come back meanwhile
+        if any(ref.topic == shared for ref in refs):
+            # The a batch's lookup ends only once the c batch's OffsetFetch has come back (and its future is
+            # done), so the c batch is there to go ahead of b, whose topic nobody has looked up yet.
+            assert c_fetched.wait(30)
+            time.sleep(0.2)
         return real_lookup(self, refs, ats, strict=strict)
 
     monkeypatch.setattr(KafkaAdmin, "list_groups_of_every_type", own_groups)
+    monkeypatch.setattr(KafkaAdmin, "group_offsets_batched", watched_batch)
     monkeypatch.setattr(KafkaAdmin, "list_offsets_many", held_back)
     parts: list = []
     observe.ask(admin, {}, 600, parts.append)

@@ -208,15 +208,18 @@ def _finish(job: ReplayJob, outcome: dict) -> ReplayJob:
     if job.state == ReplayJob.State.SUCCEEDED:
         job.progress_done = job.planned_records
     job.finished_at = timezone.now()
-    job.save()
-    audit_record(
-        actor=Actor(user=job.created_by, source="system"), action="replay.run",
-        outcome=AuditEvent.Outcome.SUCCESS if job.state == ReplayJob.State.SUCCEEDED else AuditEvent.Outcome.FAILURE,
-        cluster=job.cluster, target=f"topic:{job.topic}", reason=job.reason, params=_spec_params(job),
-        after={"state": job.state, "read": job.records_read, "written": job.records_written,
-               "aborted": job.records_aborted, "transaction_markers": job.transaction_markers,
-               "files": result.get("files", [])}, error=job.error, correlation_id=job.correlation_id,
-    )
+    # One transaction: whoever sees the job ended (a page, `replay --wait`) also finds how it ended in the audit log.
+    with transaction.atomic():
+        job.save()
+        audit_record(
+            actor=Actor(user=job.created_by, source="system"), action="replay.run",
+            outcome=(AuditEvent.Outcome.SUCCESS if job.state == ReplayJob.State.SUCCEEDED
+                     else AuditEvent.Outcome.FAILURE),
+            cluster=job.cluster, target=f"topic:{job.topic}", reason=job.reason, params=_spec_params(job),
+            after={"state": job.state, "read": job.records_read, "written": job.records_written,
+                   "aborted": job.records_aborted, "transaction_markers": job.transaction_markers,
+                   "files": result.get("files", [])}, error=job.error, correlation_id=job.correlation_id,
+        )
     return job
 
 

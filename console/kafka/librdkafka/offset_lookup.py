@@ -22,8 +22,10 @@ from console.kafka.librdkafka.client import lookup_consumer
 from console.kafka.types import ClusterConnection, PartitionRef
 
 # librdkafka finds partitions in its lists one by one, so a call's cost grows with the square of its size
-# (8,000 partitions took ten times as long as 2,000); windows keep each call near linear.
-LOOKUP_WINDOW = 2000
+# (8,000 partitions took ten times as long as 2,000); windows keep each call near linear. Log ends and last stable
+# offsets of 8,000 partitions on one broker: windows of 2,000 took 290 ms of CPU, of 500 about 125 ms, of 250 no
+# less, of 100 more time for little less CPU.
+LOOKUP_WINDOW = 500
 # Below this many partitions the Admin client's own call is as cheap, and tells every partition's outcome.
 LOOKUP_MIN_PARTITIONS = 1000
 EARLIEST_TS, LATEST_TS = -2, -1

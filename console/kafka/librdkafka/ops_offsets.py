@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from confluent_kafka import IsolationLevel, TopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
@@ -95,18 +96,25 @@ class OffsetOps(AdminBase):
 
     def _looked_up(self, pending: dict, results: dict) -> dict:
         """Looks up what offset_lookup can answer and stores it; returns the rest, failed partitions included. Once a
-        lookup timed out, the rest of the call goes to the Admin client, which tells a silent leader's partitions
-        from the others'."""
-        rest = {}
-        stalled = False
-        for at, wanted in pending.items():
-            if stalled or at not in (EARLIEST, LATEST, STABLE) or len(wanted) < offset_lookup.LOOKUP_MIN_PARTITIONS:
-                rest[at] = wanted
-                continue
-            lookup = offset_lookup.look_up(self.connection, sorted(wanted), earliest=at == EARLIEST,
-                                           committed=at == STABLE, timeout=self.timeout)
+        kind's lookup timed out, the rest of it goes to the Admin client, which tells a silent leader's partitions
+        from the others'. The kinds (log start, end, last stable) are looked up at once, each on a thread: the
+        consumers wait on the brokers outside the GIL, so two kinds take about the time of one
+        (bench/offset_lookup.py), and a silent leader costs one wait, not one per kind."""
+        rest = {at: wanted for at, wanted in pending.items()
+                if at not in (EARLIEST, LATEST, STABLE) or len(wanted) < offset_lookup.LOOKUP_MIN_PARTITIONS}
+        kinds = [at for at in pending if at not in rest]
+
+        def look_up(at) -> offset_lookup.Lookup:
+            return offset_lookup.look_up(self.connection, sorted(pending[at]), earliest=at == EARLIEST,
+                                         committed=at == STABLE, timeout=self.timeout)
+
+        if len(kinds) > 1:
+            with ThreadPoolExecutor(max_workers=len(kinds), thread_name_prefix="offset-lookup") as pool:
+                lookups = dict(zip(kinds, pool.map(look_up, kinds)))
+        else:
+            lookups = {at: look_up(at) for at in kinds}
+        for at, lookup in lookups.items():
             results[at].update((ref, OffsetAt(offset)) for ref, offset in lookup.found.items())
             if lookup.unanswered:
                 rest[at] = lookup.unanswered
-            stalled = lookup.stalled
         return rest

@@ -4,6 +4,7 @@ an open transaction; a topic deleted meanwhile is left out or named, as before."
 
 from __future__ import annotations
 
+import threading
 from types import SimpleNamespace
 
 import pytest
@@ -105,7 +106,8 @@ def test_a_lookup_that_times_out_hands_the_rest_of_the_call_to_the_admin_client(
 
     monkeypatch.setattr(offset_lookup, "lookup_consumer", lambda *_args: Silent())
     found = gateway.list_offsets_many([PartitionRef(topic, p) for p in range(12)], [EARLIEST, LATEST, STABLE])
-    assert asked == [5]  # the first window of the first kind only: no second wait on the same silent leader
+    # The first window of each kind, asked at once: no kind waits a second time on the same silent leader.
+    assert asked == [5, 5, 5]
     assert {ref.partition: at.offset for ref, at in found[LATEST].items()} == {p: p for p in range(12)}
     assert found[STABLE] == found[LATEST]
     assert {at.offset for at in found[EARLIEST].values()} == {0}
@@ -133,3 +135,28 @@ def test_partitions_the_lookup_failed_are_asked_through_the_admin_client(gateway
     monkeypatch.setattr(offset_lookup, "lookup_consumer", lambda *_args: Stale())
     found = gateway.list_offsets_many([PartitionRef(topic, p) for p in range(4)], [LATEST])[LATEST]
     assert {ref.partition: at.offset for ref, at in found.items()} == {0: 100, 1: 2, 2: 102, 3: 4}
+
+
+def test_the_kinds_are_looked_up_at_once(gateway, topic_factory, monkeypatch):
+    """Log ends and last stable offsets are waited for together, not one kind after the other."""
+    topic = topic_factory("lookup-together", partitions=2)
+    barrier = threading.Barrier(2, timeout=5)
+    met = []
+
+    class Together:  # each kind's first window waits for the other kind's to have started
+        def offsets_for_times(self, partitions, **_kwargs):
+            try:
+                barrier.wait()
+                met.append(True)
+            except threading.BrokenBarrierError:
+                met.append(False)
+            return [SimpleNamespace(topic=tp.topic, partition=tp.partition, offset=7, error=None) for tp in partitions]
+
+        def consume(self, *_args):
+            return []
+
+    monkeypatch.setattr(offset_lookup, "lookup_consumer", lambda *_args: Together())
+    found = gateway.list_offsets_many([PartitionRef(topic, p) for p in range(2)], [LATEST, STABLE])
+    assert met == [True, True]
+    assert {at: {ref.partition: o.offset for ref, o in kind.items()} for at, kind in found.items()} == {
+        LATEST: {0: 7, 1: 7}, STABLE: {0: 7, 1: 7}}

@@ -44,7 +44,6 @@ class Lookup:
     # Partitions that failed, alone or with their window (a leader moving, say, or not answering): the caller asks
     # the Admin client, which tells each one's own outcome.
     unanswered: list[PartitionRef] = field(default_factory=list)
-    stalled: bool = False  # a window timed out or found no broker
 
 
 def look_up(connection: ClusterConnection, refs: list[PartitionRef], *, earliest: bool, committed: bool,
@@ -61,7 +60,6 @@ def look_up(connection: ClusterConnection, refs: list[PartitionRef], *, earliest
                                                   timeout=timeout * LOOKUP_SHARE_OF_TIMEOUT)
         except KafkaException as exc:
             if exc.args[0].code() in _NOT_ANSWERING:
-                lookup.stalled = True
                 lookup.unanswered += refs[start:]
                 return lookup
             lookup.unanswered += window

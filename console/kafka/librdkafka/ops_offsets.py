@@ -108,11 +108,8 @@ class OffsetOps(AdminBase):
             return offset_lookup.look_up(self.connection, sorted(pending[at]), earliest=at == EARLIEST,
                                          committed=at == STABLE, timeout=self.timeout)
 
-        if len(kinds) > 1:
-            with ThreadPoolExecutor(max_workers=len(kinds), thread_name_prefix="offset-lookup") as pool:
-                lookups = dict(zip(kinds, pool.map(look_up, kinds)))
-        else:
-            lookups = {at: look_up(at) for at in kinds}
+        with ThreadPoolExecutor(max_workers=max(1, len(kinds)), thread_name_prefix="offset-lookup") as pool:
+            lookups = dict(zip(kinds, pool.map(look_up, kinds)))
         for at, lookup in lookups.items():
             results[at].update((ref, OffsetAt(offset)) for ref, offset in lookup.found.items())
             if lookup.unanswered:

@@ -29,9 +29,12 @@ log = logging.getLogger(__name__)
 MAX_PARALLEL_CLUSTERS = 32
 # Each gateway call of a sweep covers at most this many groups (OffsetFetch: one multi-group request per
 # coordinator) or partitions (ListOffsets, in the gateway's windows), so every call stays within the bounded wait
-# of the cluster's client process, and the sweep can stop between calls when its budget is spent.
+# of the cluster's client process, and the sweep can stop between calls when its budget is spent. The client
+# process is replaced as stuck when a call has not answered within about three of its bounds, and each lookup
+# window may take half a bound (console/kafka/librdkafka/offset_lookup.py): 20,000 partitions were 40 windows in a
+# row, which a busy machine could not finish in that time, so a working process was killed with the pages it served.
 SWEEP_GROUPS_PER_CALL = 2000
-SWEEP_PARTITIONS_PER_CALL = 20000
+SWEEP_PARTITIONS_PER_CALL = 2000
 # OffsetFetch calls start only within this share of the budget: storing what was fetched needs the rest.
 FETCH_SHARE = 0.6
 # OffsetFetch calls running at once, ahead of the batch being looked up: each is mostly a wait on the group

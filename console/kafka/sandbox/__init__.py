@@ -40,6 +40,9 @@ MAX_RECYCLE_WAIT_S = 120.0  # a cluster that stays down is given fresh clients e
 _fruitless_recycles: dict[tuple[str, str], int] = {}
 IDLE_AFTER_S = 600.0  # a client process no process of the host sent a request for this long stops itself
 STOP_WAIT_S = 5.0  # stop_host_processes: a client process still there after this is killed
+# A call not answered within this many of its bounds (and 2 s) means its client process is stuck: a call must make
+# no more round trips in a row than that (big ones are split by their callers, e.g. offsets/lag/observe.py).
+SILENT_AFTER_BOUNDS = 3
 
 MSG_CHILD_DIED = ("The Kafka client process for cluster '{cluster}' stopped ({how}) during this request; "
                   "a new one starts with the next request.")
@@ -267,7 +270,7 @@ def call(connection: ClusterConnection, method: str, args: tuple, kwargs: dict, 
          backoff: float):
     """Runs KafkaAdmin.<method>(*args, **kwargs) in the cluster's client process. A call makes at most a few
     bounded round trips, so the wait is bounded by a few request timeouts."""
-    wait_s = 3 * timeout + 2
+    wait_s = SILENT_AFTER_BOUNDS * timeout + 2
     if method in JAVA_OPERATIONS:
         wait_s += JVM_START_S + WARMUP_S  # the process's first Java call starts a JVM and warms its client up
     child = _child_for(connection)

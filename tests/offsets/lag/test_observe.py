@@ -4,9 +4,12 @@ tests/offsets/lag/test_sweep_scale.py's and test_sampler.py's."""
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 
+from console.kafka import sandbox
+from console.kafka.librdkafka import offset_lookup
 from console.kafka.types import LATEST, STABLE, GroupListing, OffsetAt, PartitionRef
 from offsets.lag import observe
 from offsets.lag.observe import Asked, Finished, Listed
@@ -127,3 +130,12 @@ def test_the_batches_held_ahead_are_bounded(monkeypatch):
 
     observe.ask(gateway, {}, 60.0, hand_over)
     assert seen == list(range(20))
+
+
+def test_a_sweeps_listoffsets_call_fits_the_wait_of_the_client_process():
+    # A call the client process has not answered within SILENT_AFTER_BOUNDS of its bounds is taken for stuck, and
+    # the process is killed with every page it serves. A sweep's call looks its partitions up in windows, each
+    # allowed a share of the bound, then may hand what failed to the Admin client (one bound more).
+    windows = math.ceil(observe.SWEEP_PARTITIONS_PER_CALL / offset_lookup.LOOKUP_WINDOW)
+    assert windows * offset_lookup.LOOKUP_SHARE_OF_TIMEOUT + 1 <= sandbox.SILENT_AFTER_BOUNDS
+

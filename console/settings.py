@@ -235,6 +235,8 @@ LAG_SAMPLE_INTERVAL_S = env.int("LAG_SAMPLE_INTERVAL_S", default=30)
 LAG_STATUS_WINDOW = env.int("LAG_STATUS_WINDOW", default=10)
 # What one sweep may take: past it the groups not asked yet (the quietest: the rest go first) are skipped, and said.
 LAG_SWEEP_BUDGET_S = env.float("LAG_SWEEP_BUDGET_S", default=0.8 * LAG_SAMPLE_INTERVAL_S)
+# A cluster's next sweep waits while one is running, unless that one started this long ago (its worker died).
+LAG_SWEEP_CLAIM_S = env.float("LAG_SWEEP_CLAIM_S", default=5 * LAG_SAMPLE_INTERVAL_S)
 LAG_RETENTION_S = {
     0: int(env.float("LAG_RAW_RETENTION_HOURS", default=6) * 3600),
     300: int(env.float("LAG_5MIN_RETENTION_DAYS", default=3) * 86400),

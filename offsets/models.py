@@ -140,3 +140,6 @@ class LagSweep(models.Model):
     skipped_groups = models.IntegerField(default=0)
     skipped_reason = models.TextField(blank=True)
     skipped_sample = models.JSONField(default=list)
+    # Set while a sweep of the cluster runs (offsets/lag/sampler.py lag_sweep_claim): a sweep that outlasts its
+    # interval is not joined by the next one, which would ask the same cluster twice as hard.
+    running_since = models.DateTimeField(null=True)

@@ -19,6 +19,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 
 from console.bulk_sql import insert_rows
 from console.gc_pause import cycle_collector_paused
@@ -42,6 +43,7 @@ STORE_BATCH = 1000  # groups whose samples and statuses are computed and written
 SKIPPED_NAMES_KEPT = 50
 MSG_SKIPPED_BUDGET = ("{skipped:,} of {listed:,} groups not sampled: the sweep's budget of {budget:g} s "
                       "(LAG_SWEEP_BUDGET_S) ran out; they keep their earlier status")
+MSG_STILL_RUNNING = "skipped: the sweep that started at {since} is still running"
 MSG_SKIPPED_ERROR = ("{skipped:,} of {listed:,} groups not sampled: the cluster stopped answering part-way "
                      "({error}); they keep their earlier status")
 
@@ -254,15 +256,41 @@ def lag_prune(*, now: datetime | None = None) -> int:
     return deleted
 
 
+def lag_sweep_claim(cluster: str, now: datetime) -> bool:
+    """Marks a sweep of the cluster as running, unless one already is (started less than LAG_SWEEP_CLAIM_S ago).
+    One conditional UPDATE, so of two workers starting at once only one gets it."""
+    LagSweep.objects.get_or_create(cluster=cluster)
+    abandoned = now - timedelta(seconds=settings.LAG_SWEEP_CLAIM_S)
+    return bool(LagSweep.objects.filter(cluster=cluster)
+                .filter(Q(running_since__isnull=True) | Q(running_since__lt=abandoned))
+                .update(running_since=now))
+
+
+def lag_sweep_release(clusters: list[str], claimed_at: datetime) -> None:
+    """Ends the claims made at `claimed_at`; one taken over meanwhile (this sweep outlasted LAG_SWEEP_CLAIM_S) is
+    the newer sweep's to end."""
+    LagSweep.objects.filter(cluster__in=clusters, running_since=claimed_at).update(running_since=None)
+
+
 def lag_sample_all(on_swept=None) -> dict[str, str]:
     """What the beat task runs: a sweep and a rollup of every registered cluster (one down cluster does not stop
     the others), then pruning. Returns how each cluster went. `on_swept(cluster, result)` runs after each
-    cluster's sweep is stored (the task rebuilds the cluster's groups list from it)."""
+    cluster's sweep is stored (the task rebuilds the cluster's groups list from it). A cluster whose previous
+    sweep is still running is left to it: two sweeps at once would each take longer, and the next would overlap
+    them too."""
     outcome = {}
-    names = list(Cluster.objects.order_by("name").values_list("name", flat=True))
     now = datetime.now(UTC)
-    sweeps = Sweeps(names, {name: _previous_samples(name) for name in names}, settings.LAG_SWEEP_BUDGET_S)
+    names = []
+    for name in Cluster.objects.order_by("name").values_list("name", flat=True):
+        if lag_sweep_claim(name, now):
+            names.append(name)
+            continue
+        running_since = LagSweep.objects.filter(cluster=name).values_list("running_since", flat=True).first()
+        log.warning("Lag sample of %s skipped: its sweep started at %s is still running", name, running_since)
+        outcome[name] = MSG_STILL_RUNNING.format(since=running_since.isoformat() if running_since else "?")
+    sweeps = None
     try:
+        sweeps = Sweeps(names, {name: _previous_samples(name) for name in names}, settings.LAG_SWEEP_BUDGET_S)
         for name in names:
             try:
                 result = lag_sample(cluster=name, now=now, sweeps=sweeps)
@@ -275,6 +303,8 @@ def lag_sample_all(on_swept=None) -> dict[str, str]:
                 log.warning("Lag sample of %s failed: %s", name, exc.message)
                 outcome[name] = f"failed: {exc.message}"
     finally:
-        sweeps.close()
+        if sweeps is not None:
+            sweeps.close()
+        lag_sweep_release(names, now)
     lag_prune()
     return outcome

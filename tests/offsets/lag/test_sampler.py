@@ -6,7 +6,8 @@ import pytest
 
 from console.clusters.models import Cluster
 from console.kafka.errors import ClusterUnavailable
-from offsets.lag.sampler import lag_prune, lag_rollup, lag_sample, lag_sample_all
+from offsets.lag.sampler import (lag_prune, lag_rollup, lag_sample, lag_sample_all, lag_sweep_claim,
+                                 lag_sweep_release)
 from offsets.models import GroupCommitStat, GroupLagStatus, LagSample, LagSweep
 from offsets.selectors import group_snapshot_refresh
 from tests.offsets.conftest import wait_for_state
@@ -157,6 +158,45 @@ def test_a_down_cluster_fails_within_seconds_is_noted_and_does_not_stop_the_othe
         lag_sample(cluster="down")
     page = client_for(viewer).get("/clusters/local/groups/").content.decode()
     assert "Lag status from the sample at" in page
+
+
+@pytest.mark.django_db
+def test_only_one_sweep_of_a_cluster_runs_at_a_time(settings):
+    assert lag_sweep_claim("c1", T0)
+    assert not lag_sweep_claim("c1", T0 + timedelta(seconds=1))
+    assert lag_sweep_claim("c2", T0 + timedelta(seconds=1))  # each cluster on its own
+    assert not lag_sweep_claim("c1", T0 + timedelta(seconds=settings.LAG_SWEEP_CLAIM_S - 1))
+    # A claim that old is a sweep whose worker died: the next sweep takes it over.
+    later = T0 + timedelta(seconds=settings.LAG_SWEEP_CLAIM_S + 1)
+    assert lag_sweep_claim("c1", later)
+    lag_sweep_release(["c1"], T0)  # the old sweep, ending after all, leaves the new one's claim alone
+    assert LagSweep.objects.get(cluster="c1").running_since == later
+    lag_sweep_release(["c1"], later)
+    assert LagSweep.objects.get(cluster="c1").running_since is None
+    assert lag_sweep_claim("c1", later + timedelta(seconds=1))
+
+
+@pytest.mark.kafka
+def test_a_cluster_whose_sweep_is_still_running_is_not_swept_again(local_cluster, topic_factory, produce, commit):
+    topic = topic_factory("claimed")
+    produce(topic, [(0, None, b"x", None)] * 3)
+    group = group_name("claimed")
+    commit(group, {(topic, 0): 1})
+    running_since = datetime.now(UTC) - timedelta(seconds=5)
+    LagSweep.objects.update_or_create(cluster="local", defaults={"running_since": running_since})
+
+    outcome = lag_sample_all()
+
+    assert outcome["local"].startswith("skipped: the sweep that started at "), outcome
+    assert not LagSample.objects.filter(group=group).exists()
+    assert LagSweep.objects.get(cluster="local").running_since == running_since
+
+    LagSweep.objects.filter(cluster="local").update(running_since=datetime.now(UTC) - timedelta(hours=1))
+    outcome = lag_sample_all()
+
+    assert "groups" in outcome["local"], outcome
+    assert LagSample.objects.get(group=group, topic=topic, step=0).lag == 2
+    assert LagSweep.objects.get(cluster="local").running_since is None
 
 
 def raw(group, topic, at, lag, committed, end):

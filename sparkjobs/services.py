@@ -200,17 +200,28 @@ def replay_run(*, job_id: int) -> ReplayJob:
 
 
 def _finish(job: ReplayJob, outcome: dict) -> ReplayJob:
+    _end(job, outcome)
+    return job
+
+
+def _end(job: ReplayJob, outcome: dict) -> bool:
+    """Ends the job as `outcome` says, unless it left the state the caller read meanwhile (a reaper ended it while
+    its worker was silent, or the worker came back while a reaper stopped its driver): a job ends once, and its
+    end and audit event are written together, so whoever sees it ended (a page, `replay --wait`) finds both.
+    Returns whether this call ended it; `job` is as stored either way."""
     result = outcome.get("result") or {}
-    job.state = outcome["state"]
-    job.error = outcome.get("error", "")
-    job.records_read, job.records_written = result.get("read"), result.get("written")
-    job.records_aborted, job.transaction_markers = result.get("aborted"), result.get("markers")
-    if job.state == ReplayJob.State.SUCCEEDED:
-        job.progress_done = job.planned_records
-    job.finished_at = timezone.now()
-    # One transaction: whoever sees the job ended (a page, `replay --wait`) also finds how it ended in the audit log.
+    ended = {"state": outcome["state"], "error": outcome.get("error", ""), "records_read": result.get("read"),
+             "records_written": result.get("written"), "records_aborted": result.get("aborted"),
+             "transaction_markers": result.get("markers"), "finished_at": timezone.now()}
+    if ended["state"] == ReplayJob.State.SUCCEEDED:
+        ended["progress_done"] = job.planned_records
     with transaction.atomic():
-        job.save()
+        unended = ReplayJob.objects.filter(pk=job.pk, state=job.state).exclude(state__in=ReplayJob.FINISHED)
+        if not unended.update(**ended):
+            job.refresh_from_db()
+            return False
+        for name, value in ended.items():
+            setattr(job, name, value)
         audit_record(
             actor=Actor(user=job.created_by, source="system"), action="replay.run",
             outcome=(AuditEvent.Outcome.SUCCESS if job.state == ReplayJob.State.SUCCEEDED
@@ -220,7 +231,7 @@ def _finish(job: ReplayJob, outcome: dict) -> ReplayJob:
                    "aborted": job.records_aborted, "transaction_markers": job.transaction_markers,
                    "files": result.get("files", [])}, error=job.error, correlation_id=job.correlation_id,
         )
-    return job
+    return True
 
 
 MSG_WORKER_GONE = ("The worker running this replay stopped reporting (no heartbeat for {silent:.0f} s): it was killed or "
@@ -239,20 +250,21 @@ def replay_reap_orphans(*, now=None) -> list[int]:
         last = job.heartbeat_at or job.started_at or job.created_at
         if now - last < timeout:
             continue
-        with transaction.atomic():  # one reaper wins: the state moves only from running
-            if not ReplayJob.objects.filter(pk=job.pk, state=ReplayJob.State.RUNNING,
-                                            heartbeat_at=job.heartbeat_at).update(state=ReplayJob.State.FAILED):
-                continue
+        # One reaper wins: it takes the heartbeat the worker stopped giving, so the others see the job as alive
+        # while it stops the driver; the job stays running until _finish ends it with its error and audit event,
+        # and is reaped again later if this reaper dies first.
+        if not ReplayJob.objects.filter(pk=job.pk, state=ReplayJob.State.RUNNING,
+                                        heartbeat_at=job.heartbeat_at).update(heartbeat_at=now):
+            continue
         driver = ""
         if job.driver_pid:
             if job.worker_host == socket.gethostname():
                 driver = MSG_DRIVER_STOPPED if runner.stop_orphan(job.driver_pid, job.pk) else ""
             else:
                 driver = MSG_DRIVER_ELSEWHERE.format(host=job.worker_host)
-        job.refresh_from_db()
         error = MSG_WORKER_GONE.format(silent=(now - last).total_seconds(), driver=driver).strip()
-        _finish(job, {"state": "failed", "result": None, "error": error})
-        reaped.append(job.pk)
+        if _end(job, {"state": "failed", "result": None, "error": error}):  # not if its worker ended it after all
+            reaped.append(job.pk)
     return reaped
 
 

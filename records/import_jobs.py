@@ -71,11 +71,13 @@ def _actor(job: ImportJob) -> Actor:
 
 
 def _end(job_id: int, state: str, *, error: str = "", report: dict | None = None) -> None:
+    """Ends the job unless it ended meanwhile: a worker back after the reaper failed its job leaves the job, and
+    the failure the reaper audited, as they are."""
     job = ImportJob.objects.get(pk=job_id)
     fields = {"state": state, "error": error, "finished_at": timezone.now()}
     if report is not None:
         fields["report"] = report
-    ImportJob.objects.filter(pk=job_id).update(**fields)
+    ImportJob.objects.filter(pk=job_id, state__in=[ImportJob.State.QUEUED, ImportJob.State.RUNNING]).update(**fields)
     Path(job.path).unlink(missing_ok=True)
 
 
@@ -174,15 +176,17 @@ def import_jobs_reap(*, now=None) -> list[int]:
                 continue
             error = MSG_WORKER_GONE.format(silent=(now - last).total_seconds(),
                                            written=job.report.get("records", 0))
-        with transaction.atomic():  # one reaper wins: the state moves only from where it was seen
+        # One reaper wins: the state moves only from where it was seen; the failure and its audit event are
+        # written together, so whoever sees the job failed finds both.
+        with transaction.atomic():
             if not ImportJob.objects.filter(pk=job.pk, state=job.state, heartbeat_at=job.heartbeat_at).update(
                     state=ImportJob.State.FAILED, error=error, finished_at=now):
                 continue
+            if job.correlation_id is not None:  # its audit intent is written: close it
+                audit_record(actor=_actor(job), action=IMPORT_ACTION, outcome=AuditEvent.Outcome.FAILURE,
+                             cluster=job.cluster, target=f"topic:{job.topic}", reason=job.reason,
+                             params={"job": job.pk, "source": job.file_name}, after=job.report, error=error,
+                             correlation_id=job.correlation_id)
         Path(job.path).unlink(missing_ok=True)
-        if job.correlation_id is not None:  # its audit intent is written: close it
-            audit_record(actor=_actor(job), action=IMPORT_ACTION, outcome=AuditEvent.Outcome.FAILURE,
-                         cluster=job.cluster, target=f"topic:{job.topic}", reason=job.reason,
-                         params={"job": job.pk, "source": job.file_name}, after=job.report, error=error,
-                         correlation_id=job.correlation_id)
         reaped.append(job.pk)
     return reaped

@@ -173,6 +173,11 @@ def test_an_import_whose_worker_died_is_failed_and_its_audit_closed(operator, lo
     closing = AuditEvent.objects.get(correlation_id=intent.correlation_id, outcome="failure")
     assert closing.error == dead.error and closing.actor_name == operator.username
     assert import_jobs_reap(now=now) == []  # once
+    from records.import_jobs import _end
+
+    _end(dead.pk, "done", report={"records": 9000})  # its worker, back after all, as it ends the job
+    dead.refresh_from_db()
+    assert dead.state == "failed" and dead.report == {"records": 5000}
 
 
 def test_the_shell_imports_an_exports_csv(viewer, operator, topic_factory, produce, kafka_node, tmp_path,

@@ -39,28 +39,59 @@ def metrics(request: HtmxHttpRequest) -> HttpResponse:
     return HttpResponse(exposition(partitions), content_type=CONTENT_TYPE_LATEST)
 
 
+# While one web process renders /metrics, the others serve the rendering before it, kept this long after it was
+# made; the lock on rendering lapses after RENDERING_LOCK_S should its holder die mid-way.
+LAST_RENDERING_KEPT_S = 120.0
+RENDERING_LOCK_S = 60.0
+
+
 def exposition(partitions: bool) -> bytes:
     """The scrape's text, shared by every web process for METRICS_CACHE_S seconds: at 50,000 groups writing it
-    takes most of a second of a web worker, and the figures behind it change once per lag sweep (30 s), so
-    scrapers close together (an HA pair of Prometheus servers, several dashboards) are served one rendering."""
+    takes seconds of a web worker on a busy machine, and the figures behind it change once per lag sweep (30 s), so
+    scrapers close together (an HA pair of Prometheus servers, several dashboards) are served one rendering. Once it
+    expires one process renders it again while the others serve the previous one, so web workers do not render
+    the same text side by side while pages wait for them."""
     key = f"console:metrics:exposition:{int(partitions)}"
+    last_key, lock_key = f"{key}:last", f"{key}:rendering"
     client = redis_client(settings.REDIS_URL) if settings.METRICS_CACHE_S > 0 else None
+    locked = False
     if client is not None:
         try:
-            cached = client.get(key)
-            if cached is not None:
-                return cached
+            fresh, last = client.mget(key, last_key)
+            if fresh is not None:
+                return fresh
+            locked = bool(client.set(lock_key, b"1", nx=True, px=int(RENDERING_LOCK_S * 1000)))
+            if last is not None and not locked:
+                return last
         except redis.RedisError as exc:
             redis_failed(exc)
             client = None
+    text = None
+    try:
+        text = _render(partitions)
+        return text
+    finally:
+        if client is not None:
+            _keep(client, key, text, unlock=locked)
+
+
+def _keep(client: redis.Redis, key: str, text: bytes | None, *, unlock: bool) -> None:
+    """Shares the rendering (None: it failed) and lets go of the lock on rendering, when this process held it."""
+    try:
+        pipe = client.pipeline(transaction=False)
+        if text is not None:
+            pipe.set(key, text, px=int(settings.METRICS_CACHE_S * 1000))
+            pipe.set(f"{key}:last", text, px=int(max(LAST_RENDERING_KEPT_S, settings.METRICS_CACHE_S) * 1000))
+        if unlock:
+            pipe.delete(f"{key}:rendering")
+        pipe.execute()
+    except redis.RedisError as exc:
+        redis_failed(exc)
+
+
+def _render(partitions: bool) -> bytes:
     # A registry per scrape: the collector's options come from the request, and the process-wide default
     # registry would add this web worker's own process metrics, which say nothing about Kafka.
     registry = CollectorRegistry(auto_describe=False)
     registry.register(ConsoleCollector(partitions=partitions))
-    text = generate_latest(registry)
-    if client is not None:
-        try:
-            client.set(key, text, px=int(settings.METRICS_CACHE_S * 1000))
-        except redis.RedisError as exc:
-            redis_failed(exc)
-    return text
+    return generate_latest(registry)

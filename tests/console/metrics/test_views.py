@@ -78,3 +78,38 @@ def test_scrapes_close_together_share_one_rendering_until_it_expires(client, set
     time.sleep(1.6)
     third = client.get("/metrics", headers=headers).content.decode()
     assert 'cluster="cache-b"' in third  # expired: rendered again with what is stored now
+
+
+@pytest.mark.kafka  # the session's Redis
+def test_while_one_process_renders_the_others_serve_the_rendering_before(client, settings, redis_node, monkeypatch):
+    from console.metrics import views
+    from console.shared_table import forget_redis_state
+    from offsets.models import LagSweep
+
+    settings.METRICS_TOKEN, settings.METRICS_CACHE_S, settings.REDIS_URL = TOKEN, 30, redis_node.url
+    forget_redis_state()
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    key = "console:metrics:exposition:0"
+    shared = redis.Redis.from_url(redis_node.url)
+    shared.delete(key, f"{key}:last", f"{key}:rendering")
+    LagSweep.objects.create(cluster="swr-a", groups=1, duration_ms=1000, last_ok_at=timezone.now())
+    first = client.get("/metrics", headers=headers).content
+    assert b'cluster="swr-a"' in first
+
+    shared.delete(key)  # expired
+    shared.set(f"{key}:rendering", b"1", px=60_000)  # and another web process is rendering it again
+    renderings = []
+
+    def render(partitions):
+        renderings.append(partitions)
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(views, "_render", render)
+    assert client.get("/metrics", headers=headers).content == first
+    assert renderings == []
+
+    shared.delete(f"{key}:rendering")  # that one finished or died: the next scrape renders
+    with pytest.raises(RuntimeError):
+        client.get("/metrics", headers=headers)
+    assert renderings == [False]
+    assert shared.get(f"{key}:rendering") is None  # a failed rendering does not hold the others back

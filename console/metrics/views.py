@@ -52,15 +52,14 @@ def exposition(partitions: bool) -> bytes:
     expires one process renders it again while the others serve the previous one, so web workers do not render
     the same text side by side while pages wait for them."""
     key = f"console:metrics:exposition:{int(partitions)}"
-    last_key, lock_key = f"{key}:last", f"{key}:rendering"
     client = redis_client(settings.REDIS_URL) if settings.METRICS_CACHE_S > 0 else None
     locked = False
     if client is not None:
         try:
-            fresh, last = client.mget(key, last_key)
+            fresh, last = client.mget(key, _last(key))
             if fresh is not None:
                 return fresh
-            locked = bool(client.set(lock_key, b"1", nx=True, px=int(RENDERING_LOCK_S * 1000)))
+            locked = bool(client.set(_lock(key), b"1", nx=True, px=int(RENDERING_LOCK_S * 1000)))
             if last is not None and not locked:
                 return last
         except redis.RedisError as exc:
@@ -81,12 +80,20 @@ def _keep(client: redis.Redis, key: str, text: bytes | None, *, unlock: bool) ->
         pipe = client.pipeline(transaction=False)
         if text is not None:
             pipe.set(key, text, px=int(settings.METRICS_CACHE_S * 1000))
-            pipe.set(f"{key}:last", text, px=int(max(LAST_RENDERING_KEPT_S, settings.METRICS_CACHE_S) * 1000))
+            pipe.set(_last(key), text, px=int(max(LAST_RENDERING_KEPT_S, settings.METRICS_CACHE_S) * 1000))
         if unlock:
-            pipe.delete(f"{key}:rendering")
+            pipe.delete(_lock(key))
         pipe.execute()
     except redis.RedisError as exc:
         redis_failed(exc)
+
+
+def _last(key: str) -> str:
+    return f"{key}:last"
+
+
+def _lock(key: str) -> str:
+    return f"{key}:rendering"
 
 
 def _render(partitions: bool) -> bytes:

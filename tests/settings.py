@@ -1,0 +1,11 @@
+"""The console's settings with one change for the tests: passwords are hashed with a cheap hasher.
+
+Django's default hasher takes about half a second a password on a 2-core machine, on purpose. Nearly every view
+test makes users with passwords, so that cost added minutes to each run and tested nothing of the console's. The
+web, Celery and command subprocesses the tests start inherit DJANGO_SETTINGS_MODULE, so they check these hashes
+with the same hasher.
+"""
+
+from console.settings import *  # noqa: F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

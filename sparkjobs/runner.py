@@ -332,7 +332,20 @@ def stop_orphan(pid: int, job_id: int) -> bool:
     for driver in running_drivers():
         if driver.pid == pid:
             return driver.ask({"cancel": job_id}) is not None
-    return not Path(f"/proc/{pid}").exists()
+    return _ended(pid)
+
+
+def _ended(pid: int) -> bool:
+    """True once the process has exited. A driver this process started stays a zombie, its /proc entry in place,
+    until it is reaped: that is done here, and a zombie of another parent counts as ended too."""
+    with contextlib.suppress(ChildProcessError):
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:
+            return True
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True
+    return any(line.startswith("State:") and "Z" in line.split()[1:2] for line in status.splitlines())
 
 
 def _stop_group(pid: int) -> None:
@@ -340,9 +353,9 @@ def _stop_group(pid: int) -> None:
     try:
         os.killpg(pid, signal.SIGTERM)
         deadline = time.monotonic() + 15
-        while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
+        while time.monotonic() < deadline and not _ended(pid):
             time.sleep(0.2)
-        if Path(f"/proc/{pid}").exists():
+        if not _ended(pid):
             os.killpg(pid, signal.SIGKILL)
     except ProcessLookupError:
         pass

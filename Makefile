@@ -132,7 +132,8 @@ migrate: deps
 run: migrate
 	@mkdir -p .data/redis  # not only in the stamp's recipe: `make clean-data` removes the folder and keeps the stamp
 	@echo "Starting: $(PROCS). Ctrl-C stops them all."
-	$(VENV)/bin/honcho start -f Procfile $(PROCS)
+	@# The Kafka client processes are detached, shared by web and worker: stopped here too, not left idling 10 min.
+	trap '$(PY) manage.py clusters stop-clients || true' EXIT; $(VENV)/bin/honcho start -f Procfile $(PROCS)
 
 test: test-deps
 	bash console/devstack/pytest.sh $(PY) -m pytest $(PYTEST_ARGS)

@@ -108,3 +108,31 @@ def test_groups_page_of_an_unreachable_cluster_is_an_error_not_an_empty_list(cli
     assert time.monotonic() - started < 5
     assert response.status_code == 503 and "did not answer" in response.content.decode()
     assert "No groups match" not in response.content.decode()
+
+
+def test_stop_clients_stops_this_hosts_client_processes_and_the_next_call_starts_one(local_cluster, settings,
+                                                                                      tmp_path, capsys):
+    from pathlib import Path
+
+    from console.clusters.selectors import cluster_admin
+    from console.kafka.sandbox import child_pids, stop_all
+
+    # A folder of this test's own, so the session's client processes are left alone.
+    settings.KAFKA_CLIENT_SOCKET_DIR = str(tmp_path / "clients")
+    stop_all()
+    try:
+        cluster_admin("local").describe_cluster()
+        pid = child_pids()["local"]
+
+        call_command("clusters", "stop-clients")
+
+        assert f"Stopped 1 Kafka client process ({pid})." in capsys.readouterr().out
+        status = Path(f"/proc/{pid}/status")
+        assert not status.exists() or "zombie" in status.read_text().lower()
+        call_command("clusters", "stop-clients")
+        assert "No Kafka client process was running." in capsys.readouterr().out
+        cluster_admin("local").describe_cluster()
+        assert child_pids()["local"] != pid
+    finally:
+        call_command("clusters", "stop-clients")
+        stop_all()

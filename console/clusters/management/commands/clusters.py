@@ -9,6 +9,7 @@ from console.clusters.dependents import cluster_data_counts
 from console.clusters.selectors import cluster_get, clusters_health
 from console.clusters.services import MSG_REMOVAL_KEEPS, cluster_register, cluster_remove
 from console.errors import ConsoleError
+from console.kafka.sandbox import stop_host_processes
 from console.parsing import parse_pairs
 
 
@@ -42,10 +43,15 @@ class Command(ActorCommand):
         remove.add_argument("--name", required=True)
         self.add_yes_argument(remove, help="remove; without it, only say what would go")
         self.add_actor_arguments(remove)
+        sub.add_parser("stop-clients", help="stop this host's Kafka client processes, shared by its web and Celery "
+                                            "processes (they stop by themselves after 10 idle minutes; the next "
+                                            "request starts a fresh one)")
 
     def handle(self, *args, **options):
         if options["subcommand"] == "list":
             return self._list(options["format"])
+        if options["subcommand"] == "stop-clients":
+            return self._stop_clients()
         if options["subcommand"] == "remove":
             return self._remove(options)
         actor, reason = self.acting(options, role=Role.ADMIN)
@@ -79,6 +85,15 @@ class Command(ActorCommand):
             raise CommandError(exc.message) from exc
         self.stdout.write(f"Cluster '{options['name']}' removed; deleted "
                           + ", ".join(f"{n} {label}" for label, n in deleted.items()) + ".")
+
+    def _stop_clients(self) -> None:
+        # Nothing on a cluster changes: the processes only hold connections, so nobody's role is asked for.
+        stopped = stop_host_processes()
+        if stopped:
+            self.stdout.write(f"Stopped {len(stopped)} Kafka client process{'es' if len(stopped) != 1 else ''} "
+                              f"({', '.join(map(str, sorted(stopped)))}).")
+        else:
+            self.stdout.write("No Kafka client process was running.")
 
     def _list(self, fmt: str) -> None:
         health = clusters_health()

@@ -86,13 +86,14 @@ def test_closed_silent_and_unknown_ports_say_why_within_the_bound(kafka_node, si
     admin = _admin(kafka_node)
     silent_port = int(silent_server.rpartition(":")[2])
     began = time.monotonic()
+    # A bound a real JMX read meets on a busy machine too: under the whole suite's load 2 s was not always enough.
     good, closed, silent = admin.read_jmx([JmxEndpoint(1, "127.0.0.1", kafka_node.jmx_port),
                                            JmxEndpoint(2, "127.0.0.1", free_port()),
-                                           JmxEndpoint(3, "127.0.0.1", silent_port)], timeout=2.0)
-    assert time.monotonic() - began < 4
-    assert good.ok and good.gauges
+                                           JmxEndpoint(3, "127.0.0.1", silent_port)], timeout=5.0)
+    assert time.monotonic() - began < 7
+    assert good.ok and good.gauges, good.error
     assert closed.error_kind == JMX_REFUSED and "refused the connection" in closed.error
-    assert silent.error_kind == JMX_TIMEOUT and "did not answer within 2 s" in silent.error
+    assert silent.error_kind == JMX_TIMEOUT and "did not answer within 5 s" in silent.error
     # While the silent port still holds the earlier read, the next one is not queued behind it.
     again = admin.read_jmx([JmxEndpoint(3, "127.0.0.1", silent_port)], timeout=2.0)[0]
     assert again.error_kind == JMX_TIMEOUT and "earlier read" in again.error

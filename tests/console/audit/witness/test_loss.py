@@ -56,15 +56,23 @@ def _delete_topic(admin: KafkaAdmin, topic: str) -> None:
 
 
 def _create_topic(admin: KafkaAdmin, topic: str, configs: dict) -> None:
-    """Creating a name whose deletion the controller is still finishing is refused for a moment."""
+    """Creating a name whose deletion the controller is still finishing is refused for a moment; once created, the
+    partition is led before the test reads it (on a busy machine a read right away found no leader yet)."""
     deadline = time.monotonic() + 15
     while True:
         try:
             admin.create_topic(topic, partitions=1, replication_factor=1, configs=configs)
-            return
+            break
         except KafkaGatewayError:
             assert time.monotonic() < deadline, "the topic could not be created again"
             time.sleep(0.3)
+    while True:
+        try:
+            admin.list_offsets([PartitionRef(topic, 0)], LATEST)
+            return
+        except KafkaGatewayError:
+            assert time.monotonic() < deadline, "the created topic got no leader"
+            time.sleep(0.2)
 
 
 @pytest.fixture

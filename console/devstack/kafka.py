@@ -29,6 +29,7 @@ from console.devstack.launcher import (  # noqa: F401  (tests take free_port and
     Watched, free_port, free_ports, java_command, maven_jars, start_logged, stop_process, wait_until_ready,
 )
 from console.devstack.paths import DATA_DIR, KAFKA_LIBS
+from console.devstack.tool_jvm import tool_jvm_options
 
 
 def java_classpath(libs: Path = KAFKA_LIBS) -> str:
@@ -93,9 +94,13 @@ class KafkaNode:
         scram = []
         for user, password in (self.security.scram_users.items() if self.security else ()):
             scram += ["--add-scram", f"SCRAM-SHA-512=[name={user},password={password}]"]
-        subprocess.run(self.java("kafka.tools.StorageTool", "format", "--cluster-id", cluster_id, "--config",
-                                 self.config_file, "--ignore-formatted", *scram),
-                       check=True, stdout=subprocess.DEVNULL)
+        classpath = java_classpath(self.libs)
+        with tool_jvm_options("kafka.tools.StorageTool", classpath, self.libs.parent) as jvm:
+            subprocess.run(java_command("kafka.tools.StorageTool", "format", "--cluster-id", cluster_id, "--config",
+                                        self.config_file, "--ignore-formatted", *scram, heap=("-Xmx256m",),
+                                        classpath=classpath, options=(
+                                            *jvm, f"-Dlog4j2.configurationFile={self.home / 'log4j2.properties'}")),
+                           check=True, stdout=subprocess.DEVNULL)
 
     @property
     def jmx_url(self) -> str | None:
@@ -126,10 +131,13 @@ class KafkaNode:
         stop_process(self.process, timeout=timeout)
 
     def run_tool(self, main_class: str, *args: str, timeout: float = 120.0) -> subprocess.CompletedProcess:
-        """Runs one of Kafka's own command-line tools (TopicCommand, ConsumerGroupCommand...) from the jars."""
-        command = java_command(main_class, *args, heap=("-Xmx256m",), classpath=java_classpath(self.libs),
-                               options=(f"-Dlog4j2.configurationFile={self.home / 'log4j2.properties'}",))
-        return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+        """Runs one of Kafka's own command-line tools (TopicCommand, ConsumerGroupCommand...) from the jars, with
+        the options of a short-lived JVM (devstack/tool_jvm.py)."""
+        classpath = java_classpath(self.libs)
+        with tool_jvm_options(main_class, classpath, self.libs.parent) as jvm:
+            command = java_command(main_class, *args, heap=("-Xmx256m",), classpath=classpath,
+                                   options=(*jvm, f"-Dlog4j2.configurationFile={self.home / 'log4j2.properties'}"))
+            return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
 
 
 def _cluster_answers(bootstrap: str, name: str, *, brokers: int):

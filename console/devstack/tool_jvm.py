@@ -44,13 +44,20 @@ def archive_path(main_class: str, classpath: str, folder: Path) -> Path:
     return folder / f"tool-classes-{digest}.jsa"
 
 
+def mapped_options(main_class: str, classpath: str, folder: Path) -> tuple[str, ...]:
+    """The options for a run that is not waited for (a consumer left running): the archive when there is one,
+    never written by such a run."""
+    archive = archive_path(main_class, classpath, folder)
+    return (*SMALL_JVM, f"-XX:SharedArchiveFile={archive}") if archive.exists() else SMALL_JVM
+
+
 @contextmanager
 def tool_jvm_options(main_class: str, classpath: str, folder: Path) -> Iterator[tuple[str, ...]]:
     """The options for one run of `main_class` on `classpath`, inside which the run happens: the run that writes
     the archive puts it in place when it has ended."""
     archive = archive_path(main_class, classpath, folder)
     if archive.exists():
-        yield (*SMALL_JVM, f"-XX:SharedArchiveFile={archive}")
+        yield mapped_options(main_class, classpath, folder)
         return
     try:
         lock = open(folder / f"{archive.name}.lock", "a")

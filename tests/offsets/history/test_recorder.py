@@ -189,15 +189,17 @@ def test_a_share_group_of_kafkas_share_consumer_is_recorded(kafka_node, topic_fa
     import subprocess
 
     from console.devstack.kafka import java_classpath
+    from console.devstack.tool_jvm import tool_jvm_options
 
     topic = topic_factory("recshare", partitions=2)
     produce(topic, [(i % 2, None, b"r%d" % i, None) for i in range(10)])
     group = f"rec-share-{uuid.uuid4().hex[:6]}"
-    subprocess.run(["java", "-Xmx256m", "-cp", java_classpath(kafka_node.libs),
-                    "org.apache.kafka.tools.VerifiableShareConsumer", "--bootstrap-server", kafka_node.bootstrap,
-                    "--topic", topic, "--group-id", group, "--offset-reset-strategy", "earliest",
-                    "--max-messages", "10"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120,
-                   check=True)
+    consumer, classpath = "org.apache.kafka.tools.VerifiableShareConsumer", java_classpath(kafka_node.libs)
+    with tool_jvm_options(consumer, classpath, kafka_node.libs.parent) as jvm:
+        subprocess.run(["java", "-Xmx256m", *jvm, "-cp", classpath, consumer,
+                        "--bootstrap-server", kafka_node.bootstrap, "--topic", topic, "--group-id", group,
+                        "--offset-reset-strategy", "earliest", "--max-messages", "10"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120, check=True)
     deadline = time.monotonic() + 30
     while cluster_admin("local").describe_share_groups([group])[group].members:
         assert time.monotonic() < deadline, "the share consumer never left"

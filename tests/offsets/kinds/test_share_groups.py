@@ -16,6 +16,7 @@ from console.audit.actor import Actor
 from console.audit.models import AuditEvent
 from console.clusters.selectors import cluster_admin
 from console.devstack.kafka import java_classpath
+from console.devstack.tool_jvm import mapped_options, tool_jvm_options
 from console.errors import Conflict, ConsoleError
 from offsets.kinds.share import share_group_detail
 from offsets.resets.planning import ALL_TOPICS, ShiftBy, ToEarliest, ToLatest, TopicScope
@@ -30,11 +31,18 @@ SHARE_CONSUMER = "org.apache.kafka.tools.VerifiableShareConsumer"
 
 
 def _consume(kafka_node, topic: str, group: str, count: int, *, wait: bool = True) -> subprocess.Popen:
-    command = ["java", "-Xmx256m", "-cp", java_classpath(kafka_node.libs), SHARE_CONSUMER,
-               "--bootstrap-server", kafka_node.bootstrap, "--topic", topic, "--group-id", group,
-               "--offset-reset-strategy", "earliest", "--max-messages", str(count)]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    if wait:
+    classpath = java_classpath(kafka_node.libs)
+
+    def start(jvm: tuple[str, ...]) -> subprocess.Popen:
+        command = ["java", "-Xmx256m", *jvm, "-cp", classpath, SHARE_CONSUMER,
+                   "--bootstrap-server", kafka_node.bootstrap, "--topic", topic, "--group-id", group,
+                   "--offset-reset-strategy", "earliest", "--max-messages", str(count)]
+        return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    if not wait:
+        return start(mapped_options(SHARE_CONSUMER, classpath, kafka_node.libs.parent))
+    with tool_jvm_options(SHARE_CONSUMER, classpath, kafka_node.libs.parent) as jvm:
+        process = start(jvm)
         process.wait(timeout=120)
     return process
 

@@ -394,6 +394,9 @@ SNAPSHOT_REBUILD_SHARE = env.float("SNAPSHOT_REBUILD_SHARE", default=0.1)
 TOPIC_SNAPSHOT_TIMEOUT_S = env.float("TOPIC_SNAPSHOT_TIMEOUT_S", default=30.0)
 TOPIC_SNAPSHOT_LOCK_S = env.float("TOPIC_SNAPSHOT_LOCK_S", default=10 * TOPIC_SNAPSHOT_TIMEOUT_S)
 TOPIC_SNAPSHOT_WINDOW = env.int("TOPIC_SNAPSHOT_WINDOW", default=2000)
+# How long the topic list shows a topic's cleanup.policy and retention without asking Kafka again (topics/config_cache.py);
+# the console's own changes show at once, other clients' within this.
+TOPIC_LIST_CONFIGS_S = env.float("TOPIC_LIST_CONFIGS_S", default=60.0)
 CELERY_BEAT_SCHEDULE["refresh-topic-snapshots"] = {
     "task": "topics.tasks.refresh_topic_snapshots", "schedule": TOPIC_SNAPSHOT_INTERVAL_S,
     "options": {"expires": TOPIC_SNAPSHOT_INTERVAL_S}}

@@ -30,10 +30,11 @@ from offsets.forms import ExecuteForm, ResetForm, initial_from_link, strategies_
 from offsets.history.selectors import group_timeline, recorder_health
 from offsets.kinds import CONSUMER, SHARE, STREAMS, GroupKind, consumer_detail_or_kind, kind_for
 from offsets.group_table import filter_entries
+from offsets.list_rows import group_list_rows
 from offsets.lag.selectors import group_lag_chart, group_statuses, sampler_health
 
 LAG_STATUSES = ["ERR", "STOP", "BLOCKED", "WARN", "OK"]
-GROUPS_PAGE_SIZE = 50  # as the topic list: every row shown is described and its lag asked from Kafka
+GROUPS_PAGE_SIZE = 50  # as the topic list: every row shown is described (offsets/list_rows.py)
 MSG_GROUPS_BUILDING = ("The groups list of {cluster} is being built in the background (every group of every "
                        "type); this page fills in by itself when it is ready.")
 MSG_GROUPS_NOT_SHARED = ("Redis did not answer: this list comes from this web process's own snapshot, rebuilt in "
@@ -66,8 +67,8 @@ def group_list(request: HtmxHttpRequest, cluster: str):
         chosen = filter_entries(snapshot.rows, query=q, group_type=group_type, state=state, lag_status=lag_status,
                                 sort=sort)
         page = Paginator(chosen, GROUPS_PAGE_SIZE).get_page(request.GET.get("page"))
-        rows = selectors.group_rows(cluster, [entry.listing() for entry in page.object_list])
-        statuses = group_statuses(cluster, groups=[r.group_id for r in rows])
+        statuses = group_statuses(cluster, groups=[entry.group_id for entry in page.object_list])
+        rows = group_list_rows(cluster, [entry.listing() for entry in page.object_list], statuses)
         context.update(rows=[(r, statuses.get(r.group_id)) for r in rows], page=page, total=len(chosen),
                        age_s=round(snapshot.age_s), types_problem=snapshot.note,
                        not_shared=None if snapshot.shared else MSG_GROUPS_NOT_SHARED)

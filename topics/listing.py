@@ -15,7 +15,7 @@ from console.shared_table import connection_version
 from console.kafka.errors import KafkaGatewayError, TopicNotFound
 from console.kafka.types import EARLIEST, LATEST, TOPIC, PartitionRef, TopicMetadata
 from console.user_regex import RegexRefused, compile_user_regex
-from topics import table
+from topics import config_cache, table
 from topics.table import TopicRow
 
 from topics.background import background_admin, patient_admin
@@ -87,7 +87,9 @@ def topic_snapshot_note(cluster: str, topic: str, *, deleted: bool = False, at_l
     """After a change made through the console: the topic's row, read now (one DescribeTopics and ListOffsets
     over its partitions only), or its removal, becomes visible to every process at once. `created`: the row of
     a topic just created, for when the brokers do not show it yet. The change is done by then, so Kafka failing
-    here only leaves the row to the next rebuild."""
+    here only leaves the row to the next rebuild. The list's cached configs of the topic are forgotten too (a topic
+    deleted and created again under its name has configs of its own)."""
+    config_cache.forget(cluster, [topic])
     if deleted:
         table.note_change(cluster, topic, None)
         return
@@ -189,18 +191,19 @@ def filter_topics(rows: list[TopicRow], *, query: str = "", regex: bool = False,
 
 
 def with_configs(cluster: str, rows: list[TopicRow]) -> list[TopicRow]:
-    """Adds cleanup.policy and retention to the rows shown, in one DescribeConfigs round for all of them. A topic
-    that another client deleted since the table was taken is left off the page (the next table drops it too)."""
+    """Adds cleanup.policy and retention to the rows shown: from the shared cache (topics/config_cache.py), and for
+    the topics it does not hold, one DescribeConfigs round for all of them. A topic that another client deleted
+    since the table was taken is left off the page when Kafka is asked (the next table drops it too)."""
     if not rows:
         return rows
-    configs = cluster_admin(cluster).describe_configs(TOPIC, [r.name for r in rows], skip_missing=True)
-
-    def value(name: str, key: str) -> str | None:
-        entry = configs.get(name, {}).get(key)
-        return entry.value if entry else None
-
-    return [
-        TopicRow(**{**r.__dict__, "cleanup_policy": value(r.name, "cleanup.policy"),
-                    "retention_ms": value(r.name, "retention.ms"), "retention_bytes": value(r.name, "retention.bytes")})
-        for r in rows if r.name in configs
-    ]
+    known = config_cache.read(cluster, [r.name for r in rows])
+    missing = [r.name for r in rows if r.name not in known]
+    if missing:
+        described = cluster_admin(cluster).describe_configs(TOPIC, missing, skip_missing=True)
+        asked = {name: tuple(entries[key].value if key in entries else None for key in config_cache.KEYS)
+                 for name, entries in described.items()}
+        config_cache.write(cluster, asked)
+        known.update(asked)
+    return [TopicRow(**{**r.__dict__, "cleanup_policy": known[r.name][0], "retention_ms": known[r.name][1],
+                        "retention_bytes": known[r.name][2]})
+            for r in rows if r.name in known]

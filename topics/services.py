@@ -11,6 +11,7 @@ from console.audit.witness.guard import witness_topic_guard
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
 from console.kafka.types import BROKER, EARLIEST, LATEST, TOPIC, PartitionRef
+from topics import config_cache
 from topics.diffing import PurgeRow, check_config_request, purge_plan
 from topics.policies.rules import CONFIGS, PARTITIONS, TopicShape
 from topics.policies.selectors import cluster_policies, config_change_shapes, create_shape
@@ -94,7 +95,7 @@ def topic_configs_alter(*, actor: Actor, cluster: str, topic: str, set_values: d
                             after_validation=lambda: _config_policy_check(
                                 actor=actor, cluster=cluster, topic=topic, set_values=set_values, delete=delete,
                                 reason=reason, override=policy_override))
-    # Nothing to tell the topic table: it holds no configs (the list reads them for the topics it shows).
+    config_cache.forget(cluster, [topic])  # the list shows the new values at once
     return result
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.shortcuts import render
@@ -60,7 +61,8 @@ def topic_list(request: HtmxHttpRequest, cluster: str):
         page.object_list = disk.with_sizes(selectors.with_configs(cluster, list(page.object_list)), usage)
         context.update(page=page, total=len(rows), unknown_counts=sum(r.messages is None for r in table),
                        age_s=round(snapshot.age_s), not_shared=None if snapshot.shared else MSG_TABLE_NOT_SHARED,
-                       sizes_known=usage is not None or not table, rates=rates)
+                       sizes_known=usage is not None or not table, rates=rates,
+                       configs_s=round(settings.TOPIC_LIST_CONFIGS_S))
     return render(request, "topics/list.html#topic-table" if request.htmx else "topics/list.html", context)
 
 

@@ -127,7 +127,13 @@ class KafkaNode:
         wait_until_ready(_cluster_answers(self.bootstrap, "devstack", brokers=1), what=f"Kafka on {self.bootstrap}",
                          watch=[Watched("Kafka", self.process)], timeout=timeout, interval=0.5)
 
-    def stop(self, timeout: float = 20.0) -> None:
+    def stop(self, timeout: float = 20.0, *, kill: bool = False) -> None:
+        """SIGTERM and a wait of `timeout` for the controlled shutdown; `kill` when the data goes away anyway (a
+        test session's end: a broker holding a session's thousands of partitions took seconds to close them)."""
+        if kill and self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+            return
         stop_process(self.process, timeout=timeout)
 
     def run_tool(self, main_class: str, *args: str, timeout: float = 120.0) -> subprocess.CompletedProcess:

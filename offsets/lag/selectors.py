@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
+from django.db.models import Q
 
 from console.audit.models import AuditEvent
 from offsets.lag.chart import ChartGeometry, chart_geometry, sparkline
@@ -221,6 +222,7 @@ class GroupStatusView:
     spark: str  # sparkline points of the total lag over the status window
     partitions: dict[str, str]
     lag: int | None  # total lag at the last sample
+    sampled_at: datetime | None = None  # when the sweep last sampled the group
 
 
 @dataclass(frozen=True)
@@ -242,8 +244,23 @@ def group_statuses(cluster: str, *, group: str | None = None,
     if groups is not None:
         rows = rows.filter(group__in=groups)
     return {s.group: GroupStatusView(status=s.status, reason=s.reason, spark=sparkline(s.totals),
-                                     partitions=s.partition_status, lag=s.totals[-1] if s.totals else None)
+                                     partitions=s.partition_status, lag=s.totals[-1] if s.totals else None,
+                                     sampled_at=s.sampled_at)
             for s in rows}
+
+
+def sampled_topics(cluster: str, sampled_at: dict[str, datetime]) -> dict[str, tuple[str, ...]]:
+    """The topics each group had committed offsets on at its last sample (`sampled_at`: group -> when), in one
+    query over the raw samples of those moments."""
+    if not sampled_at:
+        return {}
+    moments = Q()
+    for group, at in sampled_at.items():
+        moments |= Q(group=group, time=at)
+    topics: dict[str, set[str]] = defaultdict(set)
+    for group, topic in LagSample.objects.filter(moments, cluster=cluster, step=0).values_list("group", "topic"):
+        topics[group].add(topic)
+    return {group: tuple(sorted(names)) for group, names in topics.items()}
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from console import shared_table
 from console.shared_table import Snapshot
 from offsets import group_table
 from offsets.group_table import GroupEntry, filter_entries
+from offsets.lag.status import SEVERITY
 from offsets.selectors import group_snapshot_refresh
 from offsets.views import MSG_GROUPS_BUILDING, MSG_GROUPS_NOT_SHARED
 from tests.fixtures.clusters import forget_shared_table
@@ -74,6 +75,17 @@ def test_filters_and_orders_on_the_snapshot():
     assert names(state="Empty", lag_status="STOP") == ["pay-d"]
     assert names(sort="lag") == ["other", "pay-d", "pay-a", "pay-b", "Pay-c"]
     assert names(query="pay", sort="status") == ["pay-b", "pay-d", "pay-a", "Pay-c"]
+
+
+@given(st.lists(st.tuples(st.sampled_from(["", "OK", "WARN", "ERR", "STOP", "BLOCKED"]),
+                          st.one_of(st.none(), st.integers(0, 5))), max_size=60))
+def test_worst_status_first_then_most_lag_keeps_the_id_order_among_equals(statuses):
+    rows = [GroupEntry(f"g{i:03d}", "consumer", "Stable", "consumer", status, lag)
+            for i, (status, lag) in enumerate(statuses)]
+
+    ordered = filter_entries(rows, sort="status")
+
+    assert ordered == sorted(rows, key=lambda r: (-SEVERITY.get(r.status, 0), -(r.lag or 0), r.group_id))
 
 
 # --- against the real broker -----------------------------------------------------------------------------------

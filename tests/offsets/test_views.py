@@ -60,6 +60,44 @@ def test_groups_list_pages_and_asks_kafka_about_one_page_only(client_for, viewer
     assert groups[2] in by_lag_reversed
 
 
+def _row(body: str, group: str) -> str:
+    return body.split(f'<tr data-group="{group}">')[1].split("</tr>")[0]
+
+
+def test_groups_list_shows_the_lag_its_status_was_judged_on_and_asks_offsets_only_of_groups_not_sampled(
+        client_for, viewer, topic_factory, produce, commit, local_cluster, monkeypatch):
+    from offsets import selectors
+    from offsets.lag.sampler import lag_sample
+
+    topic = topic_factory("judged", partitions=2)
+    produce(topic, [(0, None, b"x", None)] * 6 + [(1, None, b"y", None)] * 4)
+    prefix = f"judged-{uuid.uuid4().hex[:6]}"
+    swept, fresh = f"{prefix}-swept", f"{prefix}-fresh"
+    commit(swept, {(topic, 0): 1, (topic, 1): 1})  # lag 5 + 3
+    lag_sample(cluster="local")
+    commit(swept, {(topic, 0): 6, (topic, 1): 4})  # caught up since the sweep
+    commit(fresh, {(topic, 0): 2})  # lag 4, not sampled yet
+    group_snapshot_refresh("local", wait_s=30)
+    fetched = []
+    original = selectors.committed_offsets
+
+    def spy(admin, group_ids):
+        fetched.extend(group_ids)
+        return original(admin, group_ids)
+
+    monkeypatch.setattr(selectors, "committed_offsets", spy)
+
+    body = client_for(viewer).get("/clusters/local/groups/", {"q": prefix}).content.decode()
+
+    assert f"<td>{topic}</td>" in _row(body, swept) and "<td>8</td>" in _row(body, swept)
+    assert 'class="hint">Empty</span>' in _row(body, swept)  # asked now: nobody is a member
+    assert f"<td>{topic}</td>" in _row(body, fresh) and "<td>4</td>" in _row(body, fresh)
+    assert fetched == [fresh]
+    # The group's own page asks Kafka: caught up.
+    detail = client_for(viewer).get(f"/clusters/local/groups/{swept}/").content.decode()
+    assert "No members" in detail and "<td>0</td>" in detail
+
+
 def test_group_detail_and_unknown_group(client_for, viewer, seeded, local_cluster):
     client = client_for(viewer)
 

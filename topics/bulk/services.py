@@ -15,6 +15,7 @@ from console.bulk import check_confirmation, chosen_names, confirmation_phrase
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
 from console.kafka.types import TOPIC
+from topics import config_cache
 from topics.bulk.planning import (
     AUDIT_ACTIONS, CONFIG, DELETE, MSG_UNKNOWN_ACTION, PARTITIONS, VERBS, TopicBulkPlan, plan_configs, plan_delete,
     plan_partitions,
@@ -136,6 +137,8 @@ def topics_bulk_execute(*, actor: Actor, cluster: str, action: str, names: list[
 
 def _note(cluster: str, action: str, done: list[str], new_total: int | None) -> None:
     """The topic list shows the console's own changes at once, without a call per topic."""
+    if action not in (DELETE, PARTITIONS):
+        config_cache.forget(cluster, done)
     if action == DELETE:
         for name in done:
             topic_snapshot_note(cluster, name, deleted=True)

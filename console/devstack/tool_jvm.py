@@ -47,7 +47,10 @@ def archive_path(main_class: str, classpath: str, folder: Path) -> Path:
 def mapped_options(main_class: str, classpath: str, folder: Path) -> tuple[str, ...]:
     """The options for a run that is not waited for (a consumer left running): the archive when there is one,
     never written by such a run."""
-    archive = archive_path(main_class, classpath, folder)
+    return _mapping(archive_path(main_class, classpath, folder))
+
+
+def _mapping(archive: Path) -> tuple[str, ...]:
     return (*SMALL_JVM, f"-XX:SharedArchiveFile={archive}") if archive.exists() else SMALL_JVM
 
 
@@ -57,7 +60,7 @@ def tool_jvm_options(main_class: str, classpath: str, folder: Path) -> Iterator[
     the archive puts it in place when it has ended."""
     archive = archive_path(main_class, classpath, folder)
     if archive.exists():
-        yield mapped_options(main_class, classpath, folder)
+        yield _mapping(archive)
         return
     try:
         lock = open(folder / f"{archive.name}.lock", "a")

@@ -47,12 +47,21 @@ def _retention_shown(client, name: str) -> str:
     return body.split(f'/topics/{name}/"')[1].split('<td title="')[1].split(' ms"')[0]
 
 
-def test_asked_once_then_shared_and_the_consoles_own_change_shows_at_once(
-        redis_node, local_cluster, fresh_table, topic_factory, described, client_for, viewer, settings):
-    settings.TOPIC_LIST_CONFIGS_S = 300
-    name = topic_factory("cfg-cache", configs={"retention.ms": "86400000"})
-    assert topic_snapshot_refresh("local") is not None
-    client = client_for(viewer)
+@pytest.fixture
+def day_retention_topic(redis_node, local_cluster, fresh_table, topic_factory, client_for, viewer, settings):
+    """make(prefix, configs_s): a topic kept one day, in a fresh shared table, the list's configs lasting
+    `configs_s`; returns a viewer's client and the topic's name."""
+    def make(prefix: str, configs_s: float):
+        settings.TOPIC_LIST_CONFIGS_S = configs_s
+        name = topic_factory(prefix, configs={"retention.ms": "86400000"})
+        assert topic_snapshot_refresh("local") is not None
+        return client_for(viewer), name
+
+    return make
+
+
+def test_asked_once_then_shared_and_the_consoles_own_change_shows_at_once(day_retention_topic, described):
+    client, name = day_retention_topic("cfg-cache", 300)
 
     assert _retention_shown(client, name) == "86400000"
     assert name in described
@@ -66,12 +75,8 @@ def test_asked_once_then_shared_and_the_consoles_own_change_shows_at_once(
     assert _retention_shown(client, name) == "7200000"
 
 
-def test_another_clients_change_shows_once_the_entry_expires(
-        redis_node, local_cluster, fresh_table, topic_factory, outsider, client_for, viewer, settings):
-    settings.TOPIC_LIST_CONFIGS_S = 4
-    name = topic_factory("cfg-expiry", configs={"retention.ms": "86400000"})
-    assert topic_snapshot_refresh("local") is not None
-    client = client_for(viewer)
+def test_another_clients_change_shows_once_the_entry_expires(day_retention_topic, outsider, settings):
+    client, name = day_retention_topic("cfg-expiry", 4)
     assert _retention_shown(client, name) == "86400000"
     written = time.monotonic()
 

@@ -149,10 +149,30 @@ class SharedTable:
     def read(self, cluster: str, version: str) -> Snapshot | None:
         """The cluster's snapshot with the console's later changes, or None when there is none for these
         settings (`version`: which connection it was built with)."""
+        self._hand_over_own(cluster, version)
         found = self._with_store(lambda store: store.read(cluster))
         if found is None or found[0] != version:
             return None
         return found[1]
+
+    def _hand_over_own(self, cluster: str, version: str) -> None:
+        """A snapshot this process built while Redis did not answer goes to Redis once it answers again, unless the
+        shared one is newer: going back to an older shared one would hide what this process's held until the next
+        rebuild."""
+        stamp = self._local.stamp(cluster)
+        if stamp is None:
+            return
+        store = self._redis_store()
+        if store is None:  # still away: this process's own snapshot is the one pages read
+            return
+        own = self._local.read(cluster) if stamp[0] == version else None
+        try:
+            if own is not None:
+                store.write_if_newer(cluster, version, replace(own[1], shared=True))
+        except StoreDown as exc:
+            redis_failed(exc)
+            return
+        self._local.forget(cluster)
 
     def note_change(self, cluster: str, key: str, row: Any | None) -> None:
         """A row created or changed (the row) or removed (None) through the console, visible to every reader now."""

@@ -140,12 +140,33 @@ class RedisStore:
                 self._decode(cluster, stamp)
 
     def write(self, cluster: str, version: str, snapshot: Snapshot) -> None:
-        blob_key, stamp_key, changes_key, _ = self._keys(cluster)
         try:
             pipe = self.client.pipeline(transaction=True)
-            pipe.set(blob_key, self.table.encode(snapshot, version)).set(stamp_key, repr(snapshot.taken_at))
-            pipe.eval(_PRUNE, 1, changes_key, snapshot.taken_at - CHANGE_GRACE_S)
+            self._queue_write(pipe, cluster, version, snapshot)
             pipe.execute()
+        except redis.RedisError as exc:
+            raise StoreDown(str(exc)) from exc
+
+    def _queue_write(self, pipe, cluster: str, version: str, snapshot: Snapshot) -> None:
+        blob_key, stamp_key, changes_key, _ = self._keys(cluster)
+        pipe.set(blob_key, self.table.encode(snapshot, version)).set(stamp_key, repr(snapshot.taken_at))
+        pipe.eval(_PRUNE, 1, changes_key, snapshot.taken_at - CHANGE_GRACE_S)
+
+    def write_if_newer(self, cluster: str, version: str, snapshot: Snapshot) -> None:
+        """Writes the snapshot unless the one stored was taken at the same time or later (checked and written in one
+        transaction: a rebuild stored meanwhile by another process wins)."""
+        _, stamp_key, _, _ = self._keys(cluster)
+        try:
+            with self.client.pipeline(transaction=True) as pipe:
+                pipe.watch(stamp_key)
+                stamp = pipe.get(stamp_key)
+                if stamp is not None and float(stamp) >= snapshot.taken_at:
+                    return
+                pipe.multi()
+                self._queue_write(pipe, cluster, version, snapshot)
+                pipe.execute()
+        except redis.WatchError:
+            return
         except redis.RedisError as exc:
             raise StoreDown(str(exc)) from exc
 
@@ -209,6 +230,12 @@ class LocalStore:
         own = Snapshot(snapshot.rows, snapshot.taken_at, snapshot.complete, shared=False, note=snapshot.note,
                        build_s=snapshot.build_s)
         return version, self.table.with_changes(own, changes)
+
+    def stamp(self, cluster: str) -> tuple[str, float] | None:
+        """The version and taken_at of the cluster's snapshot, without laying the changes over it."""
+        with self._guard:
+            found = self._snapshots.get(cluster)
+        return None if found is None else (found[0], found[1].taken_at)
 
     def write(self, cluster: str, version: str, snapshot: Snapshot) -> None:
         with self._guard:

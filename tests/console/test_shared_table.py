@@ -1,11 +1,14 @@
-"""console/shared_table.py without Redis or Kafka: when a table is due for its background rebuild, and what a
-snapshot carries through its encoding."""
+"""console/shared_table.py: when a table is due for its background rebuild and what a snapshot carries through its
+encoding (without Redis or Kafka), and which snapshot wins when Redis comes back (the session's Redis)."""
 
 from __future__ import annotations
 
 import time
+import uuid
+from collections.abc import Callable
 
-from console.shared_table import SharedTable, Snapshot
+from console.shared_table import SharedTable, Snapshot, forget_redis_state
+from console.shared_table_stores import forget_redis_clients, redis_failed
 
 TABLE = SharedTable("test-cadence", format=1, row_out=list, row_in=tuple, key=lambda row: row[0],
                     interval_setting="TOPIC_SNAPSHOT_INTERVAL_S", lock_setting="TOPIC_SNAPSHOT_LOCK_S")
@@ -36,3 +39,38 @@ def test_the_build_time_survives_the_encoding():
     built = snapshot(2.5)
     _, decoded = TABLE.decode(TABLE.encode(built, "v1"))
     assert (decoded.build_s, decoded.rows, decoded.complete) == (2.5, [("a", 1)], True)
+
+
+# --- against the session's Redis ---------------------------------------------------------------------------------
+
+def _built(*names: str) -> Callable[[], Snapshot]:
+    return lambda: Snapshot(rows=[(n, 1) for n in names], taken_at=time.time(), complete=True)
+
+
+def test_a_snapshot_built_while_redis_was_away_is_not_replaced_by_the_older_shared_one(redis_node):
+    cluster = f"away-{uuid.uuid4().hex[:6]}"
+    forget_redis_state()
+    try:
+        TABLE.refresh(cluster, "v", _built("a"))
+        assert TABLE.read(cluster, "v").shared
+
+        redis_failed(RuntimeError("a 2 s timeout under load"))  # the process reads and writes its own store now
+        TABLE.refresh(cluster, "v", _built("a", "b"))
+        own = TABLE.read(cluster, "v")
+        assert own.rows == [("a", 1), ("b", 1)] and not own.shared
+
+        forget_redis_clients()  # Redis is asked again: the newer snapshot goes there instead of being shadowed
+        back = TABLE.read(cluster, "v")
+        assert back.rows == [("a", 1), ("b", 1)] and back.shared and back.taken_at == own.taken_at
+        assert TABLE._local.stamp(cluster) is None
+
+        # A rebuild stored by another process after this one's own wins, and this one's is dropped.
+        redis_failed(RuntimeError("away again"))
+        TABLE.refresh(cluster, "v", _built("old"))
+        forget_redis_clients()
+        TABLE._redis_store().write(cluster, "v", _built("newest")())
+        assert TABLE.read(cluster, "v").rows == [("newest", 1)]
+        assert TABLE._local.stamp(cluster) is None
+    finally:
+        TABLE.invalidate(cluster)
+        forget_redis_state()

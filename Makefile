@@ -18,6 +18,9 @@ MVN := mvn -q -B -s console/devstack/maven-settings.xml
 # Development defaults; production sets its own environment (see docker-compose.yml).
 export DJANGO_DEBUG ?= 1
 export DJANGO_SETTINGS_MODULE := console.settings
+# Every process make starts (the console's, the tests' and the commands they run) keeps the project's compiled
+# modules: with PYTHONDONTWRITEBYTECODE set, as some machines and CI images do, each process compiled them all again.
+unexport PYTHONDONTWRITEBYTECODE
 
 # With an external cluster, Redis, schema registry or Connect worker, `make run` starts no local one.
 PROCS := web worker beat recorder $(if $(KAFKA_BOOTSTRAP_SERVERS),,kafka) $(if $(REDIS_URL),,redis) \

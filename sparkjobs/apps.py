@@ -10,6 +10,14 @@ class SparkjobsConfig(AppConfig):
 
         register_metrics("replays", replay_metrics, order=30)
 
-        from sparkjobs import queue, tasks
+        from sparkjobs import queue
 
-        queue.register_sender(lambda job_id: tasks.run_replay.apply_async((job_id,), retry=False))
+        queue.register_sender(_send_replay)
+
+
+def _send_replay(job_id: int) -> None:
+    # Imported on first use: the task module brings pyspark and the filter parser, most of a second of every
+    # process's start (each `manage.py` command, each web worker) that never sends a replay.
+    from sparkjobs import tasks
+
+    tasks.run_replay.apply_async((job_id,), retry=False)

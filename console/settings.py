@@ -324,6 +324,9 @@ SPARK_DRIVER_MEMORY = env("SPARK_DRIVER_MEMORY", default="1g")
 REPLAY_DRIVER_IDLE_S = env.float("REPLAY_DRIVER_IDLE_S", default=1800.0)
 REPLAY_DRIVER_PRESTART = env.bool("REPLAY_DRIVER_PRESTART", default=True)  # started as a worker comes up
 REPLAY_DRIVER_START_TIMEOUT_S = env.float("REPLAY_DRIVER_START_TIMEOUT_S", default=180.0)
+# A new driver runs a replay's write paths once over generated rows, so that the first replay finds them compiled
+# (about 20 s of both cores on a 2-core machine, in the background).
+REPLAY_DRIVER_WARM_UP = env.bool("REPLAY_DRIVER_WARM_UP", default=True)
 REPLAY_OUTPUT_DIR = env("REPLAY_OUTPUT_DIR", default=str(BASE_DIR / ".data" / "replays"))
 # File sinks may also write to s3a://BUCKET/PREFIX (the replay form's output location): a local folder on a
 # standalone cluster would scatter the files over the workers. Keys only from the environment variables named here.

@@ -187,11 +187,11 @@ def ensure_driver(jars: list[str] | None = None) -> Driver:
             return driver
         state.unlink(missing_ok=True)
         token = secrets.token_urlsafe(24)
+        env = {**spark_environment(), "CONSOLE_DRIVER_TOKEN": token,
+               "CONSOLE_DRIVER_WARM_UP": "1" if settings.REPLAY_DRIVER_WARM_UP else "0"}
         with open(log_path, "a") as log:
             process = subprocess.Popen(driver_command(folder, state, jars), stdout=log, stderr=subprocess.STDOUT,
-                                       stdin=subprocess.DEVNULL, env={**spark_environment(),
-                                                                      "CONSOLE_DRIVER_TOKEN": token},
-                                       start_new_session=True)
+                                       stdin=subprocess.DEVNULL, env=env, start_new_session=True)
         deadline = time.monotonic() + settings.REPLAY_DRIVER_START_TIMEOUT_S
         while time.monotonic() < deadline:
             if process.poll() is not None:

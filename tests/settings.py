@@ -9,3 +9,8 @@ with the same hasher.
 from console.settings import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+# The tests start a resident Spark driver about ten times (workers of their own, drivers killed on purpose), and
+# each one's warm-up took about 20 s of both cores while other tests ran. The tests of the driver's own life
+# (tests/sparkjobs/test_driver.py) warm theirs up; replays run the same without it, only slower at first.
+REPLAY_DRIVER_WARM_UP = env.bool("REPLAY_DRIVER_WARM_UP", default=False)  # noqa: F405

@@ -245,7 +245,8 @@ def main(state_file: str, owner: int, idle_s: float) -> None:
     write_secret_file(state, json.dumps({"pid": os.getppid(), "python_pid": os.getpid(),
                                          "port": listener.getsockname()[1], "token": token}))
     print(f"console replay driver listening on 127.0.0.1:{listener.getsockname()[1]}", flush=True)
-    threading.Thread(target=_warm_up_quietly, args=(driver,), daemon=True, name="warm-up").start()
+    if os.environ.get("CONSOLE_DRIVER_WARM_UP", "1") == "1":
+        threading.Thread(target=_warm_up_quietly, args=(driver,), daemon=True, name="warm-up").start()
     try:
         while driver.idle_for() < idle_s and (_alive(owner) or driver.idle_for() == 0.0):
             try:

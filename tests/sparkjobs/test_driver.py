@@ -102,7 +102,7 @@ def socket_driver(tmp_path_factory):
     from sparkjobs import runner
 
     folder = tmp_path_factory.mktemp("driver-socket")
-    with override_settings(REPLAY_OUTPUT_DIR=str(folder), REPLAY_DRIVER_IDLE_S=900):
+    with override_settings(REPLAY_OUTPUT_DIR=str(folder), REPLAY_DRIVER_IDLE_S=900, REPLAY_DRIVER_WARM_UP=True):
         driver = runner.ensure_driver()
     try:
         state = next((folder / "driver").glob("*.json"))

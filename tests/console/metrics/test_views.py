@@ -61,7 +61,16 @@ def test_only_get(client, settings):
     assert response.status_code == 405
 
 
+def _until(check, what: str, timeout: float = 15.0):
+    deadline = time.monotonic() + timeout
+    while not (found := check()):
+        assert time.monotonic() < deadline, what
+        time.sleep(0.1)
+    return found
+
+
 @pytest.mark.kafka  # for the session's Redis, which the web processes share the rendering through
+@pytest.mark.django_db(transaction=True)  # the next rendering is made in a thread, on a connection of its own
 def test_scrapes_close_together_share_one_rendering_until_it_expires(client, settings, redis_node):
     from console.shared_table import forget_redis_state
     from offsets.models import LagSweep
@@ -76,11 +85,16 @@ def test_scrapes_close_together_share_one_rendering_until_it_expires(client, set
     second = client.get("/metrics", headers=headers).content.decode()
     assert 'cluster="cache-a"' in first and second == first  # within METRICS_CACHE_S: the same rendering
     time.sleep(1.6)
+    started = time.monotonic()
     third = client.get("/metrics", headers=headers).content.decode()
-    assert 'cluster="cache-b"' in third  # expired: rendered again with what is stored now
+    # Expired: the previous rendering at once, while the next is made in the background with what is stored now.
+    assert third == first and time.monotonic() - started < 1.0
+    _until(lambda: 'cluster="cache-b"' in client.get("/metrics", headers=headers).content.decode(),
+           "the rendering made in the background was never served")
 
 
 @pytest.mark.kafka  # the session's Redis
+@pytest.mark.django_db(transaction=True)  # the next rendering is made in a thread, on a connection of its own
 def test_while_one_process_renders_the_others_serve_the_rendering_before(client, settings, redis_node, monkeypatch):
     from console.metrics import views
     from console.shared_table import forget_redis_state
@@ -108,8 +122,13 @@ def test_while_one_process_renders_the_others_serve_the_rendering_before(client,
     assert client.get("/metrics", headers=headers).content == first
     assert renderings == []
 
-    shared.delete(f"{key}:rendering")  # that one finished or died: the next scrape renders
+    shared.delete(f"{key}:rendering")  # that one finished or died: this scrape starts the next rendering
+    assert client.get("/metrics", headers=headers).content == first  # and is served the previous one meanwhile
+    _until(lambda: renderings == [False] and shared.get(f"{key}:rendering") is None,
+           "the failed rendering held the others back")  # it fails, and lets go of the lock all the same
+    assert shared.get(key) is None and shared.get(f"{key}:last") == first
+
+    shared.delete(f"{key}:last")  # no rendering at all: the scrape waits for its own
     with pytest.raises(RuntimeError):
         client.get("/metrics", headers=headers)
-    assert renderings == [False]
-    assert shared.get(f"{key}:rendering") is None  # a failed rendering does not hold the others back
+    assert renderings == [False, False] and shared.get(f"{key}:rendering") is None

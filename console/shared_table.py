@@ -157,8 +157,8 @@ class SharedTable:
 
     def _hand_over_own(self, cluster: str, version: str) -> None:
         """A snapshot this process built while Redis did not answer goes to Redis once it answers again, unless the
-        shared one is newer: going back to an older shared one would hide what this process's held until the next
-        rebuild."""
+        shared one is newer: reading the older shared one again would hide rows this process's own snapshot holds
+        until the next rebuild."""
         stamp = self._local.stamp(cluster)
         if stamp is None:
             return

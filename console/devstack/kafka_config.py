@@ -32,6 +32,14 @@ transaction.state.log.min.isr=1
 share.coordinator.state.topic.replication.factor={internal_replication}
 share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
+# Members of consumer (KIP-848), share and streams groups receive their assignment with a heartbeat: every second
+# here rather than Kafka's five, so a development broker's groups settle as quickly as its classic ones (above).
+group.consumer.min.heartbeat.interval.ms=1000
+group.consumer.heartbeat.interval.ms=1000
+group.share.min.heartbeat.interval.ms=1000
+group.share.heartbeat.interval.ms=1000
+group.streams.min.heartbeat.interval.ms=1000
+group.streams.heartbeat.interval.ms=1000
 log.cleaner.dedupe.buffer.size=1048577
 auto.create.topics.enable=false
 delete.topic.enable=true

@@ -186,14 +186,15 @@ class Driver:
             return 0.0 if self.jobs else time.monotonic() - self.last_active
 
 
-def warm_up(spark: SparkSession) -> None:
+def warm_up(spark: SparkSession, count: int = 400_000) -> None:
     """Runs a replay's write paths (Parquet, and Arrow batches to Python) over generated rows shaped like Kafka's,
-    once, in the background: the JIT compiles them before a replay needs them. Kafka's read path stays cold."""
+    once, in the background: the JIT compiles them before a replay needs them (`count` rows are enough for its hot
+    loops to be compiled). Kafka's read path stays cold."""
     from pyspark.sql import functions as F
 
     spark.sparkContext.setJobGroup("console-warm-up", "warm-up", interruptOnCancel=True)
     headers = "cast(array() as array<struct<key:string,value:binary>>)"
-    rows = spark.range(0, 400_000, numPartitions=spark.sparkContext.defaultParallelism).select(
+    rows = spark.range(0, count, numPartitions=spark.sparkContext.defaultParallelism).select(
         F.lit("warm-up").alias("topic"), (F.col("id") % 4).cast("int").alias("partition"), F.col("id").alias("offset"),
         F.current_timestamp().alias("timestamp"), F.col("id").cast("string").cast("binary").alias("key"),
         F.expr("cast(repeat('x', 200) as binary)").alias("value"), F.expr(headers).alias("headers"))

@@ -25,6 +25,7 @@ from django.conf import settings
 
 from console.kafka.errors import ClusterUnavailable, KafkaGatewayError, KafkaRequestFailed, NotAuthorized
 from console.kafka.java.config import UntranslatableConfig, java_client_config
+from console.kafka.librdkafka.client import check_not_known_unreachable
 from console.kafka.types import ClusterConnection, GatewayFace, PartitionRef
 
 MSG_NO_LIBS = "Kafka's Java clients are not installed here (no {libs}); run `make deps` or set KAFKA_TOOLS_LIBS."
@@ -213,7 +214,10 @@ def _py4j_jar() -> str:
 
 
 def java_admin(connection: ClusterConnection, timeout: float):
-    """The cluster's Java Admin, created once per connection settings, bound and lane."""
+    """The cluster's Java Admin, created once per connection settings, bound and lane. A cluster this process has
+    just found down fails at once, as it does for the librdkafka calls: a call through the JVM would wait out its
+    bound again, and a first one WARMUP_S longer."""
+    check_not_known_unreachable(connection)
     key = (connection.bootstrap_servers, tuple(sorted(connection.config.items())), timeout, connection.lane)
     admin = _admins.get(key)
     if admin is None:
@@ -326,6 +330,7 @@ class JavaCalls(GatewayFace):
     def _java(self, call):
         from py4j.protocol import Py4JError, Py4JJavaError
 
+        check_not_known_unreachable(self.connection)  # before starting a JVM for it
         bridge = _current()
         try:
             admin = java_admin(self.connection, self.timeout)

@@ -127,3 +127,25 @@ def test_a_jvm_that_died_between_calls_is_replaced_quietly(fresh_bridge):
         time.sleep(0.05)
     assert fresh_bridge.list_groups_of_every_type() is not None
     assert bridge.bridge_pid() not in (None, killed)
+
+
+def test_a_cluster_just_found_down_fails_at_once_through_the_jvm_too():
+    """A page of a down cluster makes librdkafka calls and Java Admin calls; once the first has found it down, the
+    others answer from the back-off instead of each waiting out its bound (a JVM's first call, 6 s more)."""
+    from console.devstack.kafka import free_port
+    from console.kafka.librdkafka import client
+
+    bridge.bridge_stop()
+    down = KafkaAdmin(ClusterConnection(f"down-{free_port()}", f"127.0.0.1:{free_port()}"), timeout=2,
+                      unreachable_backoff=30)
+    try:
+        with pytest.raises(ClusterUnavailable) as found:
+            down.list_topics()
+        for java_call in (down.list_transactions, lambda: down.describe_transactions(["tx"])):
+            started = time.monotonic()
+            with pytest.raises(ClusterUnavailable) as again:
+                java_call()
+            assert time.monotonic() - started < 0.5 and again.value.message == found.value.message
+        assert bridge.bridge_port() is None  # no JVM was started for a cluster known to be down
+    finally:
+        client.mark_reachable(down.connection)

@@ -198,7 +198,8 @@ def test_a_share_group_of_kafkas_share_consumer_is_recorded(kafka_node, topic_fa
     with tool_jvm_options(consumer, classpath, kafka_node.libs.parent) as jvm:
         subprocess.run(["java", "-Xmx256m", *jvm, "-cp", classpath, consumer,
                         "--bootstrap-server", kafka_node.bootstrap, "--topic", topic, "--group-id", group,
-                        "--offset-reset-strategy", "earliest", "--max-messages", "10"],
+                        "--offset-reset-strategy", "earliest", "--max-messages", "10",
+                        "--acknowledgement-mode", "sync"],  # "auto" waits a 5 s poll to acknowledge the last batch
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120, check=True)
     deadline = time.monotonic() + 30
     while cluster_admin("local").describe_share_groups([group])[group].members:

@@ -36,7 +36,9 @@ def _consume(kafka_node, topic: str, group: str, count: int, *, wait: bool = Tru
     def start(jvm: tuple[str, ...]) -> subprocess.Popen:
         command = ["java", "-Xmx256m", *jvm, "-cp", classpath, SHARE_CONSUMER,
                    "--bootstrap-server", kafka_node.bootstrap, "--topic", topic, "--group-id", group,
-                   "--offset-reset-strategy", "earliest", "--max-messages", str(count)]
+                   "--offset-reset-strategy", "earliest", "--max-messages", str(count),
+                   # "auto" acknowledges a batch with the next poll, which waits 5 s for records that never come
+                   "--acknowledgement-mode", "sync"]
         return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     if not wait:

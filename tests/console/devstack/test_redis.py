@@ -11,6 +11,8 @@ import time
 
 import pytest
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from console.devstack.kafka import free_port
 from console.devstack.paths import PROJECT_DIR
@@ -18,11 +20,14 @@ from console.devstack.redis import redis_url
 
 
 def _refuses_strangers(port: int, password: str) -> None:
-    stranger = redis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=2)
+    # redis-py takes a refused login for a connection error and tries again three times with a growing pause
+    # (about 4 s): the refusal is the point here, not the client's patience.
+    once = Retry(NoBackoff(), 0)
+    stranger = redis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=2, retry=once)
     with pytest.raises((redis.AuthenticationError, redis.ResponseError)):
         stranger.set("queued-by-someone-else", "x")
     with pytest.raises((redis.AuthenticationError, redis.ResponseError)):
-        redis.Redis(host="127.0.0.1", port=port, password="guess").ping()
+        redis.Redis(host="127.0.0.1", port=port, password="guess", retry=once).ping()
     assert redis.Redis.from_url(redis_url(port, password)).ping()
 
 

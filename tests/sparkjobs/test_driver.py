@@ -30,11 +30,16 @@ def _alive(pid: int) -> bool:
     return status.exists() and "zombie" not in status.read_text().lower()
 
 
+# Enough that the replay is still running when it is killed, a fraction of a second after it started (it takes
+# seconds), and few enough that the retry on a new, cold driver is short.
+RECORDS = 150_000
+
+
 @pytest.mark.slow  # a drill: the driver killed mid-replay, then a new one started for the retry
 def test_a_driver_killed_mid_replay_fails_the_job_saying_so_and_the_next_replay_gets_a_new_driver(
         replay_env, operator_actor, topic_factory, produce):
     topic = topic_factory("replay-driver-kill", partitions=2)
-    produce(topic, [(n % 2, None, b"d" * 100, None) for n in range(400_000)])
+    produce(topic, [(n % 2, None, b"d" * 100, None) for n in range(RECORDS)])
 
     def submit():
         return replay_submit(actor=operator_actor, cluster="local", topic=topic, partitions=None, start="earliest",
@@ -50,7 +55,7 @@ def test_a_driver_killed_mid_replay_fails_the_job_saying_so_and_the_next_replay_
     assert [(e.action, e.outcome) for e in events] == [("replay.run", "intent"), ("replay.run", "failure")]
 
     retry = wait_finished(submit(), timeout=180)
-    assert retry.state == ReplayJob.State.SUCCEEDED and retry.records_written == 400_000, retry.error
+    assert retry.state == ReplayJob.State.SUCCEEDED and retry.records_written == RECORDS, retry.error
     assert retry.driver_pid != job.driver_pid and not _alive(job.driver_pid)
 
 

@@ -75,7 +75,10 @@ def test_prometheus_gives_the_figures_jmx_gives_around_it(kafka_node, prometheus
                 or _close(meter.one_minute_rate, after.meters[key].one_minute_rate)), key
     assert set(ours.gauges) == set(after.gauges) and set(ours.meters) == set(after.meters)
     for key in ("produce_p99_ms", "fetch_p99_ms"):
-        assert ours.gauges[key] in (before.gauges[key], after.gauges[key]), key
+        # A percentile moves with every request the broker serves (other clients fetch all the while), so the one
+        # Prometheus scraped between our readings may be a third value, near one of them.
+        assert (_close(ours.gauges[key], before.gauges[key]) or _close(ours.gauges[key], after.gauges[key])), \
+            (key, ours.gauges[key], before.gauges[key], after.gauges[key])
     assert 0 <= ours.gauges["request_idle_pct"] <= 100
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import uuid
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from console.audit.models import AuditEvent
 
@@ -88,7 +89,13 @@ def test_every_page_works_for_hostile_group_names_and_a_249_character_topic(
     page.goto(f"/audit/?target=group:{groups[0]}")
     assert groups[0] in page.locator("#audit-table").inner_text()
     page.goto(f"/clusters/local/topics/?q={token}")
-    page.get_by_role("link", name=topic).click()
+    link = page.get_by_role("link", name=topic)
+    try:
+        link.wait_for(timeout=15_000)
+    except PlaywrightTimeout:  # seen once in a while in CI: what the list said instead is the clue
+        said = page.locator("main").inner_text()[:2000]
+        pytest.fail(f"the topic list did not link {topic[:20]}…; the page said:\n{said}")
+    link.click()
     page.locator("h1").filter(has_text=topic[:40]).wait_for()
     page.goto(f"/clusters/local/topics/{topic}/messages/?partition=1&offset=0")
     assert page.locator("#records").inner_text().count("v") >= 3

@@ -25,7 +25,7 @@ from django.conf import settings
 
 from console.kafka.errors import ClusterUnavailable, KafkaGatewayError, KafkaRequestFailed, NotAuthorized
 from console.kafka.java.config import UntranslatableConfig, java_client_config
-from console.kafka.librdkafka.client import check_not_known_unreachable
+from console.kafka.reachability import check_not_known_unreachable
 from console.kafka.types import ClusterConnection, GatewayFace, PartitionRef
 
 MSG_NO_LIBS = "Kafka's Java clients are not installed here (no {libs}); run `make deps` or set KAFKA_TOOLS_LIBS."

@@ -11,6 +11,7 @@ from confluent_kafka.admin import AdminClient
 
 from console.kafka.errors import (MSG_SLOW_REQUEST, ClusterUnavailable, KafkaGatewayError, PartitionError,
                                   PartitionErrors)
+from console.kafka import reachability
 from console.kafka.librdkafka import client
 from console.kafka.librdkafka.futures import future_result, futures_outcomes, futures_results
 from console.kafka.librdkafka.mapping import coordinator_moving, explain_unavailable, map_exception
@@ -30,7 +31,7 @@ PROBE_S = 0.75  # what a timed-out call adds to ask whether the cluster answers 
 class AdminBase(GatewayFace):
     def _call(self, operation: Callable[[AdminClient], T]) -> T:
         """Runs `operation` with the cluster's AdminClient, mapping errors and remembering unreachability."""
-        client.check_not_known_unreachable(self.connection)
+        reachability.check_not_known_unreachable(self.connection)
         admin = client.admin_client(self.connection)
         try:
             result = operation(admin)
@@ -47,10 +48,10 @@ class AdminBase(GatewayFace):
                                                 code="_SLOW_REQUEST", cluster=self.cluster)
                 else:
                     mapped = explain_unavailable(mapped, cause)
-                    client.mark_unreachable(self.connection, mapped.message, self.unreachable_backoff)
+                    reachability.mark_unreachable(self.connection, mapped.message, self.unreachable_backoff)
             raise mapped from exc
         admin.poll(0)
-        client.mark_reachable(self.connection)
+        reachability.mark_reachable(self.connection)
         client.forget_connection_error(self.connection)
         return result
 

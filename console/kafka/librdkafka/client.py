@@ -9,7 +9,7 @@ import time
 from confluent_kafka import Consumer, KafkaError
 from confluent_kafka.admin import AdminClient
 
-from console.kafka import errors
+from console.kafka import reachability
 from console.kafka.types import ClusterConnection
 
 # librdkafka reconnects quickly and gives up on a silent socket well before our request timeout.
@@ -29,7 +29,6 @@ _admins_lock = threading.Lock()
 _lookup_consumers: dict[tuple, Consumer] = {}
 LOOKUP_GROUP = "kafka-console-offset-lookup"  # never joined, never committed to
 LOOKUP_METADATA_AGE_MS = 30_000
-_unreachable_until: dict[str, tuple[float, str]] = {}
 # The last connection-level error librdkafka reported per cluster (bad credentials, TLS refused...): a request
 # that then times out says why instead of "did not answer".
 _last_errors: dict[str, tuple[float, KafkaError]] = {}
@@ -91,26 +90,11 @@ def forget_connection_error(connection: ClusterConnection) -> None:
     _last_errors.pop(connection.name, None)
 
 
-def check_not_known_unreachable(connection: ClusterConnection) -> None:
-    """Fails fast while a cluster is known to be down, so a page with several calls waits only once."""
-    entry = _unreachable_until.get(connection.name)
-    if entry and time.monotonic() < entry[0]:
-        raise errors.ClusterUnavailable(entry[1], code="_TRANSPORT", cluster=connection.name)
-
-
-def mark_unreachable(connection: ClusterConnection, message: str, backoff_s: float) -> None:
-    _unreachable_until[connection.name] = (time.monotonic() + backoff_s, message)
-
-
-def mark_reachable(connection: ClusterConnection) -> None:
-    _unreachable_until.pop(connection.name, None)
-
-
 def forget_clients() -> None:
     """Drops this process's cached clients and reachability marks: what a client process does when asked to forget
     (console.kafka.reset.forget_clients asks them, after doing this in its own process)."""
     with _admins_lock:
         _admins.clear()
         _lookup_consumers.clear()
-    _unreachable_until.clear()
+    reachability.forget()
     _last_errors.clear()

@@ -133,7 +133,7 @@ def test_a_cluster_just_found_down_fails_at_once_through_the_jvm_too():
     """A page of a down cluster makes librdkafka calls and Java Admin calls; once the first has found it down, the
     others answer from the back-off instead of each waiting out its bound (a JVM's first call, 6 s more)."""
     from console.devstack.kafka import free_port
-    from console.kafka.librdkafka import client
+    from console.kafka import reachability
 
     bridge.bridge_stop()
     down = KafkaAdmin(ClusterConnection(f"down-{free_port()}", f"127.0.0.1:{free_port()}"), timeout=2,
@@ -148,4 +148,4 @@ def test_a_cluster_just_found_down_fails_at_once_through_the_jvm_too():
             assert time.monotonic() - started < 0.5 and again.value.message == found.value.message
         assert bridge.bridge_port() is None  # no JVM was started for a cluster known to be down
     finally:
-        client.mark_reachable(down.connection)
+        reachability.mark_reachable(down.connection)

@@ -150,10 +150,31 @@ class SharedTable:
         """The cluster's snapshot with the console's later changes, or None when there is none for these
         settings (`version`: which connection it was built with)."""
         self._hand_over_own(cluster, version)
-        found = self._with_store(lambda store: store.read(cluster))
+        found = self._read(cluster)
         if found is None or found[0] != version:
             return None
         return found[1]
+
+    def _read(self, cluster: str) -> tuple[str, Snapshot] | None:
+        store = self._redis_store()
+        if store is not None:
+            try:
+                return store.read(cluster)
+            except StoreDown as exc:
+                redis_failed(exc)
+        self._keep_last_shared(cluster)
+        return self._local.read(cluster)
+
+    def _keep_last_shared(self, cluster: str) -> None:
+        """Redis did not answer (on a loaded machine, a read past its timeout): until this process has a snapshot of
+        its own, its pages read the shared one it last decoded rather than none ("being built"). Once Redis answers
+        again it is dropped, as any own snapshot no newer than the shared one is (_hand_over_own)."""
+        if self._local.stamp(cluster) is not None:
+            return
+        store = self._redis_stores.get(settings.REDIS_URL)
+        last = store.last_decoded(cluster) if store is not None else None
+        if last is not None:
+            self._local.write(cluster, last[0], replace(last[1], shared=False))
 
     def _hand_over_own(self, cluster: str, version: str) -> None:
         """A snapshot this process built while Redis did not answer goes to Redis once it answers again, unless the

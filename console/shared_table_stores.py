@@ -99,6 +99,11 @@ class RedisStore:
         return version, self.table.with_changes(
             snapshot, {key.decode(): self.table.change_in(text) for key, text in changes.items()})
 
+    def last_decoded(self, cluster: str) -> tuple[str, Snapshot] | None:
+        """The cluster's snapshot as this process last decoded it from Redis, without asking Redis."""
+        cached = self._decoded.get(cluster)
+        return None if cached is None else cached[1]
+
     def _decode(self, cluster: str, stamp: bytes) -> tuple[bytes, tuple[str, Snapshot]] | None:
         """The cluster's current blob, decoded once per stamp in this process: a caller that finds the warmer
         decoding the stamp it saw waits for that rather than decoding it again."""

@@ -74,3 +74,35 @@ def test_a_snapshot_built_while_redis_was_away_is_not_replaced_by_the_older_shar
     finally:
         TABLE.invalidate(cluster)
         forget_redis_state()
+
+
+def test_a_process_that_loses_redis_serves_the_shared_snapshot_it_last_read(redis_node):
+    cluster = f"lost-{uuid.uuid4().hex[:6]}"
+    forget_redis_state()
+    try:
+        TABLE.refresh(cluster, "v", _built("a", "b"))
+        assert TABLE.read(cluster, "v").shared
+
+        redis_failed(RuntimeError("a 2 s timeout under load"))
+        kept = TABLE.read(cluster, "v")
+        assert kept.rows == [("a", 1), ("b", 1)] and not kept.shared  # not "being built"
+        assert TABLE.read(cluster, "other settings") is None
+
+        forget_redis_clients()
+        TABLE._redis_store().write(cluster, "v", _built("a", "b", "c")())
+        back = TABLE.read(cluster, "v")
+        assert back.rows == [("a", 1), ("b", 1), ("c", 1)] and back.shared
+        assert TABLE._local.stamp(cluster) is None  # the kept copy went once Redis answered
+    finally:
+        TABLE.invalidate(cluster)
+        forget_redis_state()
+
+
+def test_a_process_that_never_read_the_table_has_nothing_to_serve_without_redis(redis_node):
+    cluster = f"never-{uuid.uuid4().hex[:6]}"
+    forget_redis_state()
+    try:
+        redis_failed(RuntimeError("down"))
+        assert TABLE.read(cluster, "v") is None
+    finally:
+        forget_redis_state()

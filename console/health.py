@@ -33,6 +33,7 @@ from console.clusters.models import Cluster
 from console.clusters.selectors import clusters_health
 from console.devstack.process_status import ProcessStatus
 from console.metrics.views import bearer_matches
+from console.redis_retry import console_retry
 
 
 def database_state() -> dict:
@@ -46,7 +47,8 @@ def database_state() -> dict:
 
 def redis_state() -> dict:
     try:
-        client = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=1, socket_timeout=1)
+        client = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=1, socket_timeout=1,
+                                      retry=console_retry())
         client.ping()
         return {"ok": True}
     except redis.RedisError as exc:

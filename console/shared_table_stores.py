@@ -14,6 +14,8 @@ from typing import Any
 import redis
 from django.conf import settings
 
+from console.redis_retry import console_retry
+
 log = logging.getLogger("console.shared_table")
 
 # A snapshot whose build started shortly after a change may still have seen the cluster from before it.
@@ -273,7 +275,8 @@ def redis_client(url: str) -> redis.Redis | None:
             return None
         client = _clients.get(url)
         if client is None:
-            client = _clients[url] = redis.Redis.from_url(url, socket_connect_timeout=0.5, socket_timeout=2.0)
+            client = _clients[url] = redis.Redis.from_url(url, socket_connect_timeout=0.5, socket_timeout=2.0,
+                                                           retry=console_retry())
         return client
 
 

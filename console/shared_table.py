@@ -214,11 +214,13 @@ class SharedTable:
             try:
                 started = time.monotonic()
                 fresh = replace(build(), build_s=time.monotonic() - started)
+                # A build that outlived its lock (a cluster that answered slowly for minutes) must not replace a
+                # snapshot taken after it began.
                 try:
-                    store.write(cluster, version, fresh)
+                    store.write_if_newer(cluster, version, fresh)
                 except StoreDown as exc:  # built at some cost: serve it from this process rather than build again
                     redis_failed(exc)
-                    self._local.write(cluster, version, fresh)
+                    self._local.write_if_newer(cluster, version, fresh)
                 return fresh
             finally:
                 try:

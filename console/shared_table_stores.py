@@ -250,6 +250,13 @@ class LocalStore:
             keep = snapshot.taken_at - CHANGE_GRACE_S
             self._changes[cluster] = {k: c for k, c in self._changes.get(cluster, {}).items() if c[0] >= keep}
 
+    def write_if_newer(self, cluster: str, version: str, snapshot: Snapshot) -> None:
+        with self._guard:
+            found = self._snapshots.get(cluster)
+            if found is not None and found[1].taken_at >= snapshot.taken_at:
+                return
+        self.write(cluster, version, snapshot)
+
     def note_change(self, cluster: str, key: str, row: Any | None) -> None:
         with self._guard:
             self._changes.setdefault(cluster, {})[key] = (time.time(), row)

@@ -106,3 +106,21 @@ def test_a_process_that_never_read_the_table_has_nothing_to_serve_without_redis(
         assert TABLE.read(cluster, "v") is None
     finally:
         forget_redis_state()
+
+
+def test_a_rebuild_that_began_before_the_stored_snapshot_does_not_replace_it(redis_node):
+    cluster = f"late-{uuid.uuid4().hex[:6]}"
+    forget_redis_state()
+    try:
+        TABLE.refresh(cluster, "v", _built("with-the-new-topic"))
+        began_earlier = lambda: Snapshot(rows=[("without-it", 1)], taken_at=time.time() - 200, complete=True)
+        TABLE.refresh(cluster, "v", began_earlier)  # its lock had expired; it finishes last
+        assert TABLE.read(cluster, "v").rows == [("with-the-new-topic", 1)]
+
+        redis_failed(RuntimeError("away"))  # the same holds for this process's own store
+        TABLE.refresh(cluster, "v", _built("own-newer"))
+        TABLE.refresh(cluster, "v", began_earlier)
+        assert TABLE.read(cluster, "v").rows == [("own-newer", 1)]
+    finally:
+        TABLE.invalidate(cluster)
+        forget_redis_state()

@@ -56,7 +56,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import broker_requests  # noqa: E402
 from bench.common import ROOT, kafka_tool_ms, machine, write_section  # noqa: E402
+from console.timing import PHASES  # noqa: E402
+from console.timing import parse as parse_timing  # noqa: E402
 from bench.scale_stack import (  # noqa: E402
     PARTITIONS, PASSWORD, PYTHON, USERNAME, Churn, CpuMeter, Profiles, ServedBy, Stack, children, group_name, login, manage,
     p95, plain_text, process_memory, redis_stamp, row, seed, start_postgres, stop_postgres, topic_name, wait_until,
@@ -164,6 +167,7 @@ def main() -> None:
             "metrics": lambda: "/metrics",
         }
         samples: dict[str, list[float]] = defaultdict(list)
+        timings: dict[str, list[tuple[float, dict[str, float]]]] = defaultdict(list)  # page -> (ms, Server-Timing)
         statuses: dict[int, int] = defaultdict(int)
         failures: list[str] = []
         building = 0
@@ -190,7 +194,10 @@ def main() -> None:
             elif "being built" in answer.text:
                 building += 1
             samples[label or kind].append(elapsed)
+            timings[kind].append((elapsed, parse_timing(answer.headers.get("Server-Timing", ""))))
 
+        jmx_urls = [node.jmx_url for node in cluster.nodes]
+        broker_before = broker_requests.read(jmx_urls)
         churn = Churn(cluster.bootstrap, args.churn_interval)
         churn.start()
         meter = CpuMeter({gunicorn.pid: "web (gunicorn)", worker.pid: "Celery worker", beat.pid: "Celery beat",
@@ -211,6 +218,7 @@ def main() -> None:
             load("topic list")
         mix_s = time.perf_counter() - mix_started
         cpu_wall, cpu_spent = meter.stop()
+        broker_spent = broker_requests.spent(broker_before, broker_requests.read(jmx_urls))
         profile_lines = profiles.stop()
         churn.stopping.set()
         churn.join(60)
@@ -299,6 +307,24 @@ def main() -> None:
         + ", ".join(f"{rss:.0f} / {hwm:.0f} MiB" for rss, hwm in web_memory.values())
         + "; the Kafka client processes the web and Celery workers started: "
         + (", ".join(f"{rss:.0f} / {hwm:.0f} MiB" for rss, hwm in client_memory.values()) or "none") + ".",
+        "",
+        "Where the two slowest loads of each page spent their time, from the console's Server-Timing header "
+        "(`app` is the request inside Django, `cpu` the CPU time its thread had; the rest of a load is gunicorn, the "
+        "network and waiting for a CPU):",
+        "",
+        f"| page | load | app | cpu | {' | '.join(PHASES)} |",
+        "|---|---|---|---|" + "---|" * len(PHASES),
+        *[f"| {kind} | {ms:.0f} ms | {phases.get('app', 0):.0f} | {phases.get('cpu', 0):.0f} | "
+          + " | ".join(f"{phases[p]:.0f}" if p in phases else "—" for p in PHASES) + " |"
+          for kind in PAGES for ms, phases in sorted(timings[kind], key=lambda t: t[0])[-2:]],
+        "",
+        f"What the brokers' request threads did during the mix (Kafka's RequestMetrics through JmxTool, summed over "
+        f"the three brokers; `in threads` is LocalTimeMs, `waiting` RequestQueueTimeMs; the eight busiest):",
+        "",
+        "| request | requests | in threads | waiting |",
+        "|---|---|---|---|",
+        *[f"| {request} | {count:,} | {local / 1000:.1f} s | {queued / 1000:.1f} s |"
+          for request, count, local, queued in broker_spent[:8]],
         "",
         "Against the issue's \"Done when\":",
         f"- no 5xx and no 404 across the page loads while topics were created and deleted: {bad} "

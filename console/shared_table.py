@@ -38,6 +38,7 @@ from console.shared_table_stores import (  # noqa: F401
     CHANGE_GRACE_S, Changes, LocalStore, RedisStore, Snapshot, StoreDown, connection_version, forget_redis_clients,
     redis_client, redis_failed,
 )
+from console.timing import timed
 
 log = logging.getLogger(__name__)
 
@@ -149,8 +150,9 @@ class SharedTable:
     def read(self, cluster: str, version: str) -> Snapshot | None:
         """The cluster's snapshot with the console's later changes, or None when there is none for these
         settings (`version`: which connection it was built with)."""
-        self._hand_over_own(cluster, version)
-        found = self._read(cluster)
+        with timed("table"):
+            self._hand_over_own(cluster, version)
+            found = self._read(cluster)
         if found is None or found[0] != version:
             return None
         return found[1]

@@ -15,6 +15,7 @@ import redis
 from django.conf import settings
 
 from console.redis_retry import console_retry
+from console.timing import timed
 
 log = logging.getLogger("console.shared_table")
 
@@ -110,7 +111,7 @@ class RedisStore:
         """The cluster's current blob, decoded once per stamp in this process: a caller that finds the warmer
         decoding the stamp it saw waits for that rather than decoding it again."""
         blob_key, stamp_key, _, _ = self._keys(cluster)
-        with self._decoding:
+        with timed("decode"), self._decoding:
             cached = self._decoded.get(cluster)
             if cached is not None and cached[0] == stamp:
                 return cached

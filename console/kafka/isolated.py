@@ -7,6 +7,7 @@ import inspect
 from console.kafka import sandbox
 from console.kafka.admin import KafkaAdmin
 from console.kafka.types import GatewayFace
+from console.timing import timed
 
 
 class IsolatedKafkaAdmin(GatewayFace):
@@ -15,8 +16,9 @@ class IsolatedKafkaAdmin(GatewayFace):
 
 def _forwarder(name: str):
     def forward(self: IsolatedKafkaAdmin, *args, **kwargs):
-        return sandbox.call(self.connection, name, args, kwargs, timeout=self.timeout,
-                            backoff=self.unreachable_backoff)
+        with timed("kafka"):
+            return sandbox.call(self.connection, name, args, kwargs, timeout=self.timeout,
+                                backoff=self.unreachable_backoff)
 
     original = getattr(KafkaAdmin, name)
     forward.__name__, forward.__qualname__ = name, f"IsolatedKafkaAdmin.{name}"

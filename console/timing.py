@@ -1,0 +1,96 @@
+"""Where a request's time went, in its Server-Timing header: Kafka calls, database queries, shared tables.
+
+A page that is slow now and then on a busy cluster is slow for one of a few reasons: the brokers answered late,
+the database did, or the process had to fetch and decode a new shared table. Browsers show this header in their
+developer tools and bench/scale.py reads it, so the slow loads say which one it was without a profiler.
+
+Only the request's own thread is counted: background threads (a table rebuild, the /metrics renderer) do not run
+in the request's context, so their time shows only as the request waiting, in `app`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from contextvars import ContextVar
+
+from django.db import connections
+from django.http import HttpRequest, HttpResponse
+
+# Phases in the order the header lists them; `app` is the whole request as the middleware saw it.
+PHASES = ("kafka", "db", "table", "decode")
+_UNITS = {"kafka": ("call", "calls"), "db": ("query", "queries"), "table": ("read", "reads"),
+          "decode": ("decoding", "decodings")}
+
+_spent: ContextVar[dict[str, list[float]] | None] = ContextVar("console_server_timing", default=None)
+
+
+@contextmanager
+def timed(phase: str) -> Iterator[None]:
+    """Adds the time inside the block to `phase` of the current request (nothing outside a request)."""
+    spent = _spent.get()
+    if spent is None:
+        yield
+        return
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        entry = spent.setdefault(phase, [0.0, 0])
+        entry[0] += time.perf_counter() - started
+        entry[1] += 1
+
+
+def _query_timer(execute, sql, params, many, context):
+    with timed("db"):
+        return execute(sql, params, many, context)
+
+
+def header(spent: dict[str, list[float]], total_s: float, cpu_s: float | None = None) -> str:
+    """The Server-Timing value (pure): each phase with its milliseconds and how many times it ran, the whole
+    request (`app`), and the CPU time its thread had (`cpu`: far below `app` means it mostly waited, for I/O or
+    for a CPU)."""
+    parts = []
+    for phase in PHASES:
+        if phase in spent:
+            seconds, count = spent[phase]
+            unit = _UNITS[phase][count != 1]
+            parts.append(f'{phase};dur={seconds * 1000:.1f};desc="{int(count)} {unit}"')
+    parts.append(f"app;dur={total_s * 1000:.1f}")
+    if cpu_s is not None:
+        parts.append(f"cpu;dur={cpu_s * 1000:.1f}")
+    return ", ".join(parts)
+
+
+def parse(value: str) -> dict[str, float]:
+    """Milliseconds per phase from a Server-Timing value (for benchmarks and tests)."""
+    found: dict[str, float] = {}
+    for part in value.split(","):
+        name, _, params = part.strip().partition(";")
+        for param in params.split(";"):
+            key, _, number = param.partition("=")
+            if key.strip() == "dur":
+                found[name] = float(number)
+    return found
+
+
+class ServerTimingMiddleware:
+    """First in MIDDLEWARE, so that the session and user queries count too."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        spent: dict[str, list[float]] = {}
+        token = _spent.set(spent)
+        started, cpu_started = time.perf_counter(), time.thread_time()
+        try:
+            with ExitStack() as stack:
+                for alias in connections:
+                    stack.enter_context(connections[alias].execute_wrapper(_query_timer))
+                response = self.get_response(request)
+        finally:
+            _spent.reset(token)
+        response["Server-Timing"] = header(spent, time.perf_counter() - started, time.thread_time() - cpu_started)
+        return response

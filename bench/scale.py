@@ -309,12 +309,13 @@ def main() -> None:
         + (", ".join(f"{rss:.0f} / {hwm:.0f} MiB" for rss, hwm in client_memory.values()) or "none") + ".",
         "",
         "Where the two slowest loads of each page spent their time, from the console's Server-Timing header "
-        "(`app` is the request inside Django, `cpu` the CPU time its thread had; the rest of a load is gunicorn, the "
-        "network and waiting for a CPU):",
+        "(`app` is the request inside Django, `cpu` the CPU time its thread had, `runqueue` how long it waited, "
+        "runnable, for a CPU; the rest of a load is gunicorn and the network; ms):",
         "",
-        f"| page | load | app | cpu | {' | '.join(PHASES)} |",
-        "|---|---|---|---|" + "---|" * len(PHASES),
+        f"| page | load | app | cpu | runqueue | {' | '.join(PHASES)} |",
+        "|---|---|---|---|---|" + "---|" * len(PHASES),
         *[f"| {kind} | {ms:.0f} ms | {phases.get('app', 0):.0f} | {phases.get('cpu', 0):.0f} | "
+          f"{phases.get('runqueue', 0):.0f} | "
           + " | ".join(f"{phases[p]:.0f}" if p in phases else "—" for p in PHASES) + " |"
           for kind in PAGES for ms, phases in sorted(timings[kind], key=lambda t: t[0])[-2:]],
         "",

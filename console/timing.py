@@ -47,10 +47,21 @@ def _query_timer(execute, sql, params, many, context):
         return execute(sql, params, many, context)
 
 
-def header(spent: dict[str, list[float]], total_s: float, cpu_s: float | None = None) -> str:
+def _runqueue_wait_s() -> float | None:
+    """How long this thread has waited, runnable, for a CPU (Linux's schedstat); None where it is not kept."""
+    try:
+        with open("/proc/thread-self/schedstat") as stat:
+            return int(stat.read().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def header(spent: dict[str, list[float]], total_s: float, cpu_s: float | None = None,
+           runqueue_s: float | None = None) -> str:
     """The Server-Timing value (pure): each phase with its milliseconds and how many times it ran, the whole
-    request (`app`), and the CPU time its thread had (`cpu`: far below `app` means it mostly waited, for I/O or
-    for a CPU)."""
+    request (`app`), the CPU time its thread had (`cpu`) and how long it waited, runnable, for a CPU (`runqueue`).
+    What `app` holds beyond those and the calls is waiting on something else: another thread of the process
+    holding the interpreter, or a lock."""
     parts = []
     for phase in PHASES:
         if phase in spent:
@@ -60,6 +71,8 @@ def header(spent: dict[str, list[float]], total_s: float, cpu_s: float | None = 
     parts.append(f"app;dur={total_s * 1000:.1f}")
     if cpu_s is not None:
         parts.append(f"cpu;dur={cpu_s * 1000:.1f}")
+    if runqueue_s is not None:
+        parts.append(f"runqueue;dur={runqueue_s * 1000:.1f}")
     return ", ".join(parts)
 
 
@@ -84,7 +97,7 @@ class ServerTimingMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         spent: dict[str, list[float]] = {}
         token = _spent.set(spent)
-        started, cpu_started = time.perf_counter(), time.thread_time()
+        started, cpu_started, waited_before = time.perf_counter(), time.thread_time(), _runqueue_wait_s()
         try:
             with ExitStack() as stack:
                 for alias in connections:
@@ -92,5 +105,8 @@ class ServerTimingMiddleware:
                 response = self.get_response(request)
         finally:
             _spent.reset(token)
-        response["Server-Timing"] = header(spent, time.perf_counter() - started, time.thread_time() - cpu_started)
+        waited_after = _runqueue_wait_s()
+        waited = None if waited_before is None or waited_after is None else waited_after - waited_before
+        response["Server-Timing"] = header(spent, time.perf_counter() - started, time.thread_time() - cpu_started,
+                                           waited)
         return response

@@ -12,8 +12,8 @@ def test_the_header_lists_each_phase_that_ran_with_its_count_and_the_whole_reque
     assert parse(value) == {"kafka": 12.5, "db": 4.2, "app": 50.0}
 
 
-def test_the_threads_cpu_time_comes_after_the_whole_request():
-    assert header({}, 0.3, 0.12) == "app;dur=300.0, cpu;dur=120.0"
+def test_the_threads_cpu_time_and_runqueue_wait_come_after_the_whole_request():
+    assert header({}, 0.3, 0.12, 0.05) == "app;dur=300.0, cpu;dur=120.0, runqueue;dur=50.0"
 
 
 def test_a_phase_that_ran_once_is_counted_in_the_singular():
@@ -35,6 +35,7 @@ def test_a_page_that_only_reads_the_database_says_how_long_its_queries_took(clie
     assert response.status_code == 200
     assert phases["db"] > 0 and "kafka" not in phases
     assert phases["app"] >= phases["db"] and 0 < phases["cpu"] <= phases["app"] * 1.05
+    assert 0 <= phases["runqueue"] <= phases["app"]  # Linux keeps it per thread
 
 
 @pytest.mark.kafka

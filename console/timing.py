@@ -4,8 +4,9 @@ A page that is slow now and then on a busy cluster is slow for one of a few reas
 the database did, or the process had to fetch and decode a new shared table. Browsers show this header in their
 developer tools and bench/scale.py reads it, so the slow loads say which one it was without a profiler.
 
-Only the request's own thread is counted: background threads (a table rebuild, the /metrics renderer) do not run
-in the request's context, so their time shows only as the request waiting, in `app`.
+A call a request hands to a thread of its own (`in_request`) counts for it too, so phases that overlap the request
+thread's own work may add up to more than `app`. Background threads (a table rebuild, the /metrics renderer) do not
+run in a request's context: their time shows only as the request waiting, in `app`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, copy_context
 
 from django.db import connections
 from django.http import HttpRequest, HttpResponse
@@ -40,6 +41,12 @@ def timed(phase: str) -> Iterator[None]:
         entry = spent.setdefault(phase, [0.0, 0])
         entry[0] += time.perf_counter() - started
         entry[1] += 1
+
+
+def in_request(fn: Callable) -> Callable:
+    """`fn`, to run on another thread yet count for the request that hands it over (its Kafka calls above all)."""
+    context = copy_context()
+    return lambda *args, **kwargs: context.run(fn, *args, **kwargs)
 
 
 def _query_timer(execute, sql, params, many, context):

@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from console.clusters.selectors import cluster_admin
 from console.kafka.types import GroupListing
+from console.timing import in_request
 from offsets.group_listing import OTHER_TYPES
 from offsets.lag.selectors import GroupStatusView, sampled_topics
 from offsets.selectors import GroupRow, group_rows
@@ -32,7 +33,8 @@ def group_list_rows(cluster: str, listings: Sequence[GroupListing],
     live: dict[str, GroupRow] = {}
     described = {}
     with ThreadPoolExecutor(max_workers=1) as pool:
-        describing = pool.submit(cluster_admin(cluster).describe_groups, list(sampled)) if sampled else None
+        describe = in_request(cluster_admin(cluster).describe_groups)
+        describing = pool.submit(describe, list(sampled)) if sampled else None
         if unsampled:  # new groups, share and streams groups: everything asked, as the shell's list does
             live = {row.group_id: row for row in group_rows(cluster, unsampled)}
         topics = sampled_topics(cluster, {group: status.sampled_at for group, status in sampled.items()})

@@ -15,6 +15,7 @@ from console.clusters.selectors import check_answering, cluster_admin, patient_a
 from console.kafka.errors import MSG_GROUP_NOT_FOUND, GroupNotFound, KafkaGatewayError
 from console.kafka.types import EARLIEST, LATEST, STABLE, GroupDescription, GroupListing, PartitionRef
 from console.shared_table import Snapshot, connection_version
+from console.timing import in_request
 from offsets import group_table
 from offsets.committed import committed_offsets
 from offsets.group_listing import OTHER_TYPES, groups_of_every_type_of
@@ -58,7 +59,7 @@ def group_rows(cluster: str, listings: Sequence[GroupListing] | None = None) -> 
     if ids:
         # Side by side: for a page of 50 groups each takes a good part of the page's time.
         with ThreadPoolExecutor(max_workers=1) as pool:
-            describing = pool.submit(admin.describe_groups, ids)
+            describing = pool.submit(in_request(admin.describe_groups), ids)
             committed = committed_offsets(admin, ids)
             refs = sorted({ref for offsets in committed.values() for ref in offsets})
             ends = admin.list_offsets_many(refs, [LATEST], strict=False)[LATEST] if refs else {}
@@ -233,7 +234,7 @@ def group_detail(cluster: str, group: str) -> GroupDetail:
     admin = cluster_admin(cluster)
     # Side by side, as group_rows asks them: two round trips of a page that makes four.
     with ThreadPoolExecutor(max_workers=1) as pool:
-        describing = pool.submit(admin.describe_groups, [group])
+        describing = pool.submit(in_request(admin.describe_groups), [group])
         committed = admin.group_offsets([group])[group]
         description = describing.result()[group]
     if description.state == "Dead" and not committed:

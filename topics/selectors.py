@@ -12,6 +12,7 @@ from django.core.cache import cache
 from console.clusters.selectors import cluster_admin
 from console.kafka.errors import KafkaGatewayError
 from console.kafka.types import BROKER, EARLIEST, LATEST, STABLE, TOPIC, PartitionRef
+from console.timing import in_request
 from topics.configdocs import EXPLANATIONS, broker_default, human_value
 from topics.diffing import ConfigChange, check_config_request, config_diff
 
@@ -104,7 +105,7 @@ def topic_detail(cluster: str, name: str) -> TopicDetail:
     # The configs (and, every 30 s, the broker's values behind them) are asked beside the describe and offsets:
     # a topic page is then two round trips long, not four to six.
     with ThreadPoolExecutor(max_workers=1) as pool:
-        configuring = pool.submit(_config_rows, admin, name)
+        configuring = pool.submit(in_request(_config_rows), admin, name)
         topic = admin.describe_topics([name])[name]
         refs = [PartitionRef(name, p.partition) for p in topic.partitions]
         offsets = admin.list_offsets_many(refs, [EARLIEST, LATEST, STABLE])

@@ -50,3 +50,25 @@ def test_a_topic_page_counts_its_kafka_calls_apart_from_its_queries(local_cluste
     phases = parse(response["Server-Timing"])
     assert phases["kafka"] > 0 and phases["db"] > 0
     assert phases["app"] >= phases["kafka"] + phases["db"]
+
+
+def test_a_call_handed_to_another_thread_counts_for_the_request_that_handed_it_over(rf):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from console.timing import ServerTimingMiddleware, in_request
+
+    def slow_call():
+        with timed("kafka"):
+            return "answered"
+
+    def view(request):
+        from django.http import HttpResponse
+
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            counted, lost = pool.submit(in_request(slow_call)), pool.submit(slow_call)
+            return HttpResponse(counted.result() + lost.result())
+
+    response = ServerTimingMiddleware(view)(rf.get("/"))
+
+    assert response.content == b"answeredanswered"
+    assert 'kafka;dur=' in response["Server-Timing"] and 'desc="1 call"' in response["Server-Timing"]

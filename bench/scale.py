@@ -56,7 +56,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench import broker_requests  # noqa: E402
+from bench import broker_profile, broker_requests  # noqa: E402
 from bench.common import ROOT, kafka_tool_ms, machine, write_section  # noqa: E402
 from console.timing import PHASES  # noqa: E402
 from console.timing import parse as parse_timing  # noqa: E402
@@ -84,6 +84,9 @@ def main() -> None:
     parser.add_argument("--cli-repeat", type=int, default=3)
     parser.add_argument("--idle", type=float, default=30.0,
                         help="seconds of the brokers' own CPU measured after seeding, before the console starts")
+    parser.add_argument("--broker-profile", type=Path, default=None,
+                        help="a folder for a Java Flight Recording of each broker during the mix, summarised by thread "
+                             "and Kafka method")
     parser.add_argument("--profile", type=Path, default=None,
                         help="a folder for py-spy profiles of web, worker and client processes during the mix")
     args = parser.parse_args()
@@ -198,6 +201,9 @@ def main() -> None:
 
         jmx_urls = [node.jmx_url for node in cluster.nodes]
         broker_before = broker_requests.read(jmx_urls)
+        broker_pids = [node.process.pid for node in cluster.nodes]
+        if args.broker_profile:
+            broker_profile.start(broker_pids, args.broker_profile)
         churn = Churn(cluster.bootstrap, args.churn_interval)
         churn.start()
         meter = CpuMeter({gunicorn.pid: "web (gunicorn)", worker.pid: "Celery worker", beat.pid: "Celery beat",
@@ -219,6 +225,8 @@ def main() -> None:
         mix_s = time.perf_counter() - mix_started
         cpu_wall, cpu_spent = meter.stop()
         broker_spent = broker_requests.spent(broker_before, broker_requests.read(jmx_urls))
+        if args.broker_profile:
+            broker_profile.stop(broker_pids)
         profile_lines = profiles.stop()
         churn.stopping.set()
         churn.join(60)
@@ -327,6 +335,9 @@ def main() -> None:
         *[f"| {request} | {count:,} | {local / 1000:.1f} s | {queued / 1000:.1f} s |"
           for request, count, local, queued in broker_spent[:8]],
         "",
+        *([f"Where the brokers' Java threads ran during the mix (Java Flight Recorder's execution samples, the "
+           f"three brokers together; garbage collection is not sampled; `--broker-profile {args.broker_profile}`):",
+           "", *broker_profile.summarise(args.broker_profile), ""] if args.broker_profile else []),
         "Against the issue's \"Done when\":",
         f"- no 5xx and no 404 across the page loads while topics were created and deleted: {bad} "
         f"→ {verdict(bad == 0)}",

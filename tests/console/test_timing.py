@@ -49,7 +49,8 @@ def test_a_topic_page_counts_its_kafka_calls_apart_from_its_queries(local_cluste
     assert response.status_code == 200
     phases = parse(response["Server-Timing"])
     assert phases["kafka"] > 0 and phases["db"] > 0
-    assert phases["app"] >= phases["kafka"] + phases["db"]
+    # Its configs are asked on a thread of their own beside the describe: the calls may overlap, not the queries.
+    assert phases["app"] >= phases["db"]
 
 
 def test_a_call_handed_to_another_thread_counts_for_the_request_that_handed_it_over(rf):

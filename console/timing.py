@@ -11,6 +11,7 @@ run in a request's context: their time shows only as the request waiting, in `ap
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -25,6 +26,7 @@ _UNITS = {"kafka": ("call", "calls"), "db": ("query", "queries"), "table": ("rea
           "decode": ("decoding", "decodings")}
 
 _spent: ContextVar[dict[str, list[float]] | None] = ContextVar("console_server_timing", default=None)
+_adding = threading.Lock()  # a request's own threads (in_request) add to the same phases
 
 
 @contextmanager
@@ -38,9 +40,11 @@ def timed(phase: str) -> Iterator[None]:
     try:
         yield
     finally:
-        entry = spent.setdefault(phase, [0.0, 0])
-        entry[0] += time.perf_counter() - started
-        entry[1] += 1
+        took = time.perf_counter() - started
+        with _adding:
+            entry = spent.setdefault(phase, [0.0, 0])
+            entry[0] += took
+            entry[1] += 1
 
 
 def in_request(fn: Callable) -> Callable:
@@ -96,7 +100,8 @@ def parse(value: str) -> dict[str, float]:
 
 
 class ServerTimingMiddleware:
-    """First in MIDDLEWARE, so that the session and user queries count too."""
+    """First in MIDDLEWARE, so that the session and user queries count too. Only signed-in users get the header:
+    how long a page spent in Kafka or the database is nothing an anonymous caller (the login page, /health) needs."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -112,6 +117,9 @@ class ServerTimingMiddleware:
                 response = self.get_response(request)
         finally:
             _spent.reset(token)
+        user = getattr(request, "user", None)
+        if user is None or not user.is_authenticated:
+            return response
         waited_after = _runqueue_wait_s()
         waited = None if waited_before is None or waited_after is None else waited_after - waited_before
         response["Server-Timing"] = header(spent, time.perf_counter() - started, time.thread_time() - cpu_started,

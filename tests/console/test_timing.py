@@ -1,5 +1,7 @@
 """The Server-Timing header: the pure header and parser, then real requests (database alone, then a Kafka page)."""
 
+from types import SimpleNamespace
+
 import pytest
 
 from console.timing import header, parse, timed
@@ -69,7 +71,15 @@ def test_a_call_handed_to_another_thread_counts_for_the_request_that_handed_it_o
             counted, lost = pool.submit(in_request(slow_call)), pool.submit(slow_call)
             return HttpResponse(counted.result() + lost.result())
 
-    response = ServerTimingMiddleware(view)(rf.get("/"))
+    request = rf.get("/")
+    request.user = SimpleNamespace(is_authenticated=True)
+    response = ServerTimingMiddleware(view)(request)
 
     assert response.content == b"answeredanswered"
     assert 'kafka;dur=' in response["Server-Timing"] and 'desc="1 call"' in response["Server-Timing"]
+
+
+@pytest.mark.django_db
+def test_anonymous_callers_get_no_timings(client):
+    assert "Server-Timing" not in client.get("/accounts/login/").headers
+    assert "Server-Timing" not in client.get("/health/live").headers

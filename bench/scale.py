@@ -277,7 +277,8 @@ def main() -> None:
         "",
         f"`flock /tmp/console-suite.lock .venv/bin/python bench/scale.py --topics {args.topics} --groups {args.groups} "
         f"--records {args.records} --loads {args.loads} --cold {args.cold} --web-workers {args.web_workers} "
-        f"--heap {args.heap}`",
+        f"--heap {args.heap} --idle {args.idle:g} --cli-repeat {args.cli_repeat}"
+        f"{f' --broker-profile {args.broker_profile}' if args.broker_profile else ''}`",
         "",
         f"Machine: {machine()}. Three KRaft nodes (Kafka 4.3.1, each broker and controller, -Xmx{args.heap}, "
         f"{DEV_CLUSTER_OFFSETS_PARTITIONS} `__consumer_offsets` partitions), PostgreSQL (Debian), Redis, gunicorn with "

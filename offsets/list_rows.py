@@ -33,7 +33,8 @@ def group_list_rows(cluster: str, listings: Sequence[GroupListing],
     live: dict[str, GroupRow] = {}
     described = {}
     with ThreadPoolExecutor(max_workers=1) as pool:
-        describing = pool.submit(in_request(cluster_admin(cluster).group_briefs), list(sampled)) if sampled else None
+        describe = in_request(cluster_admin(cluster).describe_groups)
+        describing = pool.submit(describe, list(sampled)) if sampled else None
         if unsampled:  # new groups, share and streams groups: everything asked, as the shell's list does
             live = {row.group_id: row for row in group_rows(cluster, unsampled)}
         topics = sampled_topics(cluster, {group: status.sampled_at for group, status in sampled.items()})
@@ -52,6 +53,6 @@ def group_list_rows(cluster: str, listings: Sequence[GroupListing],
         rows.append(GroupRow(
             group_id=group_id, protocol=listing.protocol,
             state=description.state if description else listing.state,
-            members=description.members if description else 0,
+            members=len(description.members) if description else 0,
             topics=topics.get(group_id, ()), lag=sampled[group_id].lag))
     return rows

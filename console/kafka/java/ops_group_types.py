@@ -6,8 +6,8 @@ from __future__ import annotations
 from console.kafka.errors import GroupNotFound, KafkaGatewayError, MSG_GROUP_NOT_FOUND
 from console.kafka.java import bridge
 from console.kafka.types import (
-    GroupBrief, GroupListing, PartitionRef, ShareGroupDescription, ShareMember, SharePartitionOffset,
-    StreamsGroupDescription, StreamsMember, StreamsSubtopology,
+    GroupListing, PartitionRef, ShareGroupDescription, ShareMember, SharePartitionOffset, StreamsGroupDescription,
+    StreamsMember, StreamsSubtopology,
 )
 
 _ref = bridge.partition_ref
@@ -41,27 +41,6 @@ class GroupTypeOps(bridge.JavaCalls):
                                          protocol=kind or protocol or "unknown",
                                          simple=kind == "classic" and not protocol, group_type=kind or "classic"))
         return sorted(listings, key=lambda g: g.group_id)
-
-    def group_briefs(self, group_ids: list[str]) -> dict[str, GroupBrief]:
-        """The state and member count of many consumer groups (classic or KIP-848), in one DescribeGroups or
-        ConsumerGroupDescribe per coordinator: what a page of the groups list shows. librdkafka's describe sends
-        one request (and a coordinator lookup) per group, about a hundred and fifty requests for a page of fifty.
-        A group that no longer exists is "Dead" with no members, as librdkafka's describe says: the Java Admin
-        fails the whole batch for it instead, so such a page (a group deleted since the list was taken) is asked
-        group by group."""
-        if not group_ids:
-            return {}
-        ids = list(dict.fromkeys(group_ids))
-        try:
-            found = bridge.as_plain(self._java(lambda admin, jvm: admin.describeConsumerGroups(ids).all()))
-        except KafkaGatewayError as exc:
-            if exc.code not in ("GroupIdNotFoundException", "GroupNotFoundException"):
-                raise
-            return {group_id: GroupBrief(group_id=group_id, state=d.state, members=len(d.members))
-                    for group_id, d in self.describe_groups(ids).items()}
-        return {group_id: GroupBrief(group_id=group_id, state=d.get("groupState") or "Unknown",
-                                     members=len(d.get("members") or ()))
-                for group_id, d in found.items()}
 
     def describe_share_groups(self, group_ids: list[str]) -> dict[str, ShareGroupDescription]:
         """ShareGroupDescribe for many groups at once; an unknown id is a GroupNotFound."""

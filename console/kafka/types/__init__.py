@@ -6,8 +6,8 @@ from console.kafka.types.access import (ACL_OPERATIONS, ACL_PATTERN_TYPES, ACL_P
                                         SCRAM_MECHANISMS, AclEntry, AclQuery, ClientQuota, ScramCredential, ScramUser)
 from console.kafka.types.cluster import (BACKGROUND, BrokerInfo, ClusterConnection, ClusterDescription, GatewayFace,
                                          QuorumInfo, QuorumReplica, Reassignment, RegisteredBroker)
-from console.kafka.types.groups import (INACTIVE_GROUP_STATES, GroupBrief, GroupDescription, GroupListing,
-                                        MemberInfo, ShareGroupDescription, ShareMember, SharePartitionOffset,
+from console.kafka.types.groups import (INACTIVE_GROUP_STATES, GroupDescription, GroupListing, MemberInfo,
+                                        ShareGroupDescription, ShareMember, SharePartitionOffset,
                                         StreamsGroupDescription, StreamsMember, StreamsSubtopology)
 from console.kafka.types.metrics import (JMX_CREDENTIALS, JMX_FAILED, JMX_REFUSED, JMX_TIMEOUT, JMX_TLS,
                                          BrokerJmxReading, JmxEndpoint, MeterReading)
@@ -25,8 +25,7 @@ __all__ = [
     "AclQuery", "ClientQuota", "ScramCredential", "ScramUser",
     "BACKGROUND", "BrokerInfo", "ClusterConnection", "ClusterDescription", "GatewayFace", "QuorumInfo",
     "QuorumReplica", "Reassignment", "RegisteredBroker",
-    "INACTIVE_GROUP_STATES", "GroupBrief", "GroupDescription", "GroupListing", "MemberInfo", "ShareGroupDescription",
-    "ShareMember",
+    "INACTIVE_GROUP_STATES", "GroupDescription", "GroupListing", "MemberInfo", "ShareGroupDescription", "ShareMember",
     "SharePartitionOffset", "StreamsGroupDescription", "StreamsMember", "StreamsSubtopology",
     "JMX_CREDENTIALS", "JMX_FAILED", "JMX_REFUSED", "JMX_TIMEOUT", "JMX_TLS", "BrokerJmxReading", "JmxEndpoint",
     "MeterReading",

@@ -22,14 +22,6 @@ class GroupListing:
 
 
 @dataclass(frozen=True)
-class GroupBrief:
-    """What the groups list shows of a consumer group beyond its listing: its state now, and its member count."""
-    group_id: str
-    state: str
-    members: int
-
-
-@dataclass(frozen=True)
 class MemberInfo:
     member_id: str
     client_id: str

@@ -20,10 +20,11 @@ from contextvars import ContextVar, copy_context
 from django.db import connections
 from django.http import HttpRequest, HttpResponse
 
-# Phases in the order the header lists them; `app` is the whole request as the middleware saw it.
-PHASES = ("kafka", "db", "table", "decode")
+# Phases in the order the header lists them, with what each counts; `app` is the whole request as the middleware
+# saw it.
 _UNITS = {"kafka": ("call", "calls"), "db": ("query", "queries"), "table": ("read", "reads"),
           "decode": ("decoding", "decodings")}
+PHASES = tuple(_UNITS)
 
 _spent: ContextVar[dict[str, list[float]] | None] = ContextVar("console_server_timing", default=None)
 _adding = threading.Lock()  # a request's own threads (in_request) add to the same phases

@@ -176,7 +176,9 @@ def test_browse_messages_decodes_json_text_hex_and_headers(client_for, viewer, k
     assert "tombstone" in body and "<code>trace</code>: abc" in body
     from confluent_kafka.admin import AdminClient
 
-    listed = AdminClient({"bootstrap.servers": kafka_node.bootstrap}).list_consumer_groups().result(10)
+    # 30 s, like the suite's other raw-client calls: a new client's first ListGroups once took over 10 s on a
+    # loaded 2-core CI machine (it waits for metadata and a connection to every broker first).
+    listed = AdminClient({"bootstrap.servers": kafka_node.bootstrap}).list_consumer_groups().result(30)
     assert not [g.group_id for g in listed.valid if g.group_id.startswith("console-browse")]  # nothing joined or committed
 
 

@@ -53,12 +53,15 @@ $(VENV)/.created:
 $(VENV)/bin/uv: $(VENV)/.created
 	@$(PY) -m pip install -q --disable-pip-version-check uv
 
+# uv's cache is tried first, offline: PyPI answers every revalidation of pyspark's source archive as modified, so
+# an online install downloaded that archive and built its wheel again each time (30 s of a fresh clone's set-up
+# against 1 s from the cache). What the cache cannot give (a fresh machine, a new requirement) comes from PyPI.
 $(VENV)/.deps-run: pyproject.toml $(VENV)/bin/uv
-	$(UV) -e .
+	$(UV) --offline -e . 2>/dev/null || $(UV) -e .
 	@touch $@
 
 $(VENV)/.deps-test: pyproject.toml $(VENV)/.deps-run
-	$(UV) -e '.[test]'
+	$(UV) --offline -e '.[test]' 2>/dev/null || $(UV) -e '.[test]'
 	@touch $@
 
 $(KAFKA_JARS): console/devstack/kafka-pom.xml .data/.system-run

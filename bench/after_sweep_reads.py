@@ -1,0 +1,119 @@
+"""What the Celery worker reads of every group after each lag sweep, on PostgreSQL: the alert rules' facts and the
+groups list's status briefs (each group's status and newest total lag), the way they read them now (the newest
+total taken in SQL, alerts reading only the groups a rule could hold for) against reading every group's whole
+`totals` and parsing it in Python, as before, in the same run. Kafka is not involved.
+
+    flock /tmp/console-suite.lock .venv/bin/python bench/after_sweep_reads.py [--groups 50000] [--repeat 5]
+
+Statuses are made up: full windows (LAG_STATUS_WINDOW totals per group), one group in 50 ERR, one in 20 lagging
+above the lag rule's threshold. Writes bench/RESULTS.md (section after-sweep-reads-<groups>).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import secrets
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common import machine, write_section  # noqa: E402
+from bench.scale_stack import start_postgres, stop_postgres  # noqa: E402
+
+THRESHOLD = 10_000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--groups", type=int, default=50_000)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+
+    folder = Path(tempfile.mkdtemp(prefix="bench-after-sweep-"))
+    try:
+        os.environ.update({"DATABASE_URL": start_postgres(folder / "postgres"), "DJANGO_DEBUG": "0",
+                           "SECRET_KEY": secrets.token_urlsafe(40), "AUDIT_HASH_KEY": secrets.token_urlsafe(40),
+                           "DJANGO_SETTINGS_MODULE": "console.settings", "LOG_LEVEL": "WARNING"})
+        import django
+
+        django.setup()
+        from django.core.management import call_command
+
+        call_command("migrate", verbosity=0)
+        rows = _timed(args.groups, args.repeat)
+    finally:
+        stop_postgres(folder / "postgres")
+        shutil.rmtree(folder, ignore_errors=True)
+
+    lines = [
+        f"## Reads after each lag sweep at {args.groups:,} groups, PostgreSQL ({datetime.now(UTC):%Y-%m-%d})", "",
+        f"`flock /tmp/console-suite.lock .venv/bin/python bench/after_sweep_reads.py --groups {args.groups} "
+        f"--repeat {args.repeat}`", "", machine(), "",
+        f"Data: {args.groups:,} group statuses with full windows; a status rule (ERR, STOP: 1 group in 50) and a lag "
+        f"rule (above {THRESHOLD:,}: 1 group in 20). Time of this process (the Celery worker's share), median of "
+        f"{args.repeat}.", "",
+        "| read | now | before (every group's totals parsed in Python) | ratio |", "|---|---|---|---|",
+        *[f"| {name} | {now:.0f} ms | {before:.0f} ms | {before / now:.1f}× |" for name, now, before in rows], "",
+    ]
+    print("\n".join(lines))
+    write_section(f"after-sweep-reads-{args.groups}", "\n".join(lines))
+
+
+def _timed(groups: int, repeat: int) -> list[tuple[str, float, float]]:
+    from django.conf import settings
+    from django.db import transaction
+
+    from alerts.conditions import GroupFacts
+    from alerts.facts import facts_gather
+    from alerts.models import AlertRule
+    from console.bulk_sql import insert_rows
+    from offsets.lag.selectors import GroupStatusBrief, group_status_briefs
+    from offsets.models import GroupLagStatus
+
+    size = settings.LAG_STATUS_WINDOW
+    rng = random.Random(7)
+    rows = []
+    for g in range(groups):
+        lagging = g % 20 == 0
+        base = THRESHOLD * 2 if lagging else rng.randrange(0, 50)
+        totals = [base + rng.randrange(0, 10) for _ in range(size)]
+        rows.append(("bench", f"group-{g:06d}", "ERR" if g % 50 == 0 else "OK", f"reason {g}", b"", {}, totals))
+    with transaction.atomic():
+        insert_rows(GroupLagStatus, ("cluster", "group", "status", "reason", "window", "partition_status", "totals"),
+                    rows, conflict=("cluster", "group"))
+    now = datetime.now(UTC)
+    rules = [AlertRule(name="stalled", kind="status", statuses=["ERR", "STOP"]),
+             AlertRule(name="lagging", kind="lag", threshold=THRESHOLD)]
+
+    def facts_before():
+        return tuple(GroupFacts(c, g, s, r, t[-1] if t else None) for c, g, s, r, t in GroupLagStatus.objects
+                     .values_list("cluster", "group", "status", "reason", "totals").iterator(2000))
+
+    def briefs_before():
+        return {g: GroupStatusBrief(s, t[-1] if t else None) for g, s, t in
+                GroupLagStatus.objects.filter(cluster="bench").values_list("group", "status", "totals").iterator(5000)}
+
+    pairs = [("alert facts", lambda: facts_gather(rules, now), facts_before),
+             ("groups list's status briefs", lambda: group_status_briefs("bench"), briefs_before)]
+    found = []
+    for name, now_way, old_way in pairs:
+        times: dict[str, list[float]] = {"now": [], "before": []}
+        for _ in range(repeat):
+            for key, run in (("now", now_way), ("before", old_way)):
+                started = time.perf_counter()
+                run()
+                times[key].append((time.perf_counter() - started) * 1000)
+        found.append((name, statistics.median(times["now"]), statistics.median(times["before"])))
+    return found
+
+
+if __name__ == "__main__":
+    main()

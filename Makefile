@@ -16,7 +16,8 @@ REGISTRY_APP := .cache/schema-registry/.built
 # Each Maven run is a short-lived JVM: the client compiler alone and the serial collector halve its CPU (the
 # registry's build: 34 s of CPU and 19 s against 14 s and 11 s), on a fresh machine's set-up and in CI. Options
 # of the caller's MAVEN_OPTS come after these, so they win.
-MVN := MAVEN_OPTS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC $$MAVEN_OPTS" mvn -q -B -s console/devstack/maven-settings.xml
+MAVEN_JVM := -XX:TieredStopAtLevel=1 -XX:+UseSerialGC
+MVN := MAVEN_OPTS="$(MAVEN_JVM) $$MAVEN_OPTS" mvn -q -B -s console/devstack/maven-settings.xml
 
 # Development defaults; production sets its own environment (see docker-compose.yml).
 export DJANGO_DEBUG ?= 1

@@ -12,13 +12,9 @@ above the lag rule's threshold. Writes bench/RESULTS.md (section after-sweep-rea
 from __future__ import annotations
 
 import argparse
-import os
 import random
-import secrets
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import machine, write_section  # noqa: E402
-from bench.scale_stack import start_postgres, stop_postgres  # noqa: E402
+from bench.scale_stack import django_on_postgres  # noqa: E402
 
 THRESHOLD = 10_000
 
@@ -37,21 +33,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
 
-    folder = Path(tempfile.mkdtemp(prefix="bench-after-sweep-"))
-    try:
-        os.environ.update({"DATABASE_URL": start_postgres(folder / "postgres"), "DJANGO_DEBUG": "0",
-                           "SECRET_KEY": secrets.token_urlsafe(40), "AUDIT_HASH_KEY": secrets.token_urlsafe(40),
-                           "DJANGO_SETTINGS_MODULE": "console.settings", "LOG_LEVEL": "WARNING"})
-        import django
-
-        django.setup()
-        from django.core.management import call_command
-
-        call_command("migrate", verbosity=0)
+    with django_on_postgres("bench-after-sweep-"):
         rows = _timed(args.groups, args.repeat)
-    finally:
-        stop_postgres(folder / "postgres")
-        shutil.rmtree(folder, ignore_errors=True)
 
     lines = [
         f"## Reads after each lag sweep at {args.groups:,} groups, PostgreSQL ({datetime.now(UTC):%Y-%m-%d})", "",

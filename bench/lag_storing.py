@@ -13,12 +13,8 @@ Writes bench/RESULTS.md (section lag-storing-<groups>).
 from __future__ import annotations
 
 import argparse
-import os
-import secrets
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -26,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import machine, write_section  # noqa: E402
-from bench.scale_stack import start_postgres, stop_postgres  # noqa: E402
+from bench.scale_stack import django_on_postgres  # noqa: E402
 
 PARTITIONS = 4
 TOPICS = 10_000
@@ -39,22 +35,10 @@ def main() -> None:
     parser.add_argument("--sweeps", type=int, default=14, help="sweeps in all, the window's first ones untimed")
     args = parser.parse_args()
 
-    folder = Path(tempfile.mkdtemp(prefix="bench-lag-storing-"))
-    try:
-        os.environ.update({"DATABASE_URL": start_postgres(folder / "postgres"), "DJANGO_DEBUG": "0",
-                           "SECRET_KEY": secrets.token_urlsafe(40), "AUDIT_HASH_KEY": secrets.token_urlsafe(40),
-                           "DJANGO_SETTINGS_MODULE": "console.settings", "LOG_LEVEL": "WARNING"})
-        import django
-
-        django.setup()
+    with django_on_postgres("bench-lag-storing-"):
         from django.conf import settings
-        from django.core.management import call_command
 
-        call_command("migrate", verbosity=0)
         timed = _sweeps(args.groups, args.sweeps, settings.LAG_STATUS_WINDOW)
-    finally:
-        stop_postgres(folder / "postgres")
-        shutil.rmtree(folder, ignore_errors=True)
 
     lines = [
         f"## A lag sweep's storing at {args.groups:,} groups, PostgreSQL ({datetime.now(UTC):%Y-%m-%d})",

@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
+import shutil
 import signal
 import statistics
 import subprocess
+import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from bench.common import ROOT, produce_filler
@@ -96,6 +101,27 @@ def start_postgres(folder: Path) -> str:
 def stop_postgres(folder: Path) -> None:
     subprocess.run(["bash", str(ROOT / "console" / "devstack" / "postgres.sh"), "stop", str(folder)],
                    capture_output=True, check=False)
+
+
+@contextmanager
+def django_on_postgres(prefix: str) -> Iterator[None]:
+    """This process's Django on a PostgreSQL of its own, migrated, in a temporary folder removed at the end: for the
+    benches that time what the console does in the database, without Kafka."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        os.environ.update({"DATABASE_URL": start_postgres(folder / "postgres"), "DJANGO_DEBUG": "0",
+                           "SECRET_KEY": secrets.token_urlsafe(40), "AUDIT_HASH_KEY": secrets.token_urlsafe(40),
+                           "DJANGO_SETTINGS_MODULE": "console.settings", "LOG_LEVEL": "WARNING"})
+        import django
+
+        django.setup()
+        from django.core.management import call_command
+
+        call_command("migrate", verbosity=0)
+        yield
+    finally:
+        stop_postgres(folder / "postgres")
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def manage(env: dict[str, str], *args: str) -> None:

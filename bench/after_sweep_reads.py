@@ -1,7 +1,8 @@
-"""What the Celery worker reads of every group after each lag sweep, on PostgreSQL: the alert rules' facts and the
-groups list's status briefs (each group's status and newest total lag), the way they read them now (the newest
-total taken in SQL, alerts reading only the groups a rule could hold for) against reading every group's whole
-`totals` and parsing it in Python, as before, in the same run. Kafka is not involved.
+"""What the Celery worker reads of every group after each lag sweep, on PostgreSQL: the alert rules' facts, the
+groups list's status briefs (each group's status and newest total lag) and the next sweep's order (each group's last
+two totals), the way they read them now (the newest totals taken in SQL, alerts reading only the groups a rule
+could hold for) against reading every group's whole `totals` and parsing it in Python, as before, in the same run.
+Kafka is not involved.
 
     flock /tmp/console-suite.lock .venv/bin/python bench/after_sweep_reads.py [--groups 50000] [--repeat 5]
 
@@ -58,6 +59,8 @@ def _timed(groups: int, repeat: int) -> list[tuple[str, float, float]]:
     from alerts.facts import facts_gather
     from alerts.models import AlertRule
     from console.bulk_sql import insert_rows
+    from offsets.lag.priority import previous_sample
+    from offsets.lag.sampler import _previous_samples
     from offsets.lag.selectors import GroupStatusBrief, group_status_briefs
     from offsets.models import GroupLagStatus
 
@@ -84,8 +87,14 @@ def _timed(groups: int, repeat: int) -> list[tuple[str, float, float]]:
         return {g: GroupStatusBrief(s, t[-1] if t else None) for g, s, t in
                 GroupLagStatus.objects.filter(cluster="bench").values_list("group", "status", "totals").iterator(5000)}
 
+    def order_before():
+        return {g: previous_sample(s, t or [], at.timestamp() if at else None) for g, s, t, at in
+                GroupLagStatus.objects.filter(cluster="bench").values_list("group", "status", "totals", "sampled_at")
+                .iterator(5000)}
+
     pairs = [("alert facts", lambda: facts_gather(rules, now), facts_before),
-             ("groups list's status briefs", lambda: group_status_briefs("bench"), briefs_before)]
+             ("groups list's status briefs", lambda: group_status_briefs("bench"), briefs_before),
+             ("next sweep's order (each group's last two totals)", lambda: _previous_samples("bench"), order_before)]
     found = []
     for name, now_way, old_way in pairs:
         times: dict[str, list[float]] = {"now": [], "before": []}

@@ -19,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Case, F, JSONField, Q, Value, When
 
 from console.bulk_sql import insert_rows
 from console.gc_pause import cycle_collector_paused
@@ -28,6 +28,7 @@ from console.errors import ConsoleError
 from console.kafka.errors import KafkaGatewayError
 from console.kafka.types import GroupListing
 from offsets.lag.batch_writer import BatchWriter
+from offsets.lag.last_total import LastTotal
 from offsets.lag.observe import Asked, Failed, Finished, Listed, Sweeps
 from offsets.lag.priority import PreviousSample, previous_sample
 from offsets.lag.window_batch import Sample, WindowBatch
@@ -59,10 +60,21 @@ class SweepResult:
 
 
 def _previous_samples(cluster: str) -> dict[str, PreviousSample]:
-    """What the stored statuses say of each group, to order the next sweep (one query, without the windows)."""
-    rows = GroupLagStatus.objects.filter(cluster=cluster).values_list("group", "status", "totals", "sampled_at")
-    return {group: previous_sample(status, totals or [], at.timestamp() if at else None)
-            for group, status, totals, at in rows.iterator(5000)}
+    """What the stored statuses say of each group, to order the next sweep (one query, without the windows).
+
+    The database takes the last two totals; a group's whole list is fetched (and parsed) only when one of them is
+    missing, since the order then looks further back, past the nulls."""
+    last, before = LastTotal("totals", 1), LastTotal("totals", 2)
+    rows = (GroupLagStatus.objects.filter(cluster=cluster).annotate(last=last, before=before)
+            .annotate(whole=Case(When(last__isnull=False, before__isnull=False, then=Value(None)),
+                                 default=F("totals"), output_field=JSONField()))
+            .values_list("group", "status", "last", "before", "whole", "sampled_at"))
+    previous = {}
+    for group, status, lag, earlier, whole, at in rows.iterator(5000):
+        at = at.timestamp() if at else None
+        previous[group] = (previous_sample(status, whole or [], at) if lag is None or earlier is None
+                           else PreviousSample(status=status, lag=lag, change=abs(lag - earlier), sampled_at=at))
+    return previous
 
 
 def _trusted_last_commits(cluster: str, now: datetime, span_s: float) -> dict[str, float]:

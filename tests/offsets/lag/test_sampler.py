@@ -2,12 +2,15 @@ import re
 import uuid
 from datetime import UTC, datetime, timedelta
 
+import hypothesis
 import pytest
+from hypothesis import strategies as st
 
 from console.clusters.models import Cluster
 from console.kafka.errors import ClusterUnavailable
-from offsets.lag.sampler import (lag_prune, lag_rollup, lag_sample, lag_sample_all, lag_sweep_claim,
-                                 lag_sweep_release)
+from offsets.lag.priority import previous_sample
+from offsets.lag.sampler import (_previous_samples, lag_prune, lag_rollup, lag_sample, lag_sample_all,
+                                 lag_sweep_claim, lag_sweep_release)
 from offsets.models import GroupCommitStat, GroupLagStatus, LagSample, LagSweep
 from offsets.selectors import group_snapshot_refresh
 from tests.offsets.conftest import wait_for_state
@@ -232,6 +235,28 @@ def test_rollup_keeps_last_values_and_peaks_per_bucket_and_is_idempotent():
     lag_rollup(cluster="c1", now=now)
     assert LagSample.objects.filter(step=300).count() == 24 and LagSample.objects.filter(step=3600).count() == 2
     assert LagSample.objects.get(step=300, time=T0 + timedelta(minutes=5)).lag_max == 5000
+
+
+@pytest.mark.django_db
+@hypothesis.settings(max_examples=60, deadline=None)
+@hypothesis.given(windows=st.lists(st.tuples(st.sampled_from(["", "OK", "WARN", "ERR", "STOP"]),
+                                             st.lists(st.one_of(st.none(), st.integers(0, 2**53)), max_size=5),
+                                             st.booleans()), max_size=10))
+def test_the_next_sweeps_order_reads_what_parsing_every_window_gave(windows):
+    """The database takes each group's last two totals; the ranks are those of the whole lists parsed in Python,
+    nulls (failed samples) and short lists included."""
+    GroupLagStatus.objects.all().delete()
+    GroupLagStatus.objects.bulk_create(
+        GroupLagStatus(cluster="local", group=f"g{i} '\"<%#/>\u00e9", status=status, totals=totals,
+                       sampled_at=T0 + timedelta(seconds=i) if sampled else None)
+        for i, (status, totals, sampled) in enumerate(windows))
+    GroupLagStatus.objects.create(cluster="other", group="g0 '\"<%#/>\u00e9", status="ERR", totals=[1, 2])
+
+    parsed = {group: previous_sample(status, totals or [], at.timestamp() if at else None)
+              for group, status, totals, at in
+              GroupLagStatus.objects.filter(cluster="local").values_list("group", "status", "totals", "sampled_at")}
+
+    assert _previous_samples("local") == parsed
 
 
 @pytest.mark.django_db

@@ -42,6 +42,10 @@ FETCH_SHARE = 0.6
 FETCHES_AHEAD = 3
 # Batches fetched (or being fetched) and not yet handed over, at most: what the asking holds in memory at once.
 BATCHES_HELD = 8
+# Log end lookups running at once, each for the partitions of one fetched batch that no earlier lookup covers. The
+# first batches of a big cluster bring most of its partitions; one at a time, their lookups (each a wait on the
+# slowest leader, window after window) were most of a sweep's asking at 40,000 partitions on three brokers.
+LOOKUPS_IN_FLIGHT = 2
 
 
 @dataclass(frozen=True)
@@ -124,11 +128,17 @@ def ask(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: float,
         _fetch_committed(admin, chunks[i], streams_ids, into)
         return into, time.monotonic() - fetch_started
 
-    # OffsetFetch (Kafka's Java Admin) of later batches runs while a batch's log ends are looked up (librdkafka):
+    # OffsetFetch (Kafka's Java Admin) of later batches runs while batches' log ends are looked up (librdkafka):
     # two transports, each mostly waiting on the brokers.
     ahead = ThreadPoolExecutor(max_workers=FETCHES_AHEAD, thread_name_prefix="sweep-ahead")
+    lookups = ThreadPoolExecutor(max_workers=LOOKUPS_IN_FLIGHT, thread_name_prefix="sweep-ends")
     held: dict[int, Future] = {}  # batch index -> its OffsetFetch, for the batches not handed over, in order
     missing: dict[int, set[PartitionRef]] = {}  # fetched batches' partitions whose offsets are not known yet
+    # Lookups started, in batch order, not yet collected: batch index -> (its lookup, partitions, when started).
+    # What they find joins `ends` in this thread only, when collected in order, so that a batch handed over never
+    # reads a half-merged answer and the storing thread never sees `ends` grow under an iteration.
+    looking: dict[int, tuple[Future, int, float]] = {}
+    claimed: set[PartitionRef] = set()  # partitions some lookup of this sweep has been started for
     submitted = 0
 
     def unknown(i: int, committed: dict[str, dict[PartitionRef, int]]) -> set[PartitionRef]:
@@ -151,7 +161,22 @@ def ask(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: float,
         early += i != next(iter(held))
         del held[i]
         missing.pop(i, None)
+        looking.pop(i, None)  # a lookup for no partition of its own: earlier ones found them all
         hand_over(Asked(chunks[i], committed, ends, stables))
+
+    def start_lookups() -> None:
+        """Starts the log end lookups of fetched batches in batch order (a later batch never claims a partition
+        before an earlier one), while fewer than LOOKUPS_IN_FLIGHT run."""
+        for i, future in list(held.items()):
+            if i in looking:
+                continue
+            if sum(not lookup.done() for lookup, _, _ in looking.values()) >= LOOKUPS_IN_FLIGHT:
+                return
+            if not future.done() or future.exception() is not None or future.result() is None:
+                return  # not fetched yet, failed, or past the budget: the loop below finds out in its turn
+            refs = sorted(unknown(i, future.result()[0]) - claimed, key=_topic_then_partition)
+            claimed.update(refs)
+            looking[i] = (lookups.submit(_ends_of, admin, refs), len(refs), time.monotonic())
 
     def hand_over_known() -> None:
         for i, future in list(held.items()):
@@ -168,11 +193,13 @@ def ask(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: float,
                 if answer is None:  # the budget's asking share was spent before its OffsetFetch could start
                     break
                 committed, fetch_s = answer
-                ends_started = time.monotonic()
-                new_refs = sorted(unknown(i, committed), key=_topic_then_partition)
-                _fetch_ends(admin, new_refs, ends, stables)
+                start_lookups()  # this batch's, if not started yet (every earlier one has been collected)
+                lookup, looked_for, lookup_started = looking.pop(i)
+                found_ends, found_stables = lookup.result()
+                ends.update(found_ends)
+                stables.update(found_stables)
                 log.debug("Lag sweep of %s: offsets of %d groups in %.2f s, end offsets of %d partitions in %.2f s",
-                          admin.cluster, len(chunks[i]), fetch_s, len(new_refs), time.monotonic() - ends_started)
+                          admin.cluster, len(chunks[i]), fetch_s, looked_for, time.monotonic() - lookup_started)
             except KafkaGatewayError as exc:
                 if not i:
                     raise
@@ -181,8 +208,10 @@ def ask(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: float,
             hand(i, committed)
             hand_over_known()
             top_up()
-    finally:  # when asking ends early, the batches being fetched ahead are not waited for
+            start_lookups()
+    finally:  # when asking ends early, the batches being fetched or looked up ahead are not waited for
         ahead.shutdown(wait=False, cancel_futures=True)
+        lookups.shutdown(wait=False, cancel_futures=True)
     skipped = [g for i in [*held, *range(submitted, len(chunks))] for g in chunks[i]]
     if skipped:
         log.warning("Lag sweep of %s: %d of %d groups not asked (%s)", admin.cluster, len(skipped), len(order),
@@ -195,12 +224,16 @@ def ask(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: float,
 _topic_then_partition = attrgetter("topic", "partition")  # a C-level key: PartitionRef's own order is Python code
 
 
-def _fetch_ends(admin: KafkaAdmin, refs: list[PartitionRef], ends: dict, stables: dict) -> None:
+def _ends_of(admin: KafkaAdmin, refs: list[PartitionRef]) -> tuple[dict, dict]:
+    """Log end and last stable offsets of `refs`, by partition (those a leader did not give are left out)."""
+    ends: dict[PartitionRef, int] = {}
+    stables: dict[PartitionRef, int] = {}
     for start in range(0, len(refs), SWEEP_PARTITIONS_PER_CALL):
         found = admin.list_offsets_many(refs[start:start + SWEEP_PARTITIONS_PER_CALL], [LATEST, STABLE],
                                         strict=False)
         ends.update((ref, at.offset) for ref, at in found[LATEST].items())
         stables.update((ref, at.offset) for ref, at in found[STABLE].items())
+    return ends, stables
 
 
 def _fetch_committed(admin: KafkaAdmin, chunk: list[str], streams_ids: set[str], into: dict) -> None:

@@ -1,5 +1,5 @@
-"""offsets/lag/observe.py's asking, apart from Kafka: how many OffsetFetch calls are in flight at once, in what
-order the batches are handed over, and what a spent budget leaves out. The same calls against the real broker are
+"""offsets/lag/observe.py's asking, apart from Kafka: how many OffsetFetch calls and log end lookups are in flight at
+once, in what order the batches are handed over, and what a spent budget or a failed lookup leaves out. The same calls against the real broker are
 tests/offsets/lag/test_sweep_scale.py's and test_sampler.py's."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ import threading
 import time
 
 from console.kafka import sandbox
+from console.kafka.errors import KafkaGatewayError
 from console.kafka.librdkafka import offset_lookup
 from console.kafka.types import LATEST, STABLE, GroupListing, OffsetAt, PartitionRef
 from offsets.lag import observe
@@ -105,6 +106,55 @@ def test_a_batch_whose_partitions_are_known_is_handed_over_before_an_earlier_one
     c_batch = batches[1]
     assert c_batch.ends[PartitionRef("t-a003", 0)] == 5 and c_batch.committed["c003"] == {PartitionRef("t-a003", 0): 1}
     assert parts[-1].skipped == []
+
+
+class SlowLookupsGateway(Gateway):
+    """Each log end lookup waits; counts how many run at once and which partitions each asked for. `failing`: the
+    lookup that asks for this partition fails."""
+
+    def __init__(self, groups: int, failing: PartitionRef | None = None) -> None:
+        super().__init__(groups, fetch_s=0.0)
+        self.failing = failing
+        self.looking = self.most_looking = 0
+        self.asked: list[PartitionRef] = []
+
+    def list_offsets_many(self, refs, ats, strict=True):
+        with self.lock:
+            self.looking += 1
+            self.most_looking = max(self.most_looking, self.looking)
+            self.asked += refs
+        try:
+            time.sleep(0.05)
+            if self.failing in refs:
+                raise KafkaGatewayError("the leader went away")
+            return super().list_offsets_many(refs, ats, strict)
+        finally:
+            with self.lock:
+                self.looking -= 1
+
+
+def test_log_end_lookups_overlap_boundedly_and_never_ask_a_partition_twice(monkeypatch):
+    monkeypatch.setattr(observe, "SWEEP_GROUPS_PER_CALL", 10)
+    gateway = SlowLookupsGateway(100)
+    parts = run(gateway)
+
+    batches = [p for p in parts if isinstance(p, Asked)]
+    assert [g for b in batches for g in b.groups] == sorted(gateway.ids)
+    assert 1 < gateway.most_looking <= observe.LOOKUPS_IN_FLIGHT
+    assert len(gateway.asked) == len(set(gateway.asked)) == 100
+    for batch in batches:  # handed over only once every partition of it is known
+        assert all(batch.ends[ref] == 5 for offsets in batch.committed.values() for ref in offsets)
+    assert parts[-1].skipped == [] and parts[-1].stopped_by == ""
+
+
+def test_a_failed_lookup_ends_the_asking_with_the_batches_not_handed_over_skipped(monkeypatch):
+    monkeypatch.setattr(observe, "SWEEP_GROUPS_PER_CALL", 10)
+    gateway = SlowLookupsGateway(50, failing=PartitionRef("t-g0025", 0))  # in the third batch's lookup
+    parts = run(gateway)
+
+    asked = [g for p in parts if isinstance(p, Asked) for g in p.groups]
+    assert asked == sorted(gateway.ids)[:20]
+    assert parts[-1].skipped == sorted(gateway.ids)[20:] and parts[-1].stopped_by == "the leader went away"
 
 
 def test_the_batches_held_ahead_are_bounded(monkeypatch):

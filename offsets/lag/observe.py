@@ -97,8 +97,8 @@ Part = Listed | Asked | Finished | Failed
 def ask(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: float, hand_over) -> None:
     """One ListGroups of every type, then for the groups in sweep_order, SWEEP_GROUPS_PER_CALL at a time until the
     budget's asking share is spent: OffsetFetch, and ListOffsets (latest and last stable) for the partitions not yet
-    known, SWEEP_PARTITIONS_PER_CALL at a time; up to FETCHES_AHEAD later batches' OffsetFetch run while one batch's
-    ListOffsets do.
+    known, SWEEP_PARTITIONS_PER_CALL at a time; up to FETCHES_AHEAD later batches' OffsetFetch run while the
+    ListOffsets of up to LOOKUPS_IN_FLIGHT batches do.
     Each batch is handed over as soon as it is complete: the earliest one when its partitions have been looked up,
     and a later one already fetched as soon as every partition of it is known (groups sharing topics with earlier
     batches), so storing has work while the first batches' lookups run. The first batch is always asked, so a

@@ -69,12 +69,9 @@ def _previous_samples(cluster: str) -> dict[str, PreviousSample]:
             .annotate(whole=Case(When(last__isnull=False, before__isnull=False, then=Value(None)),
                                  default=F("totals"), output_field=JSONField()))
             .values_list("group", "status", "last", "before", "whole", "sampled_at"))
-    previous = {}
-    for group, status, lag, earlier, whole, at in rows.iterator(5000):
-        at = at.timestamp() if at else None
-        previous[group] = (previous_sample(status, whole or [], at) if lag is None or earlier is None
-                           else PreviousSample(status=status, lag=lag, change=abs(lag - earlier), sampled_at=at))
-    return previous
+    return {group: previous_sample(status, whole if whole is not None else [earlier, lag],
+                                   at.timestamp() if at else None)
+            for group, status, lag, earlier, whole, at in rows.iterator(5000)}
 
 
 def _trusted_last_commits(cluster: str, now: datetime, span_s: float) -> dict[str, float]:

@@ -24,6 +24,9 @@ from bench.common import (  # noqa: E402
     bench_client, bench_stack, kafka_tool_ms, machine, summary, timed, write_section)
 
 TOPIC_COMMAND = "org.apache.kafka.tools.TopicCommand"
+REBUILD_REMEMBERED = ("rebuild of the shared table, log starts remembered (what beat runs: Metadata, topic ids, "
+                      "every log end, the log starts of this rebuild's share of topics)")
+REBUILD_FROM_NOTHING = "rebuild of the shared table, nothing remembered (every log start asked too)"
 
 
 def create_topics(bootstrap: str, count: int, partitions: int) -> float:
@@ -65,7 +68,7 @@ def main() -> None:
             regex_url = "/clusters/local/topics/?q=%5Ebench-0%5B0-4%5D.*7%24&regex=1"
             import redis
 
-            from topics import table
+            from topics import log_starts, table
             from topics.selectors import topic_snapshot_refresh
 
             # Untimed: the broker materialises partition logs for a while after a mass creation; wait until three
@@ -86,9 +89,11 @@ def main() -> None:
                 table.wait_for_refresh("local")
                 table.invalidate("local")
 
+            rebuilds = max(5, args.repeat // 2)
             rows = {
-                "rebuild of the shared table (background job: Metadata, ListOffsets in windows per leader)":
-                    timed(lambda: topic_snapshot_refresh("local", wait_s=60), max(3, args.repeat // 3)),
+                REBUILD_REMEMBERED: timed(lambda: topic_snapshot_refresh("local", wait_s=60), rebuilds),
+                REBUILD_FROM_NOTHING: timed(lambda: topic_snapshot_refresh("local", wait_s=60), rebuilds,
+                                            before=lambda: log_starts.forget("local")),
                 "list page, cold (table in Redis, not yet decoded by this process)":
                     timed(lambda: get(list_url), args.repeat, before=cold),
                 "list page, warm": timed(lambda: get(list_url), args.repeat),
@@ -125,7 +130,9 @@ def main() -> None:
         f"| Kafka `kafka-topics --list` (TopicCommand, JVM start included) | {summary(listing)} |",
         "",
         f"List page warm / `kafka-topics --list`: {_ratio(rows['list page, warm'], listing)}; cold / `--list`: "
-        f"{_ratio(rows['list page, cold (table in Redis, not yet decoded by this process)'], listing)}.",
+        f"{_ratio(rows['list page, cold (table in Redis, not yet decoded by this process)'], listing)}. "
+        f"Rebuild with log starts remembered / with none: "
+        f"{_ratio(rows[REBUILD_REMEMBERED], rows[REBUILD_FROM_NOTHING])}.",
         "",
         "Pages never ask Kafka for all partitions: they read the one table per cluster that beat rebuilds "
         "(topics/table.py) and ask only for the configs of the 50 topics shown (one DescribeConfigs). Cold = a "

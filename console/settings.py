@@ -399,6 +399,9 @@ SNAPSHOT_REBUILD_SHARE = env.float("SNAPSHOT_REBUILD_SHARE", default=0.1)
 TOPIC_SNAPSHOT_TIMEOUT_S = env.float("TOPIC_SNAPSHOT_TIMEOUT_S", default=30.0)
 TOPIC_SNAPSHOT_LOCK_S = env.float("TOPIC_SNAPSHOT_LOCK_S", default=10 * TOPIC_SNAPSHOT_TIMEOUT_S)
 TOPIC_SNAPSHOT_WINDOW = env.int("TOPIC_SNAPSHOT_WINDOW", default=2000)
+# A rebuild reads again the log starts of one topic in TOPIC_SNAPSHOT_START_ROUNDS (besides new and changed ones,
+# topics/log_starts.py): retention's deletions show within that many rebuilds.
+TOPIC_SNAPSHOT_START_ROUNDS = env.int("TOPIC_SNAPSHOT_START_ROUNDS", default=8)
 # How long the topic list shows a topic's cleanup.policy and retention without asking Kafka again (topics/config_cache.py);
 # the console's own changes show at once, other clients' within this.
 TOPIC_LIST_CONFIGS_S = env.float("TOPIC_LIST_CONFIGS_S", default=60.0)

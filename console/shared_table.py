@@ -201,6 +201,12 @@ class SharedTable:
         """A row created or changed (the row) or removed (None) through the console, visible to every reader now."""
         self._with_store(lambda store: store.note_change(cluster, key, row))
 
+    def changed_since(self, cluster: str, since: float) -> set[str]:
+        """The keys of the rows the console changed at `since` or later (those not yet pruned by a snapshot taken
+        after them)."""
+        changes = self._with_store(lambda store: store.changes(cluster))
+        return {key for key, (at, _) in changes.items() if at >= since}
+
     def refresh(self, cluster: str, version: str, build: Callable[[], Snapshot], *,
                 wait_s: float = 0.0) -> Snapshot | None:
         """Builds and stores the cluster's snapshot; None (nothing done) when another process or thread is already

@@ -184,6 +184,13 @@ class RedisStore:
         except redis.RedisError as exc:
             raise StoreDown(str(exc)) from exc
 
+    def changes(self, cluster: str) -> Changes:
+        try:
+            found = self.client.hgetall(self._keys(cluster)[2])
+        except redis.RedisError as exc:
+            raise StoreDown(str(exc)) from exc
+        return {key.decode(): self.table.change_in(text) for key, text in found.items()}
+
     def forget(self, cluster: str) -> None:
         try:
             self.client.delete(*self._keys(cluster)[:3])
@@ -261,6 +268,10 @@ class LocalStore:
     def note_change(self, cluster: str, key: str, row: Any | None) -> None:
         with self._guard:
             self._changes.setdefault(cluster, {})[key] = (time.time(), row)
+
+    def changes(self, cluster: str) -> Changes:
+        with self._guard:
+            return dict(self._changes.get(cluster, {}))
 
     def forget(self, cluster: str) -> None:
         with self._guard:

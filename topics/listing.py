@@ -5,17 +5,18 @@ from __future__ import annotations
 
 import logging
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 from django.conf import settings
 
 from console.clusters.selectors import check_answering, cluster_admin
 from console.errors import ConsoleError
-from console.shared_table import connection_version
+from console.shared_table import CHANGE_GRACE_S, connection_version
 from console.kafka.errors import KafkaGatewayError, TopicNotFound
-from console.kafka.types import EARLIEST, LATEST, TOPIC, PartitionRef, TopicMetadata
+from console.kafka.types import EARLIEST, LATEST, TOPIC, OffsetAt, PartitionRef, TopicMetadata
 from console.user_regex import RegexRefused, compile_user_regex
-from topics import config_cache, table
+from topics import config_cache, log_starts, table
 from topics.table import TopicRow
 
 from topics.background import background_admin, patient_admin
@@ -140,19 +141,63 @@ def leader_windows(partitions: list[tuple[PartitionRef, int | None]], size: int)
 
 
 def _build_table(admin) -> table.Snapshot:
-    """One Metadata request for all topics, then earliest and latest offsets in windows per leader."""
+    """One Metadata request for all topics and, beside it, one for their ids; then log ends of every partition and
+    the log starts topics/log_starts.py does not remember, in windows per leader."""
     taken_at = time.time()
     check_answering(admin)
-    topics = admin.list_topics()
-    partitions = [(PartitionRef(t.name, p.partition), p.leader) for t in topics for p in t.partitions]
-    offsets: dict = {EARLIEST: {}, LATEST: {}}
-    for window in leader_windows(partitions, settings.TOPIC_SNAPSHOT_WINDOW):
-        # strict=False: an offline partition makes its topic's count unknown instead of failing the whole list.
-        found = admin.list_offsets_many(window, [EARLIEST, LATEST], strict=False)
-        for at in (EARLIEST, LATEST):
-            offsets[at].update(found[at])
+    cluster, version = admin.cluster, _version(admin)
+    memory = log_starts.read(cluster, version)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="topic-ids") as pool:
+        asking_ids = pool.submit(_topic_ids, admin)
+        topics = admin.list_topics()
+        if memory is None:  # every start is asked: the ids are needed only for what is remembered, after
+            ids: dict[str, str] = {}
+            turn = 0
+            starts_plan = log_starts.Plan(known={}, ask=[PartitionRef(t.name, p.partition)
+                                                         for t in topics for p in t.partitions])
+        else:
+            ids = asking_ids.result()
+            turn = memory.turn + 1
+            changed = table.changed_since(cluster, memory.taken_at - CHANGE_GRACE_S)
+            starts_plan = log_starts.plan(topics, ids, memory, changed=changed, turn=turn,
+                                          rounds=settings.TOPIC_SNAPSHOT_START_ROUNDS)
+        offsets = _offsets(admin, topics, starts_plan)
+        ids = ids or asking_ids.result()
+    config_cache.forget(cluster, log_starts.renamed_or_new(memory, ids))
+    log_starts.write(cluster, log_starts.remember(
+        topics, ids, {ref: at.offset for ref, at in offsets[EARLIEST].items()}, version=version, taken_at=taken_at,
+        turn=turn))
     rows = [_row(t, offsets) for t in topics]
     return table.Snapshot(rows=rows, taken_at=taken_at, complete=all(r.messages is not None for r in rows))
+
+
+def _topic_ids(admin) -> dict[str, str]:
+    """{name: topic id}, or none at all when they cannot be read (no Java here): every start is asked then."""
+    try:
+        return admin.topic_ids()
+    except KafkaGatewayError as exc:
+        log.warning("Topic ids of %s not read (every log start is asked): %s", admin.cluster, exc.message)
+        return {}
+
+
+def _offsets(admin, topics: list[TopicMetadata], starts_plan: log_starts.Plan) -> dict:
+    """Log ends of every partition and the planned log starts, in windows per leader; a remembered start found past
+    its partition's end is asked again."""
+    partitions = [(PartitionRef(t.name, p.partition), p.leader) for t in topics for p in t.partitions]
+    asked = set(starts_plan.ask)
+    offsets: dict = {EARLIEST: {ref: OffsetAt(start) for ref, start in starts_plan.known.items()}, LATEST: {}}
+    for window in leader_windows(partitions, settings.TOPIC_SNAPSHOT_WINDOW):
+        # strict=False: an offline partition makes its topic's count unknown instead of failing the whole list.
+        found = admin.list_offsets_of({EARLIEST: [ref for ref in window if ref in asked], LATEST: window},
+                                      strict=False)
+        for at in (EARLIEST, LATEST):
+            offsets[at].update(found[at])
+    behind = log_starts.past_their_end(starts_plan.known, {ref: at.offset for ref, at in offsets[LATEST].items()})
+    if behind:
+        for ref in behind:
+            del offsets[EARLIEST][ref]
+        offsets[EARLIEST].update(admin.list_offsets_of({EARLIEST: behind}, strict=False)[EARLIEST])
+    return offsets
 
 
 def _row(topic: TopicMetadata, offsets) -> TopicRow:

@@ -2,10 +2,11 @@
 console/shared_table.py for how it is stored, locked, overlaid with the console's own changes and served without
 Redis).
 
-Building it costs one Metadata request and two ListOffsets rounds over every partition (seconds at 40,000
-partitions), so no request builds it: a Celery beat entry rebuilds each cluster's snapshot every
-TOPIC_SNAPSHOT_INTERVAL_S (topics.tasks), and pages only read it. A topic created, changed or deleted through the
-console is laid over it at once (topics.selectors.topic_snapshot_note).
+Building it costs one Metadata request, the topic ids, and the log ends of every partition (the log starts only of
+the partitions topics/log_starts.py does not remember; seconds at 40,000 partitions), so no request builds it: a
+Celery beat entry rebuilds each cluster's snapshot every TOPIC_SNAPSHOT_INTERVAL_S (topics.tasks), and pages only
+read it. A topic created, changed or deleted through the console is laid over it at once
+(topics.selectors.topic_snapshot_note).
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ decode = TABLE.decode
 with_changes = TABLE.with_changes
 read = TABLE.read
 note_change = TABLE.note_change
+changed_since = TABLE.changed_since
 refresh = TABLE.refresh
 refresh_in_background = TABLE.refresh_in_background
 stale_after = TABLE.stale_after

@@ -9,6 +9,7 @@ from console.kafka.java.ops_jmx import JmxOps
 from console.kafka.java.ops_log_dirs import LogDirOps
 from console.kafka.java.ops_quotas import QuotaOps
 from console.kafka.java.ops_replication import ReplicationOps
+from console.kafka.java.ops_topic_ids import TopicIdOps
 from console.kafka.java.ops_transactions import TransactionOps
 from console.kafka.librdkafka.ops_acls import AclOps
 from console.kafka.librdkafka.ops_cluster import ClusterOps
@@ -24,7 +25,7 @@ from console.kafka.records.ops_records import RecordOps
 
 class KafkaAdmin(ClusterOps, TopicOps, OffsetOps, ConfigOps, GroupOps, GroupOffsetBatchOps, GroupTypeOps,
                  StreamsGroupOps, LogDirOps, RecordOps, AppendOps, TransactionOps, AclOps, ScramOps, QuotaOps,
-                 ElectionOps, ReplicationOps, JmxOps):
+                 ElectionOps, ReplicationOps, JmxOps, TopicIdOps):
     """Composes an AdminClient (never exposes it); returns frozen dataclasses; raises console.kafka.errors only.
 
     This runs librdkafka in the calling process; console.kafka.isolated.IsolatedKafkaAdmin has the same face and

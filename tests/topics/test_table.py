@@ -10,7 +10,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from django.utils.html import escape
 
 from console.kafka.types import PartitionRef
-from topics import disk, table
+from topics import disk, log_starts, table
 from topics.selectors import leader_windows, topic_snapshot_refresh, topic_table
 from topics.table import LocalStore, Snapshot, TopicRow
 from topics.views import MSG_TABLE_BUILDING, MSG_TABLE_NOT_SHARED
@@ -94,10 +94,12 @@ def fresh_table():
     for shared in (table.TABLE, disk.TABLE):
         forget_shared_table(shared)
     disk.forget("local")
+    log_starts.forget("local")
     yield
     for shared in (table.TABLE, disk.TABLE):
         forget_shared_table(shared)
     disk.forget("local")
+    log_starts.forget("local")
 
 
 def _create(admin: AdminClient, name: str, partitions: int = 2) -> None:
@@ -112,14 +114,14 @@ def _delete(admin: AdminClient, name: str) -> None:
 
 @pytest.fixture
 def kafka_calls(monkeypatch):
-    """Every list_topics, list_offsets_many and describe_log_dirs made in this process, through the real gateway
-    methods."""
+    """Every list_topics, topic_ids, list_offsets_many, list_offsets_of and describe_log_dirs made in this process,
+    through the real gateway methods."""
     from console.kafka.admin import KafkaAdmin
     from console.kafka.isolated import IsolatedKafkaAdmin
 
     calls = []
     for cls in (KafkaAdmin, IsolatedKafkaAdmin):
-        for name in ("list_topics", "list_offsets_many", "describe_log_dirs"):
+        for name in ("list_topics", "topic_ids", "list_offsets_many", "list_offsets_of", "describe_log_dirs"):
             def spy(self, *args, _real=getattr(cls, name), _name=name, **kwargs):
                 calls.append((_name, args))
                 return _real(self, *args, **kwargs)
@@ -268,3 +270,86 @@ def test_beat_rebuilds_a_table_only_once_it_is_due(local_cluster, fresh_table, o
     settings.DISK_SNAPSHOT_INTERVAL_S = 0.0
     later = refresh_topic_snapshot("local")
     assert later["taken_at"] > first["taken_at"] and later["sizes"] == "read"
+
+
+# --- log starts remembered between rebuilds (topics/log_starts.py) ------------------------------------------------
+
+def _produce(bootstrap: str, name: str, count: int) -> None:
+    from confluent_kafka import Producer
+
+    producer = Producer({"bootstrap.servers": bootstrap})
+    for i in range(count):
+        producer.produce(name, value=b"%d" % i, partition=0)
+    assert producer.flush(15) == 0
+
+
+def _cut(admin: AdminClient, name: str, before: int) -> None:
+    from confluent_kafka import TopicPartition
+
+    for future in admin.delete_records([TopicPartition(name, 0, before)], operation_timeout=10).values():
+        future.result(timeout=15)
+
+
+def _starts_asked(calls) -> set[str]:
+    return {ref.topic for call, args in calls if call == "list_offsets_of" for ref in args[0].get("earliest", [])}
+
+
+def _messages(snapshot, name: str) -> int | None:
+    return next(r.messages for r in snapshot.rows if r.name == name)
+
+
+@pytest.mark.kafka
+@pytest.mark.django_db
+def test_a_rebuild_asks_again_only_the_starts_that_may_have_moved_and_knows_a_topic_made_again_by_its_id(
+        redis_node, local_cluster, kafka_node, fresh_table, outsider, kafka_calls, settings):
+    from console.clusters.selectors import cluster_admin
+
+    settings.TOPIC_SNAPSHOT_START_ROUNDS = 10**6  # no topic's turn comes: only the rules below ask starts again
+    prefix = f"starts-{uuid.uuid4().hex[:6]}"
+    kept, remade = f"{prefix}-kept", f"{prefix}-remade"
+    for name in (kept, remade):
+        _create(outsider, name, partitions=1)
+        _produce(kafka_node.bootstrap, name, 10)
+    _cut(outsider, kept, 4)
+    _cut(outsider, remade, 8)
+    admin = cluster_admin("local")
+    ids = admin.topic_ids()
+    assert ids[kept] == admin.describe_topics([kept])[kept].topic_id  # the Java listing parsed: the same ids
+
+    first = topic_snapshot_refresh("local")
+    assert _messages(first, kept) == 6 and _messages(first, remade) == 2
+    _delete(outsider, remade)
+    _create(outsider, remade, partitions=1)  # the same name, a new topic: its log starts at 0
+    _produce(kafka_node.bootstrap, remade, 12)
+    kafka_calls.clear()
+
+    second = topic_snapshot_refresh("local")
+
+    assert _messages(second, kept) == 6  # its remembered start (4) stands
+    assert _messages(second, remade) == 12  # not 12 - 8: a new id, so its start was asked again
+    asked = _starts_asked(kafka_calls)
+    assert remade in asked and kept not in asked
+    assert admin.topic_ids()[remade] != ids[remade]
+
+
+@pytest.mark.kafka
+@pytest.mark.django_db
+def test_records_deleted_by_another_client_show_within_the_rounds_and_the_consoles_own_at_the_next_rebuild(
+        redis_node, local_cluster, kafka_node, fresh_table, outsider, settings):
+    from console.audit.actor import Actor
+    from topics.services import topic_records_purge
+
+    settings.TOPIC_SNAPSHOT_START_ROUNDS = 3
+    prefix = f"moved-{uuid.uuid4().hex[:6]}"
+    theirs, ours = f"{prefix}-theirs", f"{prefix}-ours"
+    for name in (theirs, ours):
+        _create(outsider, name, partitions=1)
+        _produce(kafka_node.bootstrap, name, 10)
+    assert _messages(topic_snapshot_refresh("local"), theirs) == 10
+
+    _cut(outsider, theirs, 7)  # retention would move it the same way: no change the console could know of
+    topic_records_purge(actor=Actor.system(), cluster="local", topic=ours, partitions=[0], before=5)
+    next_one = topic_snapshot_refresh("local")
+    assert _messages(next_one, ours) == 5  # the table's changes name it: its start was asked again
+    counts = [_messages(next_one, theirs)] + [_messages(topic_snapshot_refresh("local"), theirs) for _ in range(2)]
+    assert counts[-1] == 3  # its turn came within three rebuilds

@@ -51,10 +51,16 @@ class OffsetOps(AdminBase):
         Partitions failing with a passing error (leadership moving, a topic just created) are asked again, at most
         twice. With strict=False, partitions that still fail are left out instead of failing the whole call.
         """
+        return self.list_offsets_of({at: refs for at in ats}, strict=strict)
+
+    def list_offsets_of(self, wanted: dict[str | int, list[PartitionRef]], *,
+                        strict: bool = True) -> dict[str | int, dict[PartitionRef, OffsetAt]]:
+        """As list_offsets_many, with partitions of their own for each kind ({kind: partitions}): the topic table
+        asks log ends of every partition and log starts of only some, in one call."""
 
         def run(admin: AdminClient) -> dict[str | int, dict[PartitionRef, OffsetAt]]:
-            results: dict[str | int, dict[PartitionRef, OffsetAt]] = {at: {} for at in ats}
-            pending = {at: list(refs) for at in ats if refs}
+            results: dict[str | int, dict[PartitionRef, OffsetAt]] = {at: {} for at in wanted}
+            pending = {at: list(refs) for at, refs in wanted.items() if refs}
             for attempt in range(_ATTEMPTS):
                 failures = self._offsets_round(admin, pending, results)
                 only_passing = all(e.code in RETRIABLE_PARTITION_CODES for f in failures.values() for e in f.values())

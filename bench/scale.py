@@ -62,7 +62,8 @@ from console.timing import PHASES  # noqa: E402
 from console.timing import parse as parse_timing  # noqa: E402
 from bench.scale_stack import (  # noqa: E402
     PARTITIONS, PASSWORD, PYTHON, USERNAME, Churn, CpuMeter, Profiles, ServedBy, Stack, children, group_name, login, manage,
-    p95, plain_text, process_memory, redis_stamp, row, seed, start_postgres, stop_postgres, topic_name, wait_until,
+    p95, plain_text, process_memory, redis_stamp, row, seed, start_postgres, stop_postgres, table_build_s, topic_name,
+    wait_until,
 )
 
 TOPIC_COMMAND = "org.apache.kafka.tools.TopicCommand"
@@ -144,7 +145,7 @@ def main() -> None:
                             env)
         worker = stack.spawn("worker", [PYTHON, "-m", "celery", "-A", "console", "worker", "--concurrency=2",
                                "--loglevel=WARNING", f"--hostname=scale-bench-{os.getpid()}@%h"],
-                    {**env, "LAG_SWEEP_LOG_LEVEL": "DEBUG"})
+                    {**env, "LAG_SWEEP_LOG_LEVEL": "DEBUG", "TOPIC_SNAPSHOT_LOG_LEVEL": "DEBUG"})
         beat = stack.spawn("beat", [PYTHON, "-m", "celery", "-A", "console", "beat", "--loglevel=WARNING",
                              "--schedule", str(work / "celerybeat-schedule")], env)
         base = f"http://127.0.0.1:{port}"
@@ -152,6 +153,7 @@ def main() -> None:
 
         redis_client = redis.Redis.from_url(redis_node.url)
         table_wait = wait_until("the shared topic table", lambda: redis_stamp(redis_client) is not None, 300, stack)
+        first_build_s = table_build_s(redis_client)  # nothing remembered yet: every log start asked
 
         def sweep_done() -> bool:
             sweep = LagSweep.objects.filter(cluster="local").first()
@@ -216,12 +218,14 @@ def main() -> None:
         profiles.start({"web": gunicorn.pid, "worker": worker.pid,
                         **{f"client-{pid}": pid for pid in stack.client_pids()}})
         mix_started = time.perf_counter()
+        later_builds_s: list[float | None] = []  # the tables beat wrote during the cold loads, log starts remembered
         for i in range(args.loads):
             load(PAGES[i % len(PAGES)])
         for _ in range(args.cold):
             before = redis_stamp(redis_client)
             wait_until("a new topic table", lambda: redis_stamp(redis_client) != before, 120, stack)
             load("topic list")
+            later_builds_s.append(table_build_s(redis_client))
         mix_s = time.perf_counter() - mix_started
         cpu_wall, cpu_spent = meter.stop()
         broker_spent = broker_requests.spent(broker_before, broker_requests.read(jmx_urls))
@@ -249,7 +253,7 @@ def main() -> None:
         sweeps_s: list[float] = []  # every sweep of the run, as offsets/lag/sampler.py logs it once stored
         if worker_log.exists():  # how the sweeps went, batch by batch (offsets/lag/observe.py logs each)
             for line in worker_log.read_text(errors="replace").splitlines():
-                if "Lag sweep of" in line or "Lag sample of" in line:
+                if "Lag sweep of" in line or "Lag sample of" in line or "Topic table of" in line:
                     print(line[-300:], flush=True)
                 took = SWEEP_TOOK.search(line)
                 if took:
@@ -308,6 +312,9 @@ def main() -> None:
         f"partitions, {sweep.skipped_groups:,} skipped{' (' + sweep.skipped_reason + ')' if sweep.skipped_groups else ''}"
         f"; last error: {sweep.last_error[:200] if sweep.last_error else 'none'}. Every sweep of the run (the "
         f"worker's log): {', '.join(f'{s:.1f}' for s in sweeps_s) or 'none logged'} s.",
+        f"Building the shared topic table (beat, topics/listing.py): the first {_seconds(first_build_s)} (every log "
+        f"start asked), then, log starts remembered (topics/log_starts.py): "
+        f"{', '.join(_seconds(s) for s in later_builds_s) or 'none seen'}.",
         f"CPU during the mix ({cpu_wall:.0f} s of wall time, {os.cpu_count()} cores): "
         + ", ".join(f"{part} {spent:.0f} s ({spent / cpu_wall:.0%} of a core)" for part, spent in cpu_spent.items())
         + f"; the brokers alone, before the console started: {idle_spent.get('brokers', 0) / idle_wall:.0%} of a "
@@ -359,6 +366,10 @@ def main() -> None:
     print("\n".join(lines))
     if profile_lines:
         print("\n".join(["Profiles (py-spy, during the mix):", *profile_lines]))
+
+
+def _seconds(value: float | None) -> str:
+    return "not known" if value is None else f"{value:.1f} s"
 
 
 if __name__ == "__main__":

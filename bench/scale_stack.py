@@ -22,7 +22,8 @@ from bench.lag_scale import SEED_IN_FLIGHT, commit_window
 
 PARTITIONS = 4
 PYTHON = str(ROOT / ".venv" / "bin" / "python")
-STAMP_KEY = "console:topics:snapshot:local:stamp"  # topics/table.py RedisStore: the table's taken_at
+BLOB_KEY = "console:topics:snapshot:local"  # topics/table.py RedisStore: the table
+STAMP_KEY = f"{BLOB_KEY}:stamp"  # its taken_at
 USERNAME, PASSWORD = "bench", "bench-scale-pass-123"
 
 
@@ -232,6 +233,15 @@ def login(base: str):
 
 def redis_stamp(client) -> bytes | None:
     return client.get(STAMP_KEY)
+
+
+def table_build_s(client) -> float | None:
+    """How long building the shared topic table now in Redis took (its blob says)."""
+    from topics import table
+
+    blob = client.get(BLOB_KEY)
+    decoded = table.decode(blob) if blob is not None else None
+    return None if decoded is None else decoded[1].build_s
 
 
 def wait_until(what: str, check, timeout: float, stack: Stack) -> float:

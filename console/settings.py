@@ -384,6 +384,8 @@ LOGGING = {
         # DEBUG: how long each batch of a lag sweep took to ask (OffsetFetch, then ListOffsets), and the whole sweep.
         "offsets.lag.observe": {"level": env("LAG_SWEEP_LOG_LEVEL", default="INFO")},
         "offsets.lag.sampler": {"level": env("LAG_SWEEP_LOG_LEVEL", default="INFO")},
+        # DEBUG: what each rebuild of a topic table asked and how long each part took.
+        "topics.listing": {"level": env("TOPIC_SNAPSHOT_LOG_LEVEL", default="INFO")},
     },
 }
 # Topic lists read one snapshot per cluster in Redis (topics/table.py), rebuilt every TOPIC_SNAPSHOT_INTERVAL_S by

@@ -353,3 +353,30 @@ def test_records_deleted_by_another_client_show_within_the_rounds_and_the_consol
     assert _messages(next_one, ours) == 5  # the table's changes name it: its start was asked again
     counts = [_messages(next_one, theirs)] + [_messages(topic_snapshot_refresh("local"), theirs) for _ in range(2)]
     assert counts[-1] == 3  # its turn came within three rebuilds
+
+
+@pytest.mark.kafka
+@pytest.mark.django_db
+def test_a_topic_deleted_between_the_metadata_and_its_offsets_is_left_out_and_the_table_stays_complete(
+        redis_node, local_cluster, fresh_table, outsider, monkeypatch):
+    from console.kafka.admin import KafkaAdmin
+    from console.kafka.isolated import IsolatedKafkaAdmin
+
+    prefix = f"meanwhile-{uuid.uuid4().hex[:6]}"
+    kept, doomed = f"{prefix}-kept", f"{prefix}-doomed"
+    _create(outsider, kept)
+    _create(outsider, doomed)
+    for cls in (KafkaAdmin, IsolatedKafkaAdmin):
+        def listed_then_deleted(self, *args, _real=cls.list_topics, **kwargs):
+            found = _real(self, *args, **kwargs)
+            if any(t.name == doomed for t in found):
+                _delete(outsider, doomed)  # another client, right after the Metadata answer
+            return found
+
+        monkeypatch.setattr(cls, "list_topics", listed_then_deleted)
+
+    built = topic_snapshot_refresh("local")
+
+    names = {r.name for r in built.rows}
+    assert kept in names and doomed not in names
+    assert built.complete

@@ -99,8 +99,7 @@ class RedisStore:
         except redis.RedisError as exc:
             raise StoreDown(str(exc)) from exc
         version, snapshot = cached[1]
-        return version, self.table.with_changes(
-            snapshot, {key.decode(): self.table.change_in(text) for key, text in changes.items()})
+        return version, self.table.with_changes(snapshot, self._changes_in(changes))
 
     def last_decoded(self, cluster: str) -> tuple[str, Snapshot] | None:
         """The cluster's snapshot as this process last decoded it from Redis, without asking Redis."""
@@ -186,10 +185,12 @@ class RedisStore:
 
     def changes(self, cluster: str) -> Changes:
         try:
-            found = self.client.hgetall(self._keys(cluster)[2])
+            return self._changes_in(self.client.hgetall(self._keys(cluster)[2]))
         except redis.RedisError as exc:
             raise StoreDown(str(exc)) from exc
-        return {key.decode(): self.table.change_in(text) for key, text in found.items()}
+
+    def _changes_in(self, stored: dict[bytes, bytes]) -> Changes:
+        return {key.decode(): self.table.change_in(text) for key, text in stored.items()}
 
     def forget(self, cluster: str) -> None:
         try:

@@ -154,17 +154,13 @@ def _build_table(admin) -> table.Snapshot:
         asking_ids = pool.submit(_topic_ids, admin)
         topics = admin.list_topics()
         listed = time.monotonic()
-        if memory is None:  # every start is asked: the ids are needed only for what is remembered, after
-            ids: dict[str, str] = {}
-            turn = 0
-            starts_plan = log_starts.Plan(known={}, ask=[PartitionRef(t.name, p.partition)
-                                                         for t in topics for p in t.partitions])
-        else:
-            ids = asking_ids.result()
-            turn = memory.turn + 1
-            changed = table.changed_since(cluster, memory.taken_at - CHANGE_GRACE_S)
-            starts_plan = log_starts.plan(topics, ids, memory, changed=changed, turn=turn,
-                                          rounds=settings.TOPIC_SNAPSHOT_START_ROUNDS)
+        # Without a memory every start is asked: the ids are then needed only for the next rebuild, so the offsets
+        # are not held up by them.
+        ids = asking_ids.result() if memory is not None else {}
+        turn = memory.turn + 1 if memory is not None else 0
+        changed = table.changed_since(cluster, memory.taken_at - CHANGE_GRACE_S) if memory is not None else set()
+        starts_plan = log_starts.plan(topics, ids, memory, changed=changed, turn=turn,
+                                      rounds=settings.TOPIC_SNAPSHOT_START_ROUNDS)
         planned = time.monotonic()
         offsets = _offsets(admin, topics, starts_plan)
         ids = ids or asking_ids.result()

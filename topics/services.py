@@ -10,6 +10,7 @@ from console.audit.services import audited
 from console.audit.witness.guard import witness_topic_guard
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
+from console.kafka.errors import KafkaGatewayError
 from console.kafka.types import BROKER, EARLIEST, LATEST, TOPIC, PartitionRef
 from topics import config_cache
 from topics.diffing import PurgeRow, check_config_request, purge_plan
@@ -137,10 +138,22 @@ def topic_partitions_add(*, actor: Actor, cluster: str, topic: str, new_total: i
     with audited(actor=actor, action="topic.partitions.add", cluster=cluster, target=f"topic:{topic}", reason=reason,
                  params={"new_total": new_total}, before={"partitions": current}) as record:
         admin.add_partitions(topic, new_total=new_total)
-        # Success means the controller committed the new count; a describe right now may still be answered from a
-        # broker's older metadata (seen in CI), so the audit records what Kafka accepted.
+        # Success means the controller committed the new count; the audit records what Kafka accepted.
         record.after = {"partitions": new_total}
+    _wait_for_partitions(admin, topic, new_total)
     topic_snapshot_note(cluster, topic, at_least_partitions=new_total)
+
+
+def _wait_for_partitions(admin, topic: str, total: int, attempts: int = 15) -> None:
+    """A broker applies the controller's new partitions from the metadata log a moment after the answer (seen in
+    CI): wait briefly, so that the page or command that follows describes what was just done."""
+    for _ in range(attempts):
+        try:
+            if admin.describe_topics([topic])[topic].partition_count >= total:
+                return
+        except KafkaGatewayError:  # deleted or unreachable since: the change itself is done and audited
+            return
+        time.sleep(0.2)
 
 
 def topic_delete(*, actor: Actor, cluster: str, topic: str, confirm: str, reason: str = "") -> None:

@@ -301,6 +301,10 @@ KAFKA_UNREACHABLE_BACKOFF_S = env.float("KAFKA_UNREACHABLE_BACKOFF_S", default=5
 # folder (0700, with the token every peer must present; a long path is swapped for a short one under /tmp).
 KAFKA_CLIENT_ISOLATION = env.bool("KAFKA_CLIENT_ISOLATION", default=True)
 KAFKA_CLIENT_SOCKET_DIR = env("KAFKA_CLIENT_SOCKET_DIR", default=str(BASE_DIR / ".data" / "kafka-clients"))
+# The background lane (lag sweeps, the shared tables' rebuilds) in a second client process per cluster, on the hosts
+# that run such work, so that pages' small calls never wait for the GIL behind a sweep's big answers; off: both
+# lanes share the one process (each still with clients of its own).
+KAFKA_BACKGROUND_CLIENT_PROCESS = env.bool("KAFKA_BACKGROUND_CLIENT_PROCESS", default=True)
 
 # Kafka Connect (connect/): the `local` cluster's worker, registered as `local` on every migrate (empty: left alone).
 # REST calls are bounded (reads, changes: Connect may rebalance or write offsets), 409s retried within that bound,

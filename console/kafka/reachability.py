@@ -21,6 +21,12 @@ def mark_unreachable(connection: ClusterConnection, message: str, backoff_s: flo
     _down_until[connection.name] = (time.monotonic() + backoff_s, message)
 
 
+def known_down_for(connection: ClusterConnection) -> float:
+    """How much longer this process fails the cluster's calls at once (0: it does not)."""
+    entry = _down_until.get(connection.name)
+    return max(0.0, entry[0] - time.monotonic()) if entry else 0.0
+
+
 def mark_reachable(connection: ClusterConnection) -> None:
     _down_until.pop(connection.name, None)
 

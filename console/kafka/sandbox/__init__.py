@@ -9,6 +9,11 @@ caller's thread sends a request and waits, bounded. When the client process dies
 get ClusterUnavailable at once and the next call starts a fresh one. It is replaced too when one operation keeps
 failing (see claim_recycle), so clients held across a broker restart, a changed address or a renewed certificate
 cannot keep a cluster's pages down; and it stops itself when no process used it for IDLE_AFTER_S.
+
+The background lane (the lag sweep, the shared tables' rebuilds: ClusterConnection.lane) has a client process of
+its own per cluster on the hosts that run such work (KAFKA_BACKGROUND_CLIENT_PROCESS): building and pickling the
+answer for 200,000 offsets is one long stretch of Python holding the GIL, and a page's small call must not wait
+behind it. A host that serves only pages still has one client process per cluster.
 """
 
 from __future__ import annotations
@@ -68,7 +73,7 @@ def _how_it_ended(pid: int, wait_s: float = 0.0) -> str:
     return f"process {pid} is gone" if _pid_gone(pid) else f"the connection to process {pid} closed"
 
 
-def _connection_key(connection: ClusterConnection) -> tuple:
+def _settings_key(connection: ClusterConnection) -> tuple:
     """Changes when the settings change, and when a certificate or key file they name is replaced (renewed):
     librdkafka reads those files once, when a client is made."""
     files = []
@@ -81,6 +86,18 @@ def _connection_key(connection: ClusterConnection) -> tuple:
                 files.append((key, None, None))
     return (connection.name, connection.bootstrap_servers, tuple(sorted(connection.config.items())), tuple(files),
             connection.registry_url, tuple(sorted(connection.registry_config.items())))
+
+
+def _connection_key(connection: ClusterConnection, settings_key: tuple | None = None) -> tuple:
+    """Which client process serves the connection: its settings and its lane's process."""
+    return (*(settings_key or _settings_key(connection)), _process_lane(connection))
+
+
+def _process_lane(connection: ClusterConnection) -> str:
+    """Which of the cluster's client processes serves this connection's lane."""
+    from django.conf import settings
+
+    return connection.lane if getattr(settings, "KAFKA_BACKGROUND_CLIENT_PROCESS", True) else ""
 
 
 class _StoppedIdle(Exception):
@@ -226,30 +243,32 @@ class ClientProcess:
         return failing
 
 
-_children: dict[str, ClientProcess] = {}
+# By (cluster, process lane); the lane is part of the key too, so each lane's process has a socket of its own.
+_children: dict[tuple[str, str], ClientProcess] = {}
 _children_lock = threading.Lock()
-_starting: dict[str, threading.Lock] = {}  # per cluster: one thread of this process connects or starts at a time
+_starting: dict[tuple[str, str], threading.Lock] = {}  # one thread of this process connects or starts at a time
 
 
-def _child_for(connection: ClusterConnection) -> ClientProcess:
-    """This process's link for this connection; a cluster whose settings changed gets a new client process, the
-    old one retired (its clients are stale for every process of the host)."""
-    key = _connection_key(connection)
+def _child_for(connection: ClusterConnection, settings_key: tuple | None = None) -> ClientProcess:
+    """This process's link for this connection's lane; a cluster whose settings changed gets a new client process,
+    the old one retired (its clients are stale for every process of the host)."""
+    key = _connection_key(connection, settings_key)
+    lane = _process_lane(connection)
     with _children_lock:
-        child = _children.get(connection.name)
+        child = _children.get((connection.name, lane))
         if child is not None and child.alive and child.key == key:
             return child
-        starting = _starting.setdefault(connection.name, threading.Lock())
+        starting = _starting.setdefault((connection.name, lane), threading.Lock())
     with starting:  # not under _children_lock: starting a process must not hold up other clusters' calls
         with _children_lock:
-            child = _children.get(connection.name)
+            child = _children.get((connection.name, lane))
             if child is not None and child.alive and child.key == key:
                 return child
         if child is not None:
             child.close(retire=child.key != key)
-        fresh = ClientProcess(replace(connection, lane=""), key)  # every lane's: each request names its own
+        fresh = ClientProcess(replace(connection, lane=lane), key)  # each request still names its own lane
         with _children_lock:
-            _children[connection.name] = fresh
+            _children[(connection.name, lane)] = fresh
         return fresh
 
 
@@ -273,35 +292,58 @@ def call(connection: ClusterConnection, method: str, args: tuple, kwargs: dict, 
     wait_s = SILENT_AFTER_BOUNDS * timeout + 2
     if method in JAVA_OPERATIONS:
         wait_s += JVM_START_S + WARMUP_S  # the process's first Java call starts a JVM and warms its client up
-    child = _child_for(connection)
+    # A cluster a client process just found down fails here at once, whichever lane's process found it: a page
+    # whose calls take both lanes waits once, as it did when one process served both.
+    settings_key = _settings_key(connection)
+    _check_not_known_down(connection, settings_key)
+    child = _child_for(connection, settings_key)
     try:
         try:
             result = child.call(method, args, kwargs, timeout=timeout, backoff=backoff, wait_s=wait_s,
                                 lane=connection.lane)
         except _StoppedIdle:  # it never took the request: a fresh process does, once
-            child = _child_for(connection)
+            child = _child_for(connection, settings_key)
             result = child.call(method, args, kwargs, timeout=timeout, backoff=backoff, wait_s=wait_s,
                                 lane=connection.lane)
     except _StoppedIdle:
         raise child._died_error() from None
-    except ClusterUnavailable:
+    except ClusterUnavailable as exc:
+        down_for = getattr(exc, "down_for_s", 0.0)
+        if down_for:
+            now = time.monotonic()
+            for key in [k for k, (until, _) in _known_down.items() if until < now]:
+                _known_down.pop(key, None)
+            _known_down[settings_key] = (now + down_for, exc.message)
         child.note_outcome(method, failed_unreachable=True)
         failing_for = child.claim_recycle(method)
         if failing_for is not None:
             log.warning("Cluster '%s' has failed %s for %.0f s: replacing its Kafka client process",
                         connection.name, method, failing_for)
             with _children_lock:
-                if _children.get(connection.name) is child:
-                    del _children[connection.name]
+                if _children.get((connection.name, _process_lane(connection))) is child:
+                    del _children[(connection.name, _process_lane(connection))]
             child.close(retire=True)
         raise
     child.note_outcome(method, failed_unreachable=False)
+    _known_down.pop(settings_key, None)
     return result
+
+
+# Clusters one of their client processes just found down, by connection settings (new settings or renewed
+# certificate files: a new start).
+_known_down: dict[tuple, tuple[float, str]] = {}
+
+
+def _check_not_known_down(connection: ClusterConnection, settings_key: tuple) -> None:
+    entry = _known_down.get(settings_key)
+    if entry and time.monotonic() < entry[0]:
+        raise ClusterUnavailable(entry[1], code="_TRANSPORT", cluster=connection.name)
 
 
 def forget_all() -> None:
     """Asks every client process this process uses to drop its cached clients and fail-fast marks (tests restart
-    brokers)."""
+    brokers), and drops this process's marks."""
+    _known_down.clear()
     with _children_lock:
         children = list(_children.values())
     for child in children:
@@ -321,10 +363,10 @@ def stop_all() -> None:
         child.close()
 
 
-def child_pids() -> dict[str, int]:
-    """The process ids of the client processes this process uses, by cluster (for tests and diagnostics)."""
+def child_pids(lane: str = "") -> dict[str, int]:
+    """The process ids of one lane's client processes this process uses, by cluster (for tests and diagnostics)."""
     with _children_lock:
-        return {name: child.pid for name, child in _children.items() if child.alive}
+        return {name: child.pid for (name, its_lane), child in _children.items() if child.alive and its_lane == lane}
 
 
 def stop_host_processes() -> list[int]:

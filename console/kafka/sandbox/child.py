@@ -26,7 +26,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 from console.kafka.admin import KafkaAdmin
-from console.kafka.errors import KafkaRequestFailed
+from console.kafka import reachability
+from console.kafka.errors import ClusterUnavailable, KafkaRequestFailed
 from console.kafka.librdkafka.client import forget_clients
 from console.kafka.librdkafka.mapping import map_exception
 from console.kafka.sandbox.wire import FORGET, IDLE_NOTICE, STOP, read_message, read_messages, send_message
@@ -136,12 +137,15 @@ class Server:
                 value = None
             else:
                 # Only the lanes there are: a peer's word cannot make clients without bound.
-                connection = replace(self.connection, lane=BACKGROUND) if lane == BACKGROUND else self.connection
+                connection = replace(self.connection, lane=BACKGROUND if lane == BACKGROUND else "")
                 admin = KafkaAdmin(connection, timeout=timeout, unreachable_backoff=backoff)
                 value = getattr(admin, method)(*args, **kwargs)
             answer = (request_id, True, value)
         except BaseException as exc:  # everything goes back to the caller, mapped like an in-process call
             mapped = map_exception(exc, cluster=self.connection.name, timeout=timeout)
+            down_for = reachability.known_down_for(self.connection)
+            if down_for and isinstance(mapped, ClusterUnavailable):
+                mapped.down_for_s = down_for  # so the caller fails its other lane's calls at once too
             answer = (request_id, False, _picklable_error(mapped, self.connection.name))
         try:
             send_message(sock, send_lock, answer)

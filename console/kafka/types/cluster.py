@@ -20,9 +20,10 @@ class ClusterConnection:
     registry_url: str = ""
     registry_config: Mapping[str, str] = field(default_factory=dict)
     # Which of the cluster's client sets a call goes through: "" for pages and commands, BACKGROUND for the lag
-    # sweep and the shared tables' rebuilds. Each lane has librdkafka clients and a Java Admin of its own, in the
-    # same client process: a broker answers one request of a connection at a time, so a page's small request must
-    # not queue behind a sweep's request for thousands of partitions on a shared connection.
+    # sweep and the shared tables' rebuilds. Each lane has librdkafka clients and a Java Admin of its own, and by
+    # default a client process of its own (console/kafka/sandbox/): a broker answers one request of a connection at
+    # a time, and a process runs one thread's Python at a time, so a page's small request must queue neither behind
+    # a sweep's request for thousands of partitions nor behind the making of its answer.
     lane: str = ""
 
 

@@ -44,7 +44,7 @@ try:
     error = None
 except Exception as exc:
     error = [type(exc).__name__, str(exc)]
-link = sandbox._children.get(name)  # kept after it died, to say which process it was
+link = sandbox._children.get((name, ""))  # kept after it died, to say which process it was
 print(json.dumps({"pid": link.pid if link else None, "error": error}), flush=True)
 """
 
@@ -110,22 +110,43 @@ def _connections_to(pid: int, port: int) -> int:
     return found
 
 
-def test_the_background_lane_has_clients_of_its_own_in_the_same_client_process(kafka_node):
+def test_the_background_lane_has_a_client_process_of_its_own(kafka_node):
     """A sweep's big requests and a page's small ones never share a broker connection (a broker answers one request
-    of a connection at a time), and both lanes still cost one client process."""
+    of a connection at a time), nor a process (making a sweep's big answer holds the GIL): the background lane's
+    calls go to a second client process of the cluster, shared by the host's processes like the first."""
     name = f"lanes-{uuid.uuid4().hex[:8]}"
     port = int(kafka_node.bootstrap.rsplit(":", 1)[1])
     page = IsolatedKafkaAdmin(ClusterConnection(name, kafka_node.bootstrap), timeout=5.0)
     page.describe_cluster()
     pid = sandbox.child_pids()[name]
-    page.describe_cluster()
     by_pages = _connections_to(pid, port)
     background = IsolatedKafkaAdmin(ClusterConnection(name, kafka_node.bootstrap, lane=BACKGROUND), timeout=5.0)
     assert background.describe_cluster().brokers
-    assert sandbox.child_pids()[name] == pid
-    assert by_pages >= 1 and _connections_to(pid, port) > by_pages  # the background lane's admin client connected
+    background_pid = sandbox.child_pids(BACKGROUND)[name]
+    assert background_pid != pid and sandbox.child_pids()[name] == pid
+    assert by_pages >= 1 and _connections_to(pid, port) == by_pages  # nothing of the background lane's in the first
+    assert _connections_to(background_pid, port) >= 1
+    # Killed, the background process takes its lane's calls with it, and only them; the next one starts another.
+    os.kill(background_pid, signal.SIGKILL)
+    assert page.describe_cluster().brokers and sandbox.child_pids()[name] == pid
+    with pytest.raises(ClusterUnavailable):
+        background.describe_cluster()
+    assert background.describe_cluster().brokers
+    assert sandbox.child_pids(BACKGROUND)[name] not in (pid, background_pid)
+
+
+def test_both_lanes_share_one_client_process_when_so_configured(kafka_node, settings):
+    settings.KAFKA_BACKGROUND_CLIENT_PROCESS = False
+    name = f"onelane-{uuid.uuid4().hex[:8]}"
+    port = int(kafka_node.bootstrap.rsplit(":", 1)[1])
+    page = IsolatedKafkaAdmin(ClusterConnection(name, kafka_node.bootstrap), timeout=5.0)
     page.describe_cluster()
-    assert sandbox.child_pids()[name] == pid
+    pid = sandbox.child_pids()[name]
+    by_pages = _connections_to(pid, port)
+    background = IsolatedKafkaAdmin(ClusterConnection(name, kafka_node.bootstrap, lane=BACKGROUND), timeout=5.0)
+    assert background.describe_cluster().brokers
+    assert sandbox.child_pids()[name] == pid and name not in sandbox.child_pids(BACKGROUND)
+    assert _connections_to(pid, port) > by_pages  # the background lane's own admin client connected
 
 
 def test_a_peer_without_the_token_is_closed_unheard(kafka_node, tmp_path):

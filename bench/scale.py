@@ -23,7 +23,9 @@ with its own admin client. A topic list or search is "cold" when the gunicorn wo
 the access log) had not read the current table yet (beat rewrote it since), "warm" when it had; `--cold` more
 topic list loads follow the mix, each right after beat wrote a new table. Then Kafka's `kafka-topics --list`
 and `kafka-consumer-groups --list` (JVM start included), the last lag sweep (its LagSweep row) and the RSS of
-each gunicorn worker and of the Kafka client processes the console started (from /proc).
+each gunicorn worker and of the Kafka client processes the console started (from /proc). The bench's own JVMs
+(JmxTool, Kafka's CLI) start in the gap right after a lag sweep (scale_stack.between_sweeps), so that the sweeps
+timed are slowed by the console's load and not by the bench's measuring.
 Writes bench/RESULTS.md (section scale-<topics>x<groups>).
 
 What a broker of such a cluster needs (the nodes here get them; `KAFKA_BROKERS=3 make run` likewise):
@@ -61,9 +63,9 @@ from bench.common import ROOT, kafka_tool_ms, machine, write_section  # noqa: E4
 from console.timing import PHASES  # noqa: E402
 from console.timing import parse as parse_timing  # noqa: E402
 from bench.scale_stack import (  # noqa: E402
-    PARTITIONS, PASSWORD, PYTHON, USERNAME, Churn, CpuMeter, Profiles, ServedBy, Stack, children, group_name, login, manage,
-    p95, plain_text, process_memory, redis_stamp, row, seed, start_postgres, stop_postgres, table_build_s, topic_name,
-    wait_until,
+    PARTITIONS, PASSWORD, PYTHON, USERNAME, Churn, CpuMeter, Profiles, ServedBy, Stack, between_sweeps, children,
+    group_name, login, manage, p95, plain_text, process_memory, redis_stamp, row, seed, start_postgres, stop_postgres,
+    table_build_s, topic_name, wait_until,
 )
 
 TOPIC_COMMAND = "org.apache.kafka.tools.TopicCommand"
@@ -202,6 +204,7 @@ def main() -> None:
             timings[kind].append((elapsed, parse_timing(answer.headers.get("Server-Timing", ""))))
 
         jmx_urls = [node.jmx_url for node in cluster.nodes]
+        between_sweeps(stack)
         broker_before = broker_requests.read(jmx_urls)
         broker_pids = [node.process.pid for node in cluster.nodes]
         if args.broker_profile:
@@ -228,6 +231,7 @@ def main() -> None:
             later_builds_s.append(table_build_s(redis_client))
         mix_s = time.perf_counter() - mix_started
         cpu_wall, cpu_spent = meter.stop()
+        between_sweeps(stack)  # so the brokers' totals include up to one sweep after the mix
         broker_spent = broker_requests.spent(broker_before, broker_requests.read(jmx_urls))
         if args.broker_profile:
             broker_profile.stop(broker_pids)
@@ -240,7 +244,9 @@ def main() -> None:
         client_memory = {pid: process_memory(pid) for pid in stack.client_pids()}
         sweep = LagSweep.objects.get(cluster="local")
         os.environ["KAFKA_BOOTSTRAP_SERVERS"] = cluster.bootstrap
+        between_sweeps(stack)
         topics_list = [kafka_tool_ms(TOPIC_COMMAND, "--list") for _ in range(args.cli_repeat)]
+        between_sweeps(stack)
         groups_list = [kafka_tool_ms(GROUP_COMMAND, "--list") for _ in range(args.cli_repeat)]
         stack.check_alive()
     finally:
@@ -336,7 +342,8 @@ def main() -> None:
           for kind in PAGES for ms, phases in sorted(timings[kind], key=lambda t: t[0])[-2:]],
         "",
         f"What the brokers' request threads did during the mix (Kafka's RequestMetrics through JmxTool, summed over "
-        f"the three brokers; `in threads` is LocalTimeMs, `waiting` RequestQueueTimeMs; the eight busiest):",
+        f"the three brokers, read in the gap after a lag sweep, so the last reading includes up to one sweep after "
+        f"the mix; `in threads` is LocalTimeMs, `waiting` RequestQueueTimeMs; the eight busiest):",
         "",
         "| request | requests | in threads | waiting |",
         "|---|---|---|---|",

@@ -254,6 +254,29 @@ def wait_until(what: str, check, timeout: float, stack: Stack) -> float:
     raise TimeoutError(f"{what}: not after {timeout:.0f} s")
 
 
+def between_sweeps(stack: Stack, cluster: str = "local", timeout: float = 90.0) -> None:
+    """Returns right after a lag sweep of `cluster` has ended (its claim released), or after `timeout`.
+
+    The bench's own measuring tools start JVMs (JmxTool for each broker, Kafka's CLI). On this 2-core machine,
+    three of them starting together took most of a core for five seconds, and the sweep then running stored its
+    samples twice as slowly. Started in the gap after a sweep (every 30 s, about 10 s each), they leave the
+    sweeps measured to the console's own load."""
+    from offsets.models import LagSweep
+
+    def running() -> bool:
+        return LagSweep.objects.filter(cluster=cluster, running_since__isnull=False).exists()
+
+    deadline = time.monotonic() + timeout
+    seen_running = running()
+    while time.monotonic() < deadline:
+        stack.check_alive()
+        now_running = running()
+        if seen_running and not now_running:
+            return
+        seen_running = seen_running or now_running
+        time.sleep(0.2)
+
+
 def process_memory(pid: int) -> tuple[float, float]:
     """(VmRSS, VmHWM) in MiB."""
     fields = {}

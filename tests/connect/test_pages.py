@@ -72,7 +72,7 @@ def test_edit_is_a_diff_against_the_running_config_and_keeps_masked_secrets(two,
     fingerprint = re.search(r'name="fingerprint" value="([0-9a-f]+)"', diff).group(1)
     assert web.post(url, {"config": config, "step": "apply", "fingerprint": fingerprint,
                           "reason": "two tasks"}).status_code == 302
-    stored = connect_rest("GET", "connectors", SINK_NAME)[1]["config"]
+    stored = connect_rest.read("connectors", SINK_NAME, until=lambda info: info["config"]["tasks.max"] == "2")["config"]
     assert stored["tasks.max"] == "2" and stored["connection.password"] == "hunter2"
     event = AuditEvent.objects.get(action="connector.config.edit", outcome="success")
     assert event.before["connection.password"] == MASK and event.after["tasks.max"] == "2"

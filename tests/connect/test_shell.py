@@ -73,7 +73,8 @@ def test_changes_print_the_state_connect_then_reports(sink, connect_rest, operat
     assert reverted == connect_rest("GET", "connectors", NAME, "offsets")[1]
 
     edited = run_json("edit", NAME, "--config", "tasks.max=2", "--yes", "--actor", operator.username, "--reason", "x")
-    assert edited == connect_rest("GET", "connectors", NAME)[1] and edited["config"]["tasks.max"] == "2"
+    assert edited["config"]["tasks.max"] == "2"
+    connect_rest.read("connectors", NAME, until=lambda info: info == edited)
     created = run_json("create", "second one", "--config", f"connector.class={FILE_SOURCE}", "--config",
                        f"topic={topic}", "--config", "file=/tmp/nothing-here", "--yes", "--actor", operator.username)
     assert created == connect_rest("GET", "connectors", "second one")[1]

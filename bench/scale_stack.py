@@ -254,8 +254,8 @@ def wait_until(what: str, check, timeout: float, stack: Stack) -> float:
     raise TimeoutError(f"{what}: not after {timeout:.0f} s")
 
 
-def between_sweeps(stack: Stack, cluster: str = "local", timeout: float = 90.0) -> None:
-    """Returns right after a lag sweep of `cluster` has ended (its claim released), or after `timeout`.
+def between_sweeps(stack: Stack, cluster: str = "local") -> None:
+    """Returns right after a lag sweep of `cluster` has ended (its claim released).
 
     The bench's own measuring tools start JVMs (JmxTool for each broker, Kafka's CLI). On this 2-core machine,
     three of them starting together took most of a core for five seconds, and the sweep then running stored its
@@ -263,18 +263,12 @@ def between_sweeps(stack: Stack, cluster: str = "local", timeout: float = 90.0) 
     sweeps measured to the console's own load."""
     from offsets.models import LagSweep
 
-    def running() -> bool:
-        return LagSweep.objects.filter(cluster=cluster, running_since__isnull=False).exists()
+    def last_sweep():  # a sweep's outcome is written before its claim is released; a small one lasts under 1 s
+        return LagSweep.objects.filter(cluster=cluster).values_list("last_ok_at", "last_error_at",
+                                                                   "running_since").first()
 
-    deadline = time.monotonic() + timeout
-    seen_running = running()
-    while time.monotonic() < deadline:
-        stack.check_alive()
-        now_running = running()
-        if seen_running and not now_running:
-            return
-        seen_running = seen_running or now_running
-        time.sleep(0.2)
+    before = last_sweep()
+    wait_until("a lag sweep ending", lambda: (now := last_sweep())[:2] != before[:2] and now[2] is None, 90, stack)
 
 
 def process_memory(pid: int) -> tuple[float, float]:

@@ -178,7 +178,7 @@ class Masker:
         if self.paths:
             if parsed:
                 value = self.json(value)
-            elif isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
+            elif isinstance(value, str) and value.lstrip().lstrip("\ufeff").lstrip()[:1] in ("{", "["):
                 return HIDDEN_VALUE
         return self._regex_json(value)
 

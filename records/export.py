@@ -11,9 +11,11 @@ from console.audit.actor import Actor
 from console.audit.services import audited
 from console.errors import ConsoleError
 from records.conf import export_max_records
-from records.export_formats import FORMATS, MSG_BAD_FORMAT, encoder
+from masking.mask_rules import Masker
+from records.export_formats import FORMAT_VERSION, FORMATS, MSG_BAD_FORMAT, encoder
+from records.export_rows import export_record
 from records.search import SearchSpec, SearchState, search_begin, search_step
-from records.selectors import MatchRow, match_rows
+from records.selectors import decoded_matches
 
 CHUNK_RECORDS = 2_000  # records held at once: a chunk is decoded, masked and written before the next is read
 STEP_S = 2.0
@@ -36,16 +38,16 @@ def export_begin(cluster: str, spec: SearchSpec, fmt: str) -> SearchState:
     return search_begin(cluster, spec)
 
 
-def records_export(*, actor: Actor, state: SearchState, fmt: str,
-                   mask: Callable[[MatchRow], MatchRow] | None = None, reason: str = "",
+def records_export(*, actor: Actor, state: SearchState, fmt: str, masker: Masker | None = None, reason: str = "",
                    progress: Callable[[SearchState, int], None] | None = None,
                    step_s: float = STEP_S) -> Iterator[bytes]:
-    """The file's bytes, chunk by chunk, from a state export_begin returned. The audit intent is written when the
-    first chunk is asked for, the outcome (records written, how the range ended) when the last is; a download
-    broken off by the client ends as a failure with the count so far."""
+    """The file's bytes, chunk by chunk, from a state export_begin returned: every record's bytes as Kafka holds
+    them (never the page's shortened view), the parts `masker` covers as their masked text. The audit intent is
+    written when the first chunk is asked for, the outcome (records written, how the range ended) when the last
+    is; a download broken off by the client ends as a failure with the count so far."""
     spec = state.spec
     filters = {k: v for k, v in asdict(spec.filter).items() if v not in ("", None, ())}
-    params = {"format": fmt, "range": export_range(state), "isolation": spec.isolation,
+    params = {"format": fmt, "format_version": FORMAT_VERSION, "range": export_range(state), "isolation": spec.isolation,
               "newest_first": spec.newest_first, "filter": filters,
               "limits": {"records": spec.max_records, "seconds": spec.max_seconds, "matches": spec.max_matches}}
     writer = encoder(fmt)
@@ -56,17 +58,16 @@ def records_export(*, actor: Actor, state: SearchState, fmt: str,
         yield writer.head()
         while not state.done:
             state, matches = search_step(state, step_s=step_s, chunk_matches=CHUNK_RECORDS)
-            rows = match_rows(matches, cluster=state.cluster)
-            if mask is not None:
-                rows = [mask(row) for row in rows]
+            rows = [export_record(m.record, m.key, m.value, masker)
+                    for m in decoded_matches(matches, cluster=state.cluster)]
             written += len(rows)
             record.after = {"records": written, "scanned": state.scanned}
             if rows:
-                yield writer.rows({"topic": spec.topic, **row.as_json()} for row in rows)
+                yield writer.rows(rows)
             if progress is not None:
                 progress(state, written)
         record.after = {"records": written, "scanned": state.scanned, "ended": state.ended_because,
-                        "seconds": round(state.elapsed, 3)}
+                        "seconds": round(state.elapsed, 3), "masked": bool(masker)}
         yield writer.tail()
 
 

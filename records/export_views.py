@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import partial
 from urllib.parse import urlencode
 
 from django.http import StreamingHttpResponse
@@ -14,7 +13,7 @@ from console.accounts.roles import Role
 from console.audit.actor import Actor
 from console.clusters.selectors import cluster_get
 from console.http import HtmxHttpRequest, safe_filename, valid_data
-from masking.apply import check_search, mask_row
+from masking.apply import check_search
 from masking.selectors import masker_for
 from records.conf import export_spark_above
 from records.export import export_begin, export_spec, records_export
@@ -36,8 +35,7 @@ def topic_export(request: HtmxHttpRequest, cluster: str, topic: str):
     masker = masker_for(cluster, topic, request.user)
     check_search(masker, spec.filter)
     state = export_begin(cluster, spec, fmt)
-    stream = records_export(actor=Actor.from_request(request), state=state, fmt=fmt,
-                            mask=partial(mask_row, masker) if masker else None)
+    stream = records_export(actor=Actor.from_request(request), state=state, fmt=fmt, masker=masker)
     content_type, extension = FORMATS[fmt]
     response = StreamingHttpResponse(stream, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{safe_filename(topic)}{extension}"'

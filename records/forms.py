@@ -6,6 +6,7 @@ from console.errors import ConsoleError
 from console.kafka.records.filters import check_filter
 from console.kafka.errors import InvalidRequest
 from console.kafka.types import ScanFilter
+from records.import_parse import kind_of_file
 from records.search import SearchSpec, parse_bound, parse_fields, parse_partitions, parse_time_ms
 
 TEXT = {"autocomplete": "off", "spellcheck": "false"}
@@ -111,15 +112,19 @@ class ExportForm(SearchForm):
 
 
 class ImportForm(forms.Form):
-    file = forms.FileField(help_text="JSON lines (an object a line) or CSV with a header row: value, and any of "
-                                     "key, headers, partition, timestamp")
+    file = forms.FileField(help_text="JSON lines (an object a line), CSV with a header row, or Avro: value, and any "
+                                     "of key, headers, partition, timestamp; an export's file as it is")
     format = forms.ChoiceField(required=False, choices=[("", "by the file's name"), ("jsonl", "JSON lines"),
-                                                        ("csv", "CSV")])
+                                                        ("csv", "CSV"), ("avro", "Avro")])
     key_subject = forms.CharField(required=False, label="Key subject", help_text="encode keys (JSON) with it")
     value_subject = forms.CharField(required=False, label="Value subject", help_text="encode values (JSON) with it")
     rate = forms.IntegerField(min_value=1, initial=1000, label="Records per second at most")
     skip_bad = forms.BooleanField(required=False, label="Skip bad lines",
                                   help_text="write the good lines after a bad one (all bad lines are reported)")
+    repartition = forms.BooleanField(required=False, label="Partition by key",
+                                     help_text="leave the file's partitions aside: the key's hash chooses")
+    new_timestamps = forms.BooleanField(required=False, label="New timestamps",
+                                        help_text="leave the file's timestamps aside: the time of writing")
     reason = forms.CharField(max_length=1000, required=False,
                              widget=forms.TextInput(attrs={"placeholder": "why (goes into the audit log)"}))
 
@@ -127,4 +132,4 @@ class ImportForm(forms.Form):
         chosen = self.cleaned_data.get("format")
         if chosen:
             return chosen
-        return "csv" if self.cleaned_data["file"].name.lower().endswith(".csv") else "jsonl"
+        return kind_of_file(self.cleaned_data["file"].name)

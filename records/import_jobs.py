@@ -40,7 +40,8 @@ MSG_FINISHED = "Import #{job} already ended ({state})."
 
 
 def import_submit(*, actor: Actor, cluster: str, topic: str, kind: str, chunks, file_name: str, rate: int,
-                  skip_bad: bool = False, key_subject: str = "", value_subject: str = "", reason: str) -> ImportJob:
+                  skip_bad: bool = False, key_subject: str = "", value_subject: str = "",
+                  keep_partitions: bool = True, keep_timestamps: bool = True, reason: str) -> ImportJob:
     """Keeps the upload (`chunks`: its bytes, piece by piece) and queues its import. Refused before anything is
     kept: an unknown format, a rate past the limit, no reason."""
     check_import(kind, rate)
@@ -56,7 +57,8 @@ def import_submit(*, actor: Actor, cluster: str, topic: str, kind: str, chunks, 
             size += len(chunk)
     job = ImportJob.objects.create(
         cluster=cluster, topic=topic, kind=kind, file_name=file_name[:255], path=str(path), size=size,
-        params={"rate": rate, "skip_bad": skip_bad, "key_subject": key_subject, "value_subject": value_subject},
+        params={"rate": rate, "skip_bad": skip_bad, "key_subject": key_subject, "value_subject": value_subject,
+                "keep_partitions": keep_partitions, "keep_timestamps": keep_timestamps},
         reason=reason, user=actor.user, actor_name=actor.name, remote_addr=actor.remote_addr)
     try:
         current_app.send_task(TASK, args=[job.pk], retry=False)  # Redis down: say so now, not after retries
@@ -97,7 +99,7 @@ def import_job_run(*, job_id: int) -> ImportJob:
 
     def progress(report: ImportReport) -> None:
         # How far into the file the reader is (it reads ahead a little): the page's share done.
-        position = read["file"].buffer.raw.tell() if read["file"] is not None else 0
+        position = read["file"].tell() if read["file"] is not None else 0
         ImportJob.objects.filter(pk=job_id).update(report={**report.as_json(), "bytes_read": position})
         cancelled_by = ImportJob.objects.filter(pk=job_id).values_list("cancelled_by", flat=True).first()
         if cancelled_by:
@@ -111,13 +113,15 @@ def import_job_run(*, job_id: int) -> ImportJob:
     try:
         if not Path(job.path).is_file():
             raise ConsoleError(MSG_FILE_GONE.format(folder=Path(job.path).parent))
-        with open(job.path, encoding="utf-8", errors="replace", newline="") as lines:
-            read["file"] = lines
+        with open(job.path, "rb") as source:
+            read["file"] = source
             report = records_import(
-                actor=_actor(job), cluster=job.cluster, topic=job.topic, kind=job.kind, lines=lines,
+                actor=_actor(job), cluster=job.cluster, topic=job.topic, kind=job.kind, source=source,
                 rate=job.params["rate"], skip_bad=job.params["skip_bad"], key_subject=job.params["key_subject"],
-                value_subject=job.params["value_subject"], reason=job.reason, source=job.file_name,
-                progress=progress, on_audit=audit_started)
+                value_subject=job.params["value_subject"],
+                keep_partitions=job.params.get("keep_partitions", True),
+                keep_timestamps=job.params.get("keep_timestamps", True), reason=job.reason,
+                file_name=job.file_name, progress=progress, on_audit=audit_started)
     except Exception as exc:  # noqa: BLE001 - whatever ended it, the job says so and its file goes
         message = getattr(exc, "message", "") or f"{type(exc).__name__}: {exc}"
         if not isinstance(exc, ConsoleError):

@@ -1,29 +1,44 @@
-"""The lines of an import file as records to write, pure: JSON lines (an object a line) or CSV (a header row
-naming its columns), each record or a bad line's number and reason. Read a line at a time, so a file of any
-size is checked in bounded memory; line numbers are the file's own (1 is the first line, a CSV's header row).
+"""The records of an import file, pure: JSON lines (an object a line), CSV (a header row naming its columns) or an
+Avro object container file, each record or a bad line's number and reason. Read a record at a time, so a file of
+any size is checked in bounded memory; line numbers are the file's own (1 is the first line, a CSV's header row;
+for Avro, the record's number in the file).
 
-Columns (JSON fields): value (required), key, headers (a JSON array of [name, value] pairs or an object),
-partition, timestamp (milliseconds or an ISO 8601 time). Other columns (topic, offset: an export's) are ignored,
-so an export's file imports as it is."""
+Fields (JSON fields, CSV columns, Avro fields): value (required), key, headers, partition, timestamp (milliseconds
+or an ISO 8601 time). Where `key_encoding`/`value_encoding` are given (an export's files), key and value are bytes
+in that encoding (records/byte_fields.py) and are written exactly; without them, text is written as UTF-8 and JSON
+objects as compact JSON. Headers are [name, value] or [name, value, encoding] items, or an object of names to
+text. Avro's bytes fields are bytes as they are. Other fields (topic, offset, timestamp_type, the decoded forms,
+masked: an export's) are ignored, so an export's file imports as it is."""
 
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import BinaryIO
+
+import fastavro
 
 from console.csv_cells import unguard_formula
+from records.byte_fields import FieldRefused, field_to_bytes
 
 COLUMNS = ("key", "value", "headers", "partition", "timestamp")
-MAX_LINE_CHARS = 1_000_000
+KINDS = ("jsonl", "csv", "avro")
+# A line holds a record's bytes (base64 makes them a third longer) and their decoded form beside them: room for
+# records far past a broker's default limit of 1 MiB, while a line stays a bounded amount of memory.
+MAX_LINE_CHARS = 64 * 1024 * 1024
 MSG_NOT_OBJECT = "not a JSON object"
 MSG_BAD_JSON = "not JSON: {detail}"
 MSG_NO_VALUE = "no value (a null value is written as null; a tombstone needs it said)"
 MSG_BAD_PARTITION = "partition {value!r} is not a number 0 or more"
 MSG_BAD_TIMESTAMP = "timestamp {value!r} is neither milliseconds nor a time like 2026-11-21T03:00:00Z"
-MSG_BAD_HEADERS = "headers are a JSON array of [name, value] pairs or an object of names to text"
+MSG_BAD_HEADERS = ("headers are a JSON array of [name, value] or [name, value, encoding] items, or an object of "
+                   "names to text")
+MSG_NOT_UTF8 = "not UTF-8 text (bytes that are not text belong in a field with an encoding, such as base64)"
+MSG_BAD_AVRO = "not an Avro object container file: {detail}"
 MSG_LONG_LINE = f"longer than {MAX_LINE_CHARS} characters"
 MSG_CSV_COLUMNS = "the header row must name a value column (and may name key, headers, partition, timestamp)"
 MSG_CSV_WIDTH = "{found} cells where the header row names {expected}"
@@ -31,12 +46,13 @@ MSG_CSV_WIDTH = "{found} cells where the header row names {expected}"
 
 @dataclass(frozen=True)
 class ImportLine:
-    """A record as the file gives it: key and value are text or JSON (objects, lists) or None."""
+    """A record as the file gives it: key and value are bytes (written as they are), text or JSON (objects,
+    lists), or None; header values bytes, text or None."""
 
     line: int
     key: object
     value: object
-    headers: tuple[tuple[str, str | None], ...] = ()
+    headers: tuple[tuple[str, bytes | str | None], ...] = ()
     partition: int | None = None
     timestamp: int | None = None
 
@@ -81,7 +97,20 @@ def _timestamp(value: object) -> int | None:
     raise LineRefused(MSG_BAD_TIMESTAMP.format(value=value))
 
 
-def _headers(value: object) -> tuple[tuple[str, str | None], ...]:
+def _header_value(item: list | tuple, number: int) -> bytes | str | None:
+    name, value = item[0], item[1]
+    if len(item) == 3:
+        try:
+            return field_to_bytes(value, item[2], what=f"header {name!r} (#{number})")
+        except FieldRefused as exc:
+            raise LineRefused(str(exc)) from exc
+    if value is None or isinstance(value, str | bytes):
+        return value
+    # A header written as JSON (older exports wrote a JSON header's decoded form): its compact JSON text.
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _headers(value: object) -> tuple[tuple[str, bytes | str | None], ...]:
     if value in (None, ""):
         return ()
     if isinstance(value, str):
@@ -94,24 +123,46 @@ def _headers(value: object) -> tuple[tuple[str, str | None], ...]:
     if not isinstance(value, list):
         raise LineRefused(MSG_BAD_HEADERS)
     pairs = []
-    for pair in value:
-        if (not isinstance(pair, list | tuple) or len(pair) != 2 or not isinstance(pair[0], str)
-                or not (pair[1] is None or isinstance(pair[1], str))):
+    for number, item in enumerate(value, start=1):
+        if isinstance(item, dict) and "name" in item:  # Avro's header records
+            item = (item["name"], item.get("value"))
+        if not isinstance(item, list | tuple) or len(item) not in (2, 3) or not isinstance(item[0], str):
             raise LineRefused(MSG_BAD_HEADERS)
-        pairs.append((pair[0], pair[1]))
+        pairs.append((item[0], _header_value(item, number)))
     return tuple(pairs)
+
+
+def _payload(fields: dict, name: str, *, empty_is_null: bool) -> object:
+    """A key or value: bytes where the file says their encoding, else text or JSON as the file holds it."""
+    found = fields.get(name)
+    encoding_field = f"{name}_encoding"
+    if encoding_field in fields:
+        encoding = fields[encoding_field]
+        if empty_is_null and encoding == "" and found == "":
+            return None
+        try:
+            return field_to_bytes(found, encoding, what=name)
+        except FieldRefused as exc:
+            raise LineRefused(str(exc)) from exc
+    return None if empty_is_null and found == "" else found
 
 
 def _record(line: int, fields: dict, *, empty_is_null: bool) -> ImportLine:
     if "value" not in fields:
         raise LineRefused(MSG_NO_VALUE)
+    return ImportLine(line=line, key=_payload(fields, "key", empty_is_null=empty_is_null),
+                      value=_payload(fields, "value", empty_is_null=empty_is_null),
+                      headers=_headers(fields.get("headers")), partition=_partition(fields.get("partition")),
+                      timestamp=_timestamp(fields.get("timestamp")))
 
-    def part(name: str) -> object:
-        found = fields.get(name)
-        return None if empty_is_null and found == "" else found
 
-    return ImportLine(line=line, key=part("key"), value=part("value"), headers=_headers(fields.get("headers")),
-                      partition=_partition(fields.get("partition")), timestamp=_timestamp(fields.get("timestamp")))
+def _not_utf8(text: str) -> bool:
+    """Whether a line read with surrogateescape held bytes that are not UTF-8 (they would be written changed)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def parse_jsonl(lines: Iterable[str]) -> Iterator[ImportLine | BadLine]:
@@ -121,6 +172,9 @@ def parse_jsonl(lines: Iterable[str]) -> Iterator[ImportLine | BadLine]:
             continue
         if len(text) > MAX_LINE_CHARS:
             yield BadLine(number, MSG_LONG_LINE)
+            continue
+        if _not_utf8(text):
+            yield BadLine(number, MSG_NOT_UTF8)
             continue
         try:
             fields = json.loads(text)
@@ -140,6 +194,7 @@ def parse_csv(lines: Iterable[str]) -> Iterator[ImportLine | BadLine]:
     """RFC 4180 with a header row; an empty cell is a null key or value (as the export writes them), and a key or
     value the export guarded from spreadsheets' formulas loses its guard (console/csv_cells.py). A quoted cell
     may hold new lines: a record's number is the line it starts on."""
+    csv.field_size_limit(MAX_LINE_CHARS)
     reader = csv.reader(lines, strict=True)
     try:
         names = next(reader)
@@ -168,6 +223,9 @@ def parse_csv(lines: Iterable[str]) -> Iterator[ImportLine | BadLine]:
         if len(cells) != len(names):
             yield BadLine(number, MSG_CSV_WIDTH.format(found=len(cells), expected=len(names)))
             continue
+        if any(_not_utf8(cell) for cell in cells):
+            yield BadLine(number, MSG_NOT_UTF8)
+            continue
         try:
             cells = [unguard_formula(cell) if name in ("key", "value") else cell
                      for name, cell in zip(names, cells, strict=True)]
@@ -176,15 +234,81 @@ def parse_csv(lines: Iterable[str]) -> Iterator[ImportLine | BadLine]:
             yield BadLine(number, str(exc))
 
 
-def parse(kind: str, lines: Iterable[str]) -> Iterator[ImportLine | BadLine]:
+def parse_avro(data: BinaryIO) -> Iterator[ImportLine | BadLine]:
+    """An Avro object container file whose records have a value field (and any of key, headers, partition,
+    timestamp), as the export writes them: bytes fields are the record's bytes, string fields its text."""
+    try:
+        reader = fastavro.reader(data)
+    except (ValueError, EOFError, TypeError, KeyError, fastavro.read.SchemaResolutionError) as exc:
+        yield BadLine(1, MSG_BAD_AVRO.format(detail=str(exc) or type(exc).__name__))
+        return
+    number = 0
+    while True:
+        number += 1
+        try:
+            fields = next(reader)
+        except StopIteration:
+            return
+        except (ValueError, EOFError, TypeError, KeyError, IndexError, UnicodeDecodeError) as exc:
+            yield BadLine(number, MSG_BAD_AVRO.format(detail=str(exc) or type(exc).__name__))
+            return
+        if not isinstance(fields, dict):
+            yield BadLine(number, MSG_NOT_OBJECT)
+            continue
+        try:
+            yield _record(number, fields, empty_is_null=False)
+        except LineRefused as exc:
+            yield BadLine(number, str(exc))
+
+
+def parse(kind: str, lines) -> Iterator[ImportLine | BadLine]:
+    """`lines`: text lines for jsonl and csv, a binary file for avro."""
+    if kind == "avro":
+        return parse_avro(lines)
     return parse_csv(lines) if kind == "csv" else parse_jsonl(lines)
 
 
+def kind_of_file(name: str) -> str:
+    """The format a file's name says: .csv, .avro, else JSON lines."""
+    lowered = name.lower()
+    return "csv" if lowered.endswith(".csv") else "avro" if lowered.endswith(".avro") else "jsonl"
+
+
+def parse_file(kind: str, data: BinaryIO) -> Iterator[ImportLine | BadLine]:
+    """The records of a file opened in binary. Text formats are read as UTF-8 with surrogateescape, so bytes
+    that are not UTF-8 make their line a bad line instead of being replaced without a word."""
+    if kind == "avro":
+        yield from parse_avro(data)
+        return
+    text = io.TextIOWrapper(data, encoding="utf-8", errors="surrogateescape", newline="")
+    try:
+        yield from parse(kind, text)
+    finally:
+        text.detach()  # the caller's file stays open (a job reads its position for progress)
+
+
 def payload_text(value: object) -> str | None:
-    """What is written for a key or value: text as it is, JSON (objects, lists, numbers) as compact JSON."""
+    """A key or value as a preview shows it: text as it is, bytes as their UTF-8 text (else hex), JSON
+    (objects, lists, numbers) as compact JSON."""
     if value is None or isinstance(value, str):
         return value
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            return value.hex(" ")
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def payload_bytes(value: object) -> bytes | None:
+    """What is written for a key or value given without a subject: bytes as they are, text as UTF-8, JSON as
+    compact JSON. Raises LineRefused for text that no bytes stand for (a lone surrogate)."""
+    if value is None or isinstance(value, bytes):
+        return value
+    try:
+        return payload_text(value).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise LineRefused(MSG_NOT_UTF8) from exc
 
 
 def murmur2(data: bytes) -> int:

@@ -3,8 +3,6 @@ Celery worker runs while the page shows its progress (records/import_jobs.py).""
 
 from __future__ import annotations
 
-import io
-
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -22,12 +20,6 @@ from records.imports import import_preview
 MSG_TOO_LARGE = "The file is larger than the {limit} bytes an import accepts (IMPORT_MAX_BYTES); use the shell."
 
 
-def _lines(upload):
-    upload.seek(0)
-    # newline="" keeps a CSV cell's own line breaks for the CSV reader, and is harmless for JSON lines.
-    return io.TextIOWrapper(upload, encoding="utf-8", errors="replace", newline="")
-
-
 @require_http_methods(["GET", "POST"])
 @role_required(Role.OPERATOR)
 def topic_import(request: HtmxHttpRequest, cluster: str, topic: str):
@@ -42,9 +34,11 @@ def topic_import(request: HtmxHttpRequest, cluster: str, topic: str):
         if upload.size > import_max_bytes():
             raise ConsoleError(MSG_TOO_LARGE.format(limit=import_max_bytes()))
         common = dict(cluster=cluster, topic=topic, kind=form.kind(), key_subject=data["key_subject"],
-                      value_subject=data["value_subject"])
+                      value_subject=data["value_subject"], keep_partitions=not data["repartition"],
+                      keep_timestamps=not data["new_timestamps"])
         if "preview" in request.POST:
-            context["preview"] = import_preview(**common, lines=_lines(upload))
+            upload.seek(0)
+            context["preview"] = import_preview(**common, source=upload)
         else:
             context["job"] = import_submit(**common, actor=Actor.from_request(request), chunks=upload.chunks(),
                                            file_name=upload.name, rate=data["rate"], skip_bad=data["skip_bad"],

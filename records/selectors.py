@@ -44,28 +44,38 @@ def _schema_json(part: Decoded) -> dict:
     return {"subject": schema.subject, "version": schema.version, "id": schema.schema_id, "type": schema.schema_type}
 
 
-def record_row(record: RecordInfo, key=None, value=None) -> MatchRow:
+def record_row(record: RecordInfo, key=None, value=None, *, max_chars: int | None = 10_000) -> MatchRow:
+    """A record as people read it; `max_chars` cuts long parts for a page (None: whole, for a file)."""
     return MatchRow(topic=record.topic, partition=record.partition, offset=record.offset, timestamp=record.timestamp,
                     timestamp_type=record.timestamp_type,
-                    key=present(record.key, key if key is not None else record.key_decoded),
-                    value=present(record.value, value if value is not None else record.value_decoded),
-                    headers=[(name, present(data, None)) for name, data in record.headers])
+                    key=present(record.key, key if key is not None else record.key_decoded, max_chars=max_chars),
+                    value=present(record.value, value if value is not None else record.value_decoded,
+                                  max_chars=max_chars),
+                    headers=[(name, present(data, None, max_chars=max_chars)) for name, data in record.headers])
+
+
+def decoded_matches(matches: list[ScanMatch], *, cluster: str) -> list[ScanMatch]:
+    """Matches with the parts the scan did not decode (no filter needed them) decoded through the cluster's
+    registry, once per schema id thanks to the registry client's cache."""
+    admin = cluster_admin(cluster) if cluster else None
+    if admin is None or not admin.connection.registry_url:
+        return list(matches)
+    found = []
+    for match in matches:
+        record, key, value = match.record, match.key, match.value
+        if key is None:
+            key = admin.registry_decode(record.topic, record.key, is_key=True)
+        if value is None:
+            value = admin.registry_decode(record.topic, record.value)
+        found.append(ScanMatch(record, key, value))
+    return found
 
 
 def match_rows(matches: list[ScanMatch], *, decode: bool = True, cluster: str = "") -> list[MatchRow]:
-    """Rows for matches; the parts the scan did not decode (no filter needed them) are decoded here, once per
-    schema id thanks to the registry client's cache."""
-    admin = cluster_admin(cluster) if decode and cluster else None
-    rows = []
-    for match in matches:
-        record, key, value = match.record, match.key, match.value
-        if admin is not None and admin.connection.registry_url:
-            if key is None:
-                key = admin.registry_decode(record.topic, record.key, is_key=True)
-            if value is None:
-                value = admin.registry_decode(record.topic, record.value)
-        rows.append(record_row(record, key, value))
-    return rows
+    """Rows for matches, decoded through the registry unless `decode` is off."""
+    if decode:
+        matches = decoded_matches(matches, cluster=cluster)
+    return [record_row(m.record, m.key, m.value) for m in matches]
 
 
 MSG_NO_RECORD = "There is no record at offset {offset} of {topic} partition {partition} (read as read_uncommitted)."

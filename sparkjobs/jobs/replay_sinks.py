@@ -99,9 +99,10 @@ def plain_decoder(registry_decode=None):
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             return HIDDEN_VALUE, None  # binary a rule cannot look into is not written out (pages hide it too)
-        if text.lstrip()[:1] in ("{", "["):
+        body = text.removeprefix("\ufeff")  # a byte-order mark does not stop a JSON value being JSON to the rules
+        if body.lstrip()[:1] in ("{", "["):
             try:
-                return json.loads(text), None
+                return json.loads(body), None
             except ValueError:
                 pass
         return text, None

@@ -9,8 +9,10 @@ import json
 
 from hypothesis import given, settings, strategies as st
 
-from records.export_formats import encoder
-from records.import_parse import BadLine, ImportLine, murmur2, parse, parse_csv, parse_jsonl, partition_for
+from records.import_parse import (
+    MSG_NOT_UTF8, BadLine, ImportLine, kind_of_file, murmur2, parse, parse_csv, parse_file, parse_jsonl,
+    partition_for,
+)
 
 
 def _bad(items) -> list[int]:
@@ -46,20 +48,43 @@ def test_csv_lines_keep_the_files_numbers_across_quoted_new_lines():
     assert "header row" in list(parse_csv(io.StringIO("key,val\r\n1,2\r\n")))[0].reason
 
 
-def test_an_exports_csv_imports_as_its_records():
-    rows = [{"topic": "t", "partition": 1, "offset": 4, "timestamp": 17, "key": "k,\"q\"", "value": {"a": [1]},
-             "headers": [["h", "v\n2"]]},
-            {"topic": "t", "partition": 0, "offset": 5, "timestamp": None, "key": None, "value": "plain",
-             "headers": []},
-            {"topic": "t", "partition": 0, "offset": 6, "timestamp": None, "key": "=cmd|' /C calc'!A0",
-             "value": "'-5", "headers": []}]
-    writer = encoder("csv")
-    data = (writer.head() + writer.rows(rows)).decode()
+def test_files_of_the_first_export_format_still_import_as_text():
+    # Version 1 exports: text and JSON values, headers as [name, value] with JSON headers as objects.
+    data = ('topic,partition,offset,timestamp,key,value,headers\r\n'
+            '"t","1","4","17","k,""q""","{""a"":[1]}","[[""h"",""v\\n2""],[""trace"",{""span"":1}]]"\r\n'
+            '"t","0","5","","","plain","[]"\r\n'
+            '"t","0","6","","\'=cmd|\' /C calc\'!A0","\'\'-5","[]"\r\n')
     items = list(parse("csv", io.StringIO(data, newline="")))
     assert [(i.key, i.value, i.headers, i.partition, i.timestamp) for i in items] == [
-        ('k,"q"', '{"a":[1]}', (("h", "v\n2"),), 1, 17), (None, "plain", (), 0, None),
+        ('k,"q"', '{"a":[1]}', (("h", "v\n2"), ("trace", '{"span":1}')), 1, 17), (None, "plain", (), 0, None),
         ("=cmd|' /C calc'!A0", "'-5", (), 0, None)]
-    assert "\"'=cmd" in data and "\"''-5\"" in data  # guarded in the file, as a spreadsheet shows text
+
+
+def test_bytes_that_are_not_utf8_make_a_bad_line_not_a_changed_record():
+    data = b'{"value": "ok"}\n{"value": "caf\xe9"}\nkey,value\n'
+    items = list(parse_file("jsonl", io.BytesIO(data)))
+    assert isinstance(items[0], ImportLine) and items[0].value == "ok"
+    assert isinstance(items[1], BadLine) and items[1].line == 2 and items[1].reason == MSG_NOT_UTF8
+    csv_items = list(parse_file("csv", io.BytesIO(b'value\r\n"caf\xe9"\r\n"fine"\r\n')))
+    assert [(type(i).__name__, i.line) for i in csv_items] == [("BadLine", 2), ("ImportLine", 3)]
+
+
+def test_encoded_fields_are_bytes_and_a_bad_encoding_is_a_bad_line():
+    lines = [json.dumps({"key": "/w==", "key_encoding": "base64", "value": "", "value_encoding": "utf8",
+                         "headers": [["a", "AA==", "base64"], ["a", None, None], ["b", "x"]]}),
+             json.dumps({"value": "%%", "value_encoding": "base64"}),
+             json.dumps({"value": "x", "value_encoding": "rot13"}),
+             json.dumps({"value": None, "value_encoding": None, "key": None, "key_encoding": None})]
+    items = list(parse_jsonl(io.StringIO("\n".join(lines))))
+    assert items[0] == ImportLine(1, b"\xff", b"", (("a", b"\x00"), ("a", None), ("b", "x")), None, None)
+    assert "value is not base64" in items[1].reason and "not one of utf8, base64" in items[2].reason
+    assert items[3] == ImportLine(4, None, None)
+
+
+def test_a_file_that_is_not_avro_is_one_bad_line():
+    items = list(parse_file("avro", io.BytesIO(b"Obj\x01 not really")))
+    assert len(items) == 1 and isinstance(items[0], BadLine) and "not an Avro object container" in items[0].reason
+    assert kind_of_file("x.AVRO") == "avro" and kind_of_file("x.csv") == "csv" and kind_of_file("x") == "jsonl"
 
 
 @settings(max_examples=150, deadline=None)

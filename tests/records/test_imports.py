@@ -6,6 +6,7 @@ export's CSV back."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import time
@@ -214,11 +215,12 @@ def test_an_import_encodes_values_with_a_registry_subject(registry_cluster, sche
     SchemaRegistryClient({"url": schema_registry.url}).register_schema(f"{topic}-value", Schema(schema, "AVRO"))
     lines = [json.dumps({"key": f"k{i}", "value": {"id": f"r{i}", "amount": i * 1.5}}) for i in range(4)]
     lines.insert(2, json.dumps({"value": {"id": "bad", "amount": "not a number"}}))
-    common = dict(cluster="local", topic=topic, kind="jsonl", lines=lines, value_subject=f"{topic}-value")
-    preview = import_preview(**common)
+    data = ("\n".join(lines) + "\n").encode()
+    common = dict(cluster="local", topic=topic, kind="jsonl", value_subject=f"{topic}-value")
+    preview = import_preview(**common, source=io.BytesIO(data))
     assert preview.records == 4 and [b.line for b in preview.bad] == [3]
-    done = records_import(**common, actor=Actor(user=operator, source="cli"), rate=1000, skip_bad=True,
-                          reason="avro rows")
+    done = records_import(**common, source=io.BytesIO(data), actor=Actor(user=operator, source="cli"), rate=1000,
+                          skip_bad=True, reason="avro rows")
     assert done.records == 4 and [b.line for b in done.bad] == [3]
     page = records_page("local", topic, 0, offset=0)
     assert [(r.value.kind, json.loads(r.value.text)) for r in page.records] == [

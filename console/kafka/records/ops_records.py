@@ -40,14 +40,17 @@ class RecordOps(AdminBase):
         return [replace(r, key_decoded=codec.decode(topic, r.key, is_key=True),
                         value_decoded=codec.decode(topic, r.value)) for r in records]
 
-    def produce_batch(self, topic: str, records: tuple[OutgoingRecord, ...], *, session: str = "") -> BatchWritten:
+    def produce_batch(self, topic: str, records: tuple[OutgoingRecord, ...], *, session: str = "",
+                      max_batch_bytes: int | None = None) -> BatchWritten:
         """Writes a batch with an idempotent producer (acks=all: a retry inside librdkafka never duplicates or
         reorders a record of a partition) and waits for every acknowledgement. Batches of one `session` (an
         import) share one producer, kept in this process between calls, so a file is one producer's writes and
         pays for its connection and producer id once. A keyed record without a partition goes where the Java
-        producer would put it (murmur2). Raises only for what stops the whole batch."""
+        producer would put it (murmur2). `max_batch_bytes`: the topic's max.message.bytes, which librdkafka's
+        batches must not pass (the broker refuses a whole batch over it, and librdkafka does not split one),
+        and up to which one record may go. Raises only for what stops the whole batch."""
         delivered: list = []
-        producer = batch_producers.get(self.connection, session, timeout=self.timeout)
+        producer = batch_producers.get(self.connection, session, timeout=self.timeout, max_batch_bytes=max_batch_bytes)
 
         def on_delivery(error: KafkaError | None, message) -> None:
             delivered.append((error, None if error is not None else message.partition()))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 import time
-from functools import partial
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -16,11 +15,12 @@ from console.accounts.roles import Role
 from console.shell import shared_argument
 from console.kafka.records.filters import check_filter
 from console.kafka.types import ScanFilter
-from masking.apply import check_search, mask_row, mask_rows
+from masking.apply import check_search, mask_rows
 from masking.selectors import masker_for
 from records import services
 from records.export import export_begin, records_export
 from records.export_formats import FORMATS
+from records.import_parse import KINDS as IMPORT_KINDS, kind_of_file
 from records.imports import import_preview, records_import
 from records.search import (
     SearchSpec, ending_text, parse_bound, parse_fields, parse_partitions, parse_time_ms, search_begin, search_step,
@@ -59,11 +59,12 @@ def _filter_arguments(parser) -> None:
 
 @contextmanager
 def _opened(path: str):
+    """The file in binary: the import reads text formats as UTF-8 itself, and Avro as bytes."""
     if path == "-":
-        yield sys.stdin
+        yield sys.stdin.buffer
         return
     try:
-        handle = open(path, encoding="utf-8", errors="replace", newline="")  # noqa: SIM115
+        handle = open(path, "rb")  # noqa: SIM115
     except OSError as exc:
         raise CommandError(f"--file {path}: {exc.strerror}.") from exc
     with handle:
@@ -98,13 +99,17 @@ class Command(ActorCommand):
                                                 "unless --yes")
         imports.add_argument("--topic", required=True)
         imports.add_argument("--file", required=True, help="the file ('-' reads standard input)")
-        imports.add_argument("--as", dest="file_format", choices=["jsonl", "csv"], default=None,
-                             help="default: csv for a .csv file, else jsonl")
+        imports.add_argument("--as", dest="file_format", choices=list(IMPORT_KINDS), default=None,
+                             help="default: csv for a .csv file, avro for a .avro file, else jsonl")
         imports.add_argument("--key-subject", default="", help="encode keys (JSON) with this registry subject")
         imports.add_argument("--value-subject", default="", help="encode values (JSON) with this subject")
         imports.add_argument("--rate", type=int, default=1000, help="records per second at most (default 1000)")
         imports.add_argument("--skip-bad", action="store_true",
                              help="write the good lines after a bad one (every bad line is reported either way)")
+        imports.add_argument("--repartition", action="store_true",
+                             help="leave the file's partitions aside: the key's hash chooses (another partition count)")
+        imports.add_argument("--new-timestamps", action="store_true",
+                             help="leave the file's timestamps aside: records get the time they are written")
         self.add_format_argument(imports)
         self.add_yes_argument(imports, help="write the records; without --yes, only the preview")
         self.add_actor_arguments(imports)
@@ -202,37 +207,38 @@ class Command(ActorCommand):
                               f"({state.percent}%)")
 
         stream = records_export(actor=actor, state=state, fmt=options["file_format"], reason=reason,
-                                progress=progress, mask=partial(mask_row, masker) if masker else None)
+                                progress=progress, masker=masker)
         if options["output"] == "-":
             for chunk in stream:
                 sys.stdout.buffer.write(chunk)
             sys.stdout.buffer.flush()
             return
         # Written beside the target and renamed at the end, so a cut export never looks like a whole file.
-        partial = Path(options["output"] + ".part")
-        with open(partial, "wb") as out:
+        unfinished = Path(options["output"] + ".part")
+        with open(unfinished, "wb") as out:
             for chunk in stream:
                 out.write(chunk)
-        partial.replace(options["output"])
+        unfinished.replace(options["output"])
 
     def _import(self, options) -> None:
         actor, reason = self.acting(options, role=Role.OPERATOR, reason_required=bool(options["yes"]))
         path = options["file"]
-        kind = options["file_format"] or ("csv" if path.lower().endswith(".csv") else "jsonl")
+        kind = options["file_format"] or kind_of_file(path)
         common = dict(cluster=options["cluster"], topic=options["topic"], kind=kind,
-                      key_subject=options["key_subject"], value_subject=options["value_subject"])
+                      key_subject=options["key_subject"], value_subject=options["value_subject"],
+                      keep_partitions=not options["repartition"], keep_timestamps=not options["new_timestamps"])
         as_json = options["format"] == "json"
 
         def progress(report) -> None:
             self.stderr.write(f"{report.records} record(s) written ({report.seconds:.1f} s)")
 
-        with _opened(path) as lines:
+        with _opened(path) as source:
             if options["yes"]:
-                report = records_import(**common, actor=actor, lines=lines, rate=options["rate"],
-                                        skip_bad=options["skip_bad"], reason=reason, source=path,
+                report = records_import(**common, actor=actor, source=source, rate=options["rate"],
+                                        skip_bad=options["skip_bad"], reason=reason, file_name=path,
                                         progress=progress)
             else:
-                report = import_preview(**common, lines=lines)
+                report = import_preview(**common, source=source)
         if as_json:
             body = report.as_json()
             if not options["yes"]:

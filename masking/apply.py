@@ -8,8 +8,9 @@ import json
 from dataclasses import replace
 
 from console.errors import ConsoleError
+from console.kafka.records.filters import list_index
 from console.kafka.types import ScanFilter
-from masking.mask_rules import HIDDEN_VALUE, Masker, parse_path
+from masking.mask_rules import HIDDEN_VALUE, Masker
 
 JSON_KINDS = ("avro", "protobuf", "json-schema", "json")
 MSG_MASKED_COPY = ("Copying is refused: masking rules hide parts of {topic}'s records from your role, and a copy "
@@ -53,18 +54,23 @@ def mask_page(masker: Masker | None, page):
     return page if not masker else replace(page, records=mask_rows(masker, page.records))
 
 
-def _steps(steps) -> list:
-    # A search's dotted path says items.0.sku where a rule says $.items[0].sku: compare them as the same.
-    return [("name", str(arg)) if kind == "index" else (kind, arg) for kind, arg in steps]
+def _step_reaches(step: str, rule_step: tuple[str, object]) -> bool:
+    """Whether a search's step (read as the scanner reads it: a member's name, or a list index in ASCII digits,
+    "00" being 0) can reach what a rule's step selects. Numbers are compared as numbers, names as names."""
+    kind, arg = rule_step
+    if kind == "star":
+        return True
+    index = list_index(step)
+    if kind == "index":
+        return index == arg
+    return step == arg or (index is not None and list_index(str(arg)) == index)
 
 
 def _overlaps(path: str, masked: list[tuple]) -> bool:
-    """Whether a field a search compares lies inside a masked field or holds one (a star matches any step)."""
-    try:
-        steps = _steps(parse_path(path))
-    except ValueError:
-        return True
-    return any(all(a == b or "star" in (a[0], b[0]) for a, b in zip(steps, _steps(other), strict=False))
+    """Whether a field a search compares (a dotted path, split as the scanner splits it) lies inside a masked
+    field or holds one."""
+    steps = path.split(".")
+    return any(all(_step_reaches(step, rule_step) for step, rule_step in zip(steps, other, strict=False))
                for other in masked)
 
 

@@ -12,6 +12,7 @@ import binascii
 import datetime
 import decimal
 import json
+import re
 import tempfile
 import threading
 import time
@@ -30,8 +31,10 @@ from google.protobuf import descriptor_pb2, json_format
 from google.protobuf.descriptor_pool import DescriptorPool
 from google.protobuf.message import DecodeError
 from google.protobuf.message_factory import GetMessageClass
+from jsonschema import ValidationError
 
 from console.kafka.errors import RegistryError
+from console.kafka.json_schema_checks import re2_validator
 from console.kafka.types import ClusterConnection, DecodedPart, SchemaInfo, SubjectInfo
 
 KINDS = {"AVRO": "avro", "PROTOBUF": "protobuf", "JSON": "json-schema"}
@@ -40,6 +43,13 @@ MSG_NO_REGISTRY = "Cluster '{cluster}' has no schema registry."
 MSG_UNREACHABLE = "The schema registry at {url} did not answer: {reason}"
 MAIN_PROTO = "registry_schema.proto"
 MSG_UNKNOWN_ID = "schema id {schema_id} is not in the registry ({reason})"
+MSG_BAD_REFERENCE = ("the schema refers to {name!r}, which is not a relative file name (letters, digits, '_', '-', "
+                     "'.' in segments separated by '/', no '..', no leading '.'): refused, nothing written")
+MSG_TOO_MANY_REFERENCES = "the schema's references go past {limit} files or {depth} levels: refused"
+MAX_REFERENCE_NAME = 255
+MAX_REFERENCES = 200
+MAX_REFERENCE_DEPTH = 20
+_REFERENCE_SEGMENT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
 
 
 def _field(is_key: bool) -> str:
@@ -73,7 +83,9 @@ class RegistryCodec:
         self.client = SchemaRegistryClient({**connection.registry_config, "url": connection.registry_url,
                                             "timeout": timeout, "max.retries": 0})
         self._avro = AvroDeserializer(self.client)
-        self._json = JSONDeserializer(None, schema_registry_client=self.client)
+        # Decoding reads, it does not gate: validating would run the schema's patterns (chosen by whoever writes to
+        # the registry) on every record a viewer looks at.
+        self._json = JSONDeserializer(None, schema_registry_client=self.client, conf={"validate": False})
         self._infos: dict[tuple[int, str], SchemaInfo] = {}
         self._protobuf: dict[int, tuple[DescriptorPool, object]] = {}
         self._down: tuple[float, str] | None = None
@@ -191,13 +203,20 @@ class RegistryCodec:
             self._protobuf[schema_id] = (pool, pool.FindFileByName(name))
         return self._protobuf[schema_id]
 
-    def _protobuf_references(self, schema: Schema, files: dict[str, str]) -> None:
-        """Referenced files, depth first, by the import name the schema uses."""
+    def _protobuf_references(self, schema: Schema, files: dict[str, str], depth: int = 0) -> None:
+        """Referenced files, depth first, by the import name the schema uses. A name is the registry's word, so
+        it must be a plain relative file name (it becomes a file for protoc), and the references are bounded."""
+        if depth > MAX_REFERENCE_DEPTH:
+            raise ValueError(MSG_TOO_MANY_REFERENCES.format(limit=MAX_REFERENCES, depth=MAX_REFERENCE_DEPTH))
         for ref in schema.references or ():
+            check_reference_name(ref.name)
             if ref.name in files or ref.name.startswith("google/protobuf/"):
                 continue
+            if len(files) >= MAX_REFERENCES:
+                raise ValueError(MSG_TOO_MANY_REFERENCES.format(limit=MAX_REFERENCES, depth=MAX_REFERENCE_DEPTH))
+            files[ref.name] = ""  # taken: a reference back to it does not fetch it again
             found = self._ask(self.client.get_version, ref.subject, ref.version, True, "serialized")
-            self._protobuf_references(found.schema, files)
+            self._protobuf_references(found.schema, files, depth + 1)
             files[ref.name] = found.schema.schema_str
 
     def protobuf_descriptor(self, schema_id: int, indexes: list[int] | tuple[int, ...]):
@@ -238,13 +257,13 @@ class RegistryCodec:
             if kind == "avro":
                 data = AvroSerializer(self.client, Schema(info.text, "AVRO"), conf=conf)(value, ctx)
             elif kind == "json-schema":
-                data = JSONSerializer(Schema(info.text, "JSON"), self.client, conf=conf)(value, ctx)
+                data = _Re2JSONSerializer(Schema(info.text, "JSON"), self.client, conf=conf)(value, ctx)
             elif kind == "protobuf":
                 data = self._encode_protobuf(info.schema_id, value)
             else:
                 raise RegistryError(f"Schema type {info.schema_type} is not supported.", cluster=self.cluster)
         except (SerializationError, json_format.ParseError, ValueError, TypeError, KeyError,
-                AttributeError) as exc:
+                AttributeError, ValidationError) as exc:
             raise RegistryError(f"The {'key' if is_key else 'value'} does not fit {subject} version "
                                 f"{info.version} ({info.schema_type}): {exc or type(exc).__name__}",
                                 cluster=self.cluster, code="bad_record") from exc
@@ -256,6 +275,33 @@ class RegistryCodec:
         json_format.ParseDict(value, message)
         framing = SchemaId("PROTOBUF", schema_id, message_indexes=[0])
         return framing.id_to_bytes() + message.SerializeToString()
+
+
+class _Re2JSONSerializer(JSONSerializer):
+    """confluent-kafka's serializer with the console's validator: the schema's patterns run in RE2
+    (console/kafka/json_schema_checks.py), not in Python's backtracking engine."""
+
+    def _get_validator(self, schema, parsed_schema, registry):
+        return re2_validator(parsed_schema, registry)
+
+
+def check_reference_name(name: object) -> None:
+    """Raises ValueError unless a Protobuf reference's name is a relative path of plain file-name segments (the
+    import name protoc resolves): never absolute, never `..`, never a hidden file, never the main file's name."""
+    text = name if isinstance(name, str) else ""
+    segments = text.split("/")
+    if (not text or len(text) > MAX_REFERENCE_NAME or text == MAIN_PROTO
+            or not all(_REFERENCE_SEGMENT.fullmatch(segment) for segment in segments)):
+        raise ValueError(MSG_BAD_REFERENCE.format(name=name))
+
+
+def _reference_file(root: Path, name: str) -> Path:
+    """Where protoc finds a reference: inside `root`, whatever the name (checked again after resolving)."""
+    check_reference_name(name)
+    target = (root / name).resolve()
+    if not target.is_relative_to(root.resolve()):
+        raise ValueError(MSG_BAD_REFERENCE.format(name=name))
+    return target
 
 
 def _serialized_descriptor(text: str | None) -> descriptor_pb2.FileDescriptorProto | None:
@@ -277,7 +323,7 @@ def _compile_proto(text: str, references: dict[str, str], pool: DescriptorPool) 
     with tempfile.TemporaryDirectory(prefix="console-proto-") as folder:
         root = Path(folder)
         for name, ref_text in {**references, MAIN_PROTO: text}.items():
-            target = root / name
+            target = root / MAIN_PROTO if name == MAIN_PROTO else _reference_file(root, name)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(ref_text)
         out = root / "descriptors.bin"

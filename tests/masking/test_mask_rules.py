@@ -69,3 +69,37 @@ def test_rules_are_checked():
         check_rule(Rule("header", " ", "hide"), compile_user_regex)
     with pytest.raises(RuleRefused, match="not an action"):
         check_rule(Rule("key", "", "encrypt"), compile_user_regex)
+
+
+def test_a_search_path_is_compared_as_the_scanner_reads_it():
+    from console.errors import ConsoleError
+    from console.kafka.types import ScanFilter
+    from masking.apply import check_search
+
+    rules = masker(Rule("jsonpath", "$.items[0].card", "hide"), Rule("jsonpath", "$['odd name'].pin", "hide"))
+    for path in ("items.0.card", "items.00.card", "items.000.card.last4", "items", "items.0", "odd name.pin",
+                 "odd name"):
+        with pytest.raises(ConsoleError, match="masking rules"):
+            check_search(rules, ScanFilter(value_fields=((path, "4111"),)))
+    for path in ("items.1.card", "items.0.name", "other", "items.².card", "odd name.other"):
+        check_search(rules, ScanFilter(value_fields=((path, "x"),)))
+
+
+@given(st.integers(0, 5), st.integers(0, 3))
+def test_any_spelling_of_a_masked_index_is_refused(index, zeros):
+    from console.errors import ConsoleError
+    from console.kafka.types import ScanFilter
+    from masking.apply import check_search
+
+    rules = masker(Rule("jsonpath", f"$.items[{index}].card", "hide"))
+    with pytest.raises(ConsoleError):
+        check_search(rules, ScanFilter(value_fields=((f"items.{'0' * zeros}{index}.card", "x"),)))
+
+
+def test_a_json_value_behind_a_byte_order_mark_is_still_json_to_the_rules():
+    from topics.decoding import decode_bytes
+
+    value = "\ufeff" + json.dumps({"card": SECRET, "n": 1})
+    assert decode_bytes(value.encode()).kind == "json"  # so JSON-path rules reach its fields
+    rules = masker(Rule("jsonpath", "$.card", "hide"))
+    assert rules.value(value, parsed=False) == HIDDEN_VALUE  # and a text that only looks like JSON is hidden

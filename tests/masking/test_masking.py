@@ -89,3 +89,17 @@ def test_a_viewer_cannot_search_or_export_by_a_masked_field(client_for, viewer, 
     assert AuditEvent.objects.filter(action="record.copy", outcome="refused").exists()
     rules = client_for(admin).get("/clusters/local/masking/").content.decode()
     assert "masked-cards-.*" in rules and "$.card" in rules
+
+
+def test_a_masked_index_spelled_otherwise_is_refused_too(client_for, viewer, admin, topic_factory, produce,
+                                                         local_cluster):
+    topic = topic_factory("masked-items", partitions=1)
+    produce(topic, [(0, None, json.dumps({"items": [{"card": CARD}, {"card": "5500000000000004"}]}).encode(), [])])
+    call_command("masking", "add", "--topics", topic, "--select", "jsonpath", "--target", "$.items[0].card",
+                 "--action", "hide", "--actor", admin.username, "--reason", "pci", stdout=StringIO())
+    search = f"/clusters/local/messages/{topic}/search/"
+    for path in ("items.0.card", "items.00.card", "items.0000.card"):
+        refused = client_for(viewer).get(search, {"run": "1", "fields": f"{path}={CARD}"})
+        assert refused.status_code == 400 and "masking rules" in refused.content.decode()
+    allowed = client_for(viewer).get(search, {"run": "1", "fields": "items.1.card=5500000000000004"})
+    assert allowed.status_code == 200 and CARD not in allowed.content.decode()

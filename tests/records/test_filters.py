@@ -106,3 +106,65 @@ def test_bounds_partitions_and_fields_parse():
         with pytest.raises(ConsoleError) as refused:
             parse_bound(bad, "earliest")
         assert refused.value.message == MSG_BAD_BOUND.format(text=bad)
+
+
+class PlacedMessage(FakeMessage):
+    def partition(self):
+        return 3
+
+    def offset(self):
+        return 41
+
+
+def test_a_jsonpath_is_bounded_in_length_and_descendant_steps():
+    from console.kafka.records.filters import (
+        MAX_DESCENDANT_STEPS, MSG_JSONPATH_DESCENDANTS, MSG_JSONPATH_TOO_LONG,
+    )
+
+    expression = "$..*..*..*..*..*"  # the review's: 10.6 s on a 282-byte record nested 40 deep
+    with pytest.raises(InvalidRequest) as refused:
+        check_filter(ScanFilter(value_jsonpath=expression))
+    assert refused.value.message == MSG_JSONPATH_DESCENDANTS.format(expression=expression, limit=MAX_DESCENDANT_STEPS)
+    with pytest.raises(InvalidRequest, match=re.escape(MSG_JSONPATH_TOO_LONG.format(limit=300))):
+        check_filter(ScanFilter(value_jsonpath="$." + "a." * 200 + "b"))
+    check_filter(ScanFilter(value_jsonpath="$['a..b..c..d']..x..y"))  # dots inside a name are not steps
+
+
+def test_a_jsonpath_stops_at_its_work_budget_inside_one_record():
+    from console.kafka.records.filters import MAX_JSONPATH_NODES, MSG_JSONPATH_DEEP, MSG_JSONPATH_WORK
+
+    wide = PlacedMessage(json.dumps([0] * 250_000).encode())
+    assert keeps(ScanFilter(value_jsonpath="$..*"), wide)  # stops at the first node it finds
+    with pytest.raises(InvalidRequest) as over:
+        keeps(ScanFilter(value_jsonpath="$..*..nope"), wide)
+    assert over.value.message == MSG_JSONPATH_WORK.format(expression="$..*..nope", partition=3, offset=41,
+                                                          limit=MAX_JSONPATH_NODES)
+    deep = PlacedMessage(("[" * 150 + "]" * 150).encode())
+    with pytest.raises(InvalidRequest) as too_deep:
+        keeps(ScanFilter(value_jsonpath="$..nope"), deep)
+    assert too_deep.value.message == MSG_JSONPATH_DEEP.format(expression="$..nope", partition=3, offset=41)
+    very_deep = PlacedMessage(("[" * 200_000 + "]" * 200_000).encode())
+    assert not keeps(ScanFilter(value_jsonpath="$..nope"), very_deep)  # past the JSON parser's depth: not JSON
+
+
+def test_a_jsonpath_holds_the_scans_deadline_inside_a_record(monkeypatch):
+    import time
+
+    from console.kafka.records import filters
+    from console.kafka.records.filters import MSG_JSONPATH_SLOW
+
+    monkeypatch.setattr(filters, "RECORD_GRACE_S", 0.0)  # no second of grace: the deadline alone stops it
+    wide = PlacedMessage(json.dumps([[0] * 300 for _ in range(300)]).encode())
+    test = compile_test(ScanFilter(value_jsonpath="$..*..nope"), None, deadline=time.monotonic() - 1)
+    with pytest.raises(InvalidRequest) as late:
+        test(wide)
+    assert late.value.message == MSG_JSONPATH_SLOW.format(expression="$..*..nope", partition=3, offset=41)
+    assert compile_test(ScanFilter(value_jsonpath="$..*..nope"), None)(wide) is None  # no deadline: it ends
+
+
+def test_a_dotted_path_step_is_an_index_only_in_ascii_digits():
+    from console.kafka.records.filters import field_path, list_index
+
+    assert list_index("00") == 0 and list_index("²") is None and list_index("٣") is None
+    assert field_path({"items": [{"card": "x"}]}, ["items", "00", "card"]) == "x"
+    assert keeps(ScanFilter(value_fields=(("items.².card", "x"),)), FakeMessage(b'{"items": [{"card": "x"}]}')) is False

@@ -157,3 +157,58 @@ def test_a_registry_that_is_down(local_cluster, registry_client, schema_registry
         record_produce(actor=Actor(user=operator, source="web"), cluster="local", topic=topic, key=Payload(None),
                        value=Payload("{}", subject=f"{topic}-value"), reason="down")
     assert records_page("local", topic, 0).log_end == 1 and schema_id
+
+
+def _framed(schema_id: int, payload: bytes, *, protobuf: bool = False) -> bytes:
+    # Confluent's wire format: magic byte 0, the schema id, for Protobuf the message indexes ([0] is one zero byte).
+    return b"\x00" + schema_id.to_bytes(4, "big") + (b"\x00" if protobuf else b"") + payload
+
+
+def test_a_protobuf_reference_named_as_a_path_writes_nothing_outside(registry_cluster, registry_client, topic_factory,
+                                                                     kafka_node, tmp_path):
+    from console.kafka.registry import MSG_BAD_REFERENCE
+
+    topic = topic_factory("proto-ref", partitions=1)
+    escape = tmp_path / f"escaped-{uuid.uuid4().hex}.proto"
+    registry_client.register_schema(f"{topic}-dep", Schema('syntax = "proto3";\nmessage Dep { string a = 1; }\n',
+                                                           "PROTOBUF"))
+    name = "../" * 12 + str(escape).lstrip("/")
+    main = 'syntax = "proto3";\nmessage Main { string b = 1; }\n'
+    from confluent_kafka.schema_registry import SchemaReference
+
+    schema_id = registry_client.register_schema(
+        f"{topic}-value", Schema(main, "PROTOBUF", [SchemaReference(name, f"{topic}-dep", 1)]))
+    producer = Producer({"bootstrap.servers": kafka_node.bootstrap})
+    producer.produce(topic, value=_framed(schema_id, b"\x0a\x01x", protobuf=True))
+    producer.flush(15)
+    row = records_page("local", topic, 0).records[0]
+    assert row.value.kind == "hex" and MSG_BAD_REFERENCE.format(name=name) in row.value.error
+    assert not escape.exists() and not list(tmp_path.iterdir())
+
+
+BACKTRACKING = json.dumps({"type": "object", "properties": {"v": {"type": "string", "pattern": "^(a+)+$"}},
+                           "patternProperties": {"^(b+)+$": {"type": "string"}}, "additionalProperties": True})
+
+
+def test_a_json_schema_pattern_never_runs_in_a_backtracking_engine(registry_cluster, registry_client,
+                                                                   topic_factory, kafka_node, operator):
+    import time
+
+    topic = topic_factory("json-redos", partitions=1)
+    schema_id = registry_client.register_schema(f"{topic}-value", Schema(BACKTRACKING, "JSON"))
+    hostile = {"v": "a" * 40 + "!", "b" * 40 + "!": "x"}  # Python's re: hours; measured 4.9 s at 26 characters
+    producer = Producer({"bootstrap.servers": kafka_node.bootstrap})
+    producer.produce(topic, value=_framed(schema_id, json.dumps(hostile).encode()))
+    producer.flush(15)
+    started = time.monotonic()
+    row = records_page("local", topic, 0).records[0]
+    assert row.value.kind == "json-schema" and json.loads(row.value.text) == hostile  # decoded, not judged
+    actor = Actor(user=operator, source="web")
+    with pytest.raises(RegistryError, match="does not match"):
+        record_produce(actor=actor, cluster="local", topic=topic, key=Payload(None),
+                       value=Payload(json.dumps(hostile), subject=f"{topic}-value"), reason="hostile")
+    assert time.monotonic() - started < 60  # the bound of a broken test, not a speed figure: the flaw took hours
+    written = record_produce(actor=actor, cluster="local", topic=topic, key=Payload(None),
+                             value=Payload(json.dumps({"v": "aaa", "bbb": "y"}), subject=f"{topic}-value"),
+                             reason="fits")
+    assert written.offset == 1 and records_page("local", topic, 0).log_end == 2

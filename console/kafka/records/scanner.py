@@ -97,12 +97,14 @@ def close_scan(scan_id: str) -> None:
 def scan_chunk(connection: ClusterConnection, request: ScanRequest, *, timeout: float) -> ScanChunk:
     """Reads on from the cursors for at most `request.max_seconds` (and `max_records` records), returning the
     matches in scan order and the cursors to continue from."""
-    test = compile_test(request.filter, _decoder(connection, request.topic, timeout))
+    deadline = time.monotonic() + request.max_seconds
+    # The filter's test sees the deadline too: a JSONPath may not outrun it inside one record.
+    test = compile_test(request.filter, _decoder(connection, request.topic, timeout), deadline)
     scan = _consumer_for(connection, request)
     try:
         if request.newest_first:
-            return _newest_first(connection, scan, request, test, timeout)
-        return _oldest_first(connection, scan, request, test, timeout)
+            return _newest_first(connection, scan, request, test, timeout, deadline)
+        return _oldest_first(connection, scan, request, test, timeout, deadline)
     except BaseException:
         close_scan(request.scan_id)
         raise
@@ -120,7 +122,8 @@ def _raise_for(connection: ClusterConnection, error: KafkaError, timeout: float)
     raise kafka_error_to_exception(error, cluster=connection.name, timeout=timeout)
 
 
-def _oldest_first(connection, scan: _OpenScan, request: ScanRequest, test, timeout: float) -> ScanChunk:
+def _oldest_first(connection, scan: _OpenScan, request: ScanRequest, test, timeout: float,
+                  deadline: float) -> ScanChunk:
     cursors = {c.partition: c for c in request.cursors}
     nexts = {p: c.next for p, c in cursors.items() if c.next < c.high}
     ends = {p: cursors[p].high for p in nexts}
@@ -132,7 +135,6 @@ def _oldest_first(connection, scan: _OpenScan, request: ScanRequest, test, timeo
     matches: list[ScanMatch] = []
     scanned = 0
     cut = False  # stopped inside a batch: the consumer holds records this chunk did not look at
-    deadline = time.monotonic() + request.max_seconds
     idle_deadline = time.monotonic() + timeout
     consume = scan.consumer.consume
     while nexts and not cut and time.monotonic() < deadline and scanned < request.max_records:
@@ -181,13 +183,13 @@ def _oldest_first(connection, scan: _OpenScan, request: ScanRequest, test, timeo
                      done=all(c.next >= c.high for c in ordered))
 
 
-def _newest_first(connection, scan: _OpenScan, request: ScanRequest, test, timeout: float) -> ScanChunk:
+def _newest_first(connection, scan: _OpenScan, request: ScanRequest, test, timeout: float,
+                  deadline: float) -> ScanChunk:
     """Windows of offsets read forwards from the end of each partition down to its start; the matches of each
     window come back newest first. `next` is the exclusive top of the part not read yet, `low` the bottom."""
     cursors = {c.partition: c for c in request.cursors}
     matches: list[ScanMatch] = []
     scanned = 0
-    deadline = time.monotonic() + request.max_seconds
     while time.monotonic() < deadline and scanned < request.max_records and len(matches) < request.max_matches:
         open_parts = {p: c for p, c in cursors.items() if c.next > c.low}
         if not open_parts:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import time
+from html import unescape
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -74,3 +75,24 @@ def test_the_topic_list_regex_runs_in_re2(viewer, topic_factory, local_cluster):
     assert status == 200 and evil_name in body
     status, body, _ = _get(viewer, "/clusters/local/topics/", {"q": "(?<=a)-x", "regex": "1"})
     assert "back-references and look-arounds" in body
+
+
+def test_a_combinatorial_jsonpath_is_refused_or_stopped_by_its_budget(viewer, topic_factory, produce, local_cluster):
+    from console.kafka.records.filters import (
+        MAX_JSONPATH_NODES, MSG_JSONPATH_DESCENDANTS, MSG_JSONPATH_SLOW, MSG_JSONPATH_WORK,
+    )
+
+    topic = topic_factory("evil-descent", partitions=1)
+    nested = b'{"a":' * 40 + b"1" + b"}" * 40  # the review's record: 282 bytes nested 40 deep, here 246
+    wide = ("[" + ",".join(["[0,0,0,0]"] * 60_000) + "]").encode()  # 300,000 nodes
+    produce(topic, [(0, None, nested, None), (0, None, wide, None)])
+    url = f"/clusters/local/messages/{topic}/search/"
+    status, body, _ = _get(viewer, url, {"run": "1", "jsonpath": "$..*..*..*..*..*"})
+    assert status == 400 and MSG_JSONPATH_DESCENDANTS.format(expression="$..*..*..*..*..*", limit=2) in unescape(body)
+    status, body, _ = _get(viewer, url, {"run": "1", "jsonpath": "$..*..nope"})
+    # Stopped by its node budget, or on a busy machine by the search's time budget first: either way named.
+    stopped = {MSG_JSONPATH_WORK.format(expression="$..*..nope", partition=0, offset=1, limit=MAX_JSONPATH_NODES),
+               MSG_JSONPATH_SLOW.format(expression="$..*..nope", partition=0, offset=1)}
+    assert status == 400 and any(message in unescape(body) for message in stopped), body[-1500:]
+    status, body, _ = _get(viewer, url, {"run": "1", "jsonpath": "$..a..a"})
+    assert status == 200 and body.count('id="match-') == 1  # the nested record, found within its budget

@@ -75,6 +75,13 @@ if not DEBUG:
     MIDDLEWARE.insert(MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1,
                       "whitenoise.middleware.WhiteNoiseMiddleware")
 
+# The first handler refuses an upload as it streams past IMPORT_MAX_BYTES (console/uploads.py); Django's own store it.
+FILE_UPLOAD_HANDLERS = [
+    "console.uploads.BoundedUploadHandler",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
+
 ROOT_URLCONF = "console.urls"
 WSGI_APPLICATION = "console.wsgi.application"
 

@@ -19,6 +19,7 @@ from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError, error_status
 from console.kafka.errors import KafkaGatewayError
 from console.http import HtmxHttpRequest, redirect_after_change, safe_filename, valid_data
+from console.uploads import upload_refusal
 from offsets import selectors, services
 from offsets.resets import services as resets
 from offsets.resets.form_input import time_zones
@@ -145,6 +146,8 @@ def group_reset(request: HtmxHttpRequest, cluster: str, group: str):
     """GET: the wizard. POST: the preview (a dry run), which carries what execute needs: swapped in under the form
     with htmx, or the whole page again (form as typed, preview or problems under it) without JavaScript."""
     kind = kind_for(cluster, group)
+    if upload_refusal(request):  # a CSV that streamed past the upload limit: refused, nothing of it kept
+        raise ConsoleError(upload_refusal(request))
     if request.method == "POST" and request.htmx:
         form = ResetForm(request.POST, request.FILES, kind=kind)
         valid_data(form)

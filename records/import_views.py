@@ -12,6 +12,7 @@ from console.audit.actor import Actor
 from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError
 from console.http import HtmxHttpRequest, valid_data
+from console.uploads import upload_refusal
 from records.conf import import_max_bytes
 from records.forms import ImportForm
 from records.import_jobs import import_job_cancel, import_job_get, import_submit, recent_imports
@@ -29,6 +30,8 @@ def topic_import(request: HtmxHttpRequest, cluster: str, topic: str):
     context = {"cluster": cluster, "topic_name": topic, "form": form, "preview": None, "job": None,
                "recent": recent_imports(cluster, topic)}
     if request.method == "POST":
+        if upload_refusal(request):  # refused while it streamed in: nothing of it was kept
+            raise ConsoleError(upload_refusal(request))
         data = valid_data(form)
         upload = data["file"]
         if upload.size > import_max_bytes():

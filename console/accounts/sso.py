@@ -21,10 +21,12 @@ from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from console.accounts.models import SsoIdentity
 from console.accounts.roles import ROLE_SET_ACTION, Role, role_state, user_role
 from console.audit.actor import Actor
-from console.audit.services import audited
+from console.audit.models import AuditEvent
+from console.audit.services import audit_record, audited
 
 log = logging.getLogger(__name__)
 SSO_PREFIX = "sso:"
+SSO_ACCOUNT_ACTION = "account.create"  # an account the identity provider's first login made, with its role
 MSG_NO_ROLE = ("Your identity provider account ({who}) holds none of the groups or roles this console maps to a "
                "role ({claim}: {values}); ask for one of: {expected}.")
 MSG_REFUSED = "Single sign-on did not complete: {detail}"
@@ -117,11 +119,14 @@ class ConsoleOIDCBackend(OIDCAuthenticationBackend):
         with transaction.atomic():
             identity = (SsoIdentity.objects.select_related("user")
                         .filter(issuer=payload.get("iss", ""), subject=payload["sub"]).first())
+            before = None
             if identity is None:
                 user = self.UserModel.objects.create_user(self._free_username(username), email=claims.get("email", ""))
                 user.set_unusable_password()
                 user.save(update_fields=["password"])
                 identity = SsoIdentity(user=user, issuer=payload.get("iss", ""), subject=payload["sub"])
+            else:
+                before = role_state(identity.user)
             user = identity.user
             if not user.is_active:
                 self._refuse("this console account is deactivated.")
@@ -132,6 +137,13 @@ class ConsoleOIDCBackend(OIDCAuthenticationBackend):
             user.groups.add(Group.objects.get_or_create(name=role.group_name)[0])
             identity.email, identity.role_claims, identity.last_login_at = claims.get("email", ""), values, timezone.now()
             identity.save()
+            after = role_state(user)
+            if before != after:  # a new account, or a role the provider changed since the last login
+                audit_record(actor=Actor.system(), action=SSO_ACCOUNT_ACTION if before is None else ROLE_SET_ACTION,
+                             outcome=AuditEvent.Outcome.SUCCESS, target=f"user:{user.get_username()}",
+                             reason="single sign-on login", before=before, after=after,
+                             params={"username": user.get_username(), "via": "sso-login", "issuer": identity.issuer,
+                                     "subject": identity.subject, "claims": values})
         log.info("SSO login of %s (%s %s) as %s", user.get_username(), identity.issuer, identity.subject,
                  role.group_name)
         return user

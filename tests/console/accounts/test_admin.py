@@ -77,6 +77,27 @@ def _resolves_admin(env_overrides: dict) -> str:
     return result.stdout.strip()
 
 
+def test_deleting_users_and_groups_in_the_admin_is_audited(client, root, viewer, operator):
+    from console.accounts.admin import GROUP_CHANGE_ACTION, GROUP_DELETE_ACTION, USER_DELETE_ACTION
+
+    client.force_login(root)
+    assert client.post(f"/admin/auth/user/{viewer.pk}/delete/", {"post": "yes"}).status_code == 302
+    deleted = AuditEvent.objects.get(action=USER_DELETE_ACTION)
+    assert deleted.actor_name == "root" and deleted.target == f"user:{viewer.username}"
+    assert deleted.before["role"] == "viewer"
+    extra = Group.objects.create(name="on-call")
+    operator.groups.add(extra)
+    response = client.post("/admin/auth/group/", {"action": "delete_selected", "_selected_action": [str(extra.pk)],
+                                                  "post": "yes"})
+    assert response.status_code == 302 and not Group.objects.filter(name="on-call").exists()
+    gone = AuditEvent.objects.get(action=GROUP_DELETE_ACTION)
+    assert gone.before == {"name": "on-call", "members": [operator.username]}
+    group = Group.objects.get(name="operator")
+    assert client.post(f"/admin/auth/group/{group.pk}/change/", {"name": "operators-renamed"}).status_code == 302
+    renamed = AuditEvent.objects.get(action=GROUP_CHANGE_ACTION)
+    assert (renamed.before, renamed.after) == ({"name": "operator"}, {"name": "operators-renamed"})
+
+
 def test_djangos_admin_is_off_in_production_unless_asked_for():
     assert _resolves_admin({}) == "absent"
     assert _resolves_admin({"CONSOLE_DJANGO_ADMIN": "1"}) == "served"

@@ -49,6 +49,14 @@ def test_login_maps_the_group_claim_to_a_role_at_every_login(sso, client, django
     sso_login(client, "alice", {"preferred_username": "alice", "groups": ["staff"]})
     assert user_role(_user(django_user_model, "sso:alice")) == Role.VIEWER  # re-evaluated: no longer an admin
     assert django_user_model.objects.filter(username__startswith="sso:alice").count() == 1
+    # Both are changes of who may do what: the account made with its role, then the role the provider took away.
+    made = AuditEvent.objects.get(action="account.create", target="user:sso:alice")
+    assert made.before is None and made.after["role"] == "admin" and made.params["via"] == "sso-login"
+    demoted = AuditEvent.objects.get(action="account.role.set", target="user:sso:alice")
+    assert (demoted.before["role"], demoted.after["role"]) == ("admin", "viewer")
+    client.post("/accounts/logout/")
+    sso_login(client, "alice", {"preferred_username": "alice", "groups": ["staff"]})
+    assert AuditEvent.objects.filter(target="user:sso:alice").count() == 2  # the same role again: no event
 
 
 def test_someone_whose_groups_map_to_nothing_is_refused_with_the_reason(sso, client, django_user_model):

@@ -13,6 +13,7 @@ from django.utils import timezone
 from console.audit.actor import Actor
 from console.audit.models import AuditEvent
 from console.audit.services import audit_record, audit_refusal
+from console.audit.witness.guard import witness_topic_guard
 from console.clusters.selectors import cluster_connection, cluster_get
 from console.errors import Conflict, ConsoleError, PermissionRefused
 from console.kafka.java.config import UntranslatableConfig, java_client_config
@@ -79,6 +80,8 @@ def replay_submit(*, actor: Actor, cluster: str, topic: str, partitions: list[in
         cluster_get(target_cluster)
         if sink_topic == topic and target_cluster == cluster:
             raise ConsoleError(MSG_SAME_TOPIC)
+        witness_topic_guard(actor=actor, action="replay.run", cluster=target_cluster, topic=sink_topic,
+                            what="replay into", reason=reason, params={"sink": sink, "source": f"{cluster}/{topic}"})
         from console.clusters.selectors import cluster_admin
 
         cluster_admin(target_cluster).describe_topics([sink_topic])  # TopicNotFound now, not in Spark later

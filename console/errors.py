@@ -10,13 +10,36 @@ from console.kafka import errors as kafka_errors
 
 
 class ConsoleError(Exception):
-    """A refusal or failure with a message meant for the person who asked."""
+    """A refusal or failure with a message meant for the person who asked; `field` names the form field it is
+    about, so the page can show it there."""
 
     status = 400
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, field: str = "") -> None:
         super().__init__(message)
         self.message = message
+        self.field = field
+
+    @property
+    def fields(self) -> list[tuple[str, str]]:
+        """(field name, message) pairs the page shows at their fields."""
+        return [(self.field, self.message)] if self.field else []
+
+
+class FormRefused(ConsoleError):
+    """A form's own validation failed: one message per field (and `__all__` for the form as a whole)."""
+
+    def __init__(self, message: str, *, errors: dict[str, list[str]]) -> None:
+        super().__init__(message)
+        self.errors = errors
+
+    @property
+    def fields(self) -> list[tuple[str, str]]:
+        return [(name, " ".join(messages)) for name, messages in self.errors.items() if name != "__all__"]
+
+    @property
+    def general(self) -> str:
+        return " ".join(self.errors.get("__all__", []))
 
 
 class PermissionRefused(ConsoleError):
@@ -76,7 +99,11 @@ class ConsoleErrorMiddleware:
         if not isinstance(exc, ConsoleError | kafka_errors.KafkaGatewayError):
             return None
         status = error_status(exc)
-        context = {"error_title": error_title(status), "error_message": exc.message, "error_status": status}
+        fields = getattr(exc, "fields", [])
+        # With every problem at its field, the message over the form says only what no field says.
+        message = exc.general if isinstance(exc, FormRefused) else ("" if fields else exc.message)
+        context = {"error_title": error_title(status), "error_message": message, "error_fields": fields,
+                   "error_status": status, "error_full": exc.message}
         if getattr(request, "htmx", False):
             response = render(request, "console/_error.html", context, status=status)
             # Show the error where errors go, instead of replacing the part of the page that asked.

@@ -5,7 +5,7 @@ from django.shortcuts import redirect
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
-from console.errors import ConsoleError
+from console.errors import FormRefused
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -30,7 +30,7 @@ def form_errors_text(form) -> str:
 
 
 def valid_data(form) -> dict:
-    """The form's cleaned data, or a ConsoleError (rendered as the error partial) naming each problem."""
+    """The form's cleaned data, or a FormRefused (rendered as the error partial, each problem at its field)."""
     if not form.is_valid():
-        raise ConsoleError(form_errors_text(form))
+        raise FormRefused(form_errors_text(form), errors={k: list(v) for k, v in form.errors.items()})
     return form.cleaned_data

@@ -1,5 +1,8 @@
 from django.conf import settings
 from django.contrib import admin
+from django.http import HttpResponsePermanentRedirect
+from django.contrib.auth.decorators import login_not_required
+from django.templatetags.static import static
 from django.urls import include, path, register_converter
 from django.views.generic import RedirectView
 
@@ -8,8 +11,15 @@ from console.urlnames import KafkaNameConverter
 
 register_converter(KafkaNameConverter, "kafka_name")
 
+
+@login_not_required
+def favicon(request):
+    # Resolved at request time: the hashed name exists only once collectstatic has run.
+    return HttpResponsePermanentRedirect(static("console/favicon.svg"))
+
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="clusters:list", permanent=False)),
+    path("favicon.ico", favicon),
     path("health", health, name="health"),
     path("health/ready", health, name="health-ready"),
     path("health/live", health_live, name="health-live"),

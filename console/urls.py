@@ -1,6 +1,7 @@
 from django.conf import settings
 from django.contrib import admin
 from django.http import HttpResponsePermanentRedirect
+from django.views.decorators.http import require_GET
 from django.contrib.auth.decorators import login_not_required
 from django.templatetags.static import static
 from django.urls import include, path, register_converter
@@ -12,6 +13,7 @@ from console.urlnames import KafkaNameConverter
 register_converter(KafkaNameConverter, "kafka_name")
 
 
+@require_GET
 @login_not_required
 def favicon(request):
     # Resolved at request time: the hashed name exists only once collectstatic has run.

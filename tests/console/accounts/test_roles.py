@@ -62,7 +62,7 @@ def _console_views():
 
 
 # /metrics takes no session: Prometheus authenticates with the bearer token (tests/console/metrics/test_views.py).
-PUBLIC_ROUTES = {"health", "health/ready", "health/live", "metrics"}
+PUBLIC_ROUTES = {"health", "health/ready", "health/live", "metrics", "favicon.ico"}
 
 
 def test_every_console_view_declares_its_role_except_health():

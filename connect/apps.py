@@ -18,7 +18,11 @@ class ConnectConfig(AppConfig):
         from connect import models
         from connect.metrics import connector_metrics
 
+        from connect.dashboard import connect_panel
+        from console.clusters.dashboard import register_dashboard_panel
+
         post_migrate.connect(_seed_local, sender=self, dispatch_uid="connect-seed-local")
+        register_dashboard_panel(connect_panel)
         register_metrics("connect", connector_metrics, order=40)
         tables = (models.ConnectCluster, models.ConnectorSnapshot, models.ConnectorEvent)
         register_cluster_data(ClusterData(

@@ -26,6 +26,10 @@ class OffsetsConfig(AppConfig):
 
         register_status_provider(lag)
         register_status_provider(history)
+        from console.clusters.dashboard import register_dashboard_panel
+        from offsets.dashboard import groups_panel
+
+        register_dashboard_panel(groups_panel)
         self._register_cluster_data()
         register_metrics("offsets", group_metrics, order=10)
 

@@ -97,6 +97,10 @@ class TopicDetail:
     def replication_factor(self) -> int:
         return max((len(p.replicas) for p in self.partitions), default=0)
 
+    @property
+    def under_replicated_count(self) -> int:
+        return sum(1 for p in self.partitions if p.under_replicated or p.leader is None)
+
 
 def topic_detail(cluster: str, name: str) -> TopicDetail:
     from transactions.selectors import StableOffsets, blocking_transactions

@@ -14,13 +14,14 @@ from console.accounts.roles import Role
 from console.audit.actor import Actor
 from console.clusters.selectors import cluster_get
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
+from access.selectors import NoAuthorizer, acls_list
 from brokers.selectors import topic_throughput
 from masking.apply import mask_page
 from masking.selectors import masker_for
 from offsets.lag.selectors import topic_lag_chart
 from topics import disk, forms, selectors, services
 from topics.policies.selectors import detail_violations, policy_rows
-from console.kafka.types import TOPIC
+from console.kafka.types import TOPIC, AclQuery
 
 PAGE_SIZE = 50
 MSG_TABLE_BUILDING = ("The topic list of {cluster} is being built in the background (a first look at every "
@@ -86,20 +87,43 @@ def topic_create(request: HtmxHttpRequest, cluster: str):
 @require_GET
 @role_required(Role.VIEWER)
 def topic_detail(request: HtmxHttpRequest, cluster: str, topic: str):
+    """The topic in tabs (overview, consumers, configuration, partitions, ACLs; messages is a page of its own):
+    each tab reads only what it shows, beyond the topic's description."""
+    tab = request.GET.get("tab", "overview")
+    tab = tab if tab in TOPIC_TABS else "overview"
     detail = selectors.topic_detail(cluster, topic)
     context = {
-        "cluster": cluster, "topic": detail, "config_form": forms.TopicConfigChangeForm(),
-        "partitions_form": forms.PartitionsForm(initial={"new_total": len(detail.partitions) + 1}),
-        "delete_form": forms.DeleteForm(), "purge_form": forms.PurgeForm(),
+        "cluster": cluster, "topic": detail, "topic_name": detail.name, "tab": tab,
+        "partition_count": len(detail.partitions), "overrides": sum(1 for c in detail.configs if c.is_override),
     }
-    if not request.htmx:
+    if request.htmx:
+        return render(request, "topics/detail.html#partitions", context)
+    if tab == "overview":
         context["policy_violations"] = detail_violations(
             cluster, detail.name, partitions=len(detail.partitions), replication_factor=detail.replication_factor,
             internal=detail.internal, configs=detail.configs)
+    elif tab == "consumers":
         context.update(chart=topic_lag_chart(cluster, topic, request.GET.get("range")),
                        chart_url=reverse("topics:lag", args=[cluster, topic]))
-    template = "topics/detail.html#partitions" if request.htmx else "topics/detail.html"
-    return render(request, template, context)
+    elif tab == "configuration":
+        context.update(config_form=forms.TopicConfigChangeForm(), delete_form=forms.DeleteForm())
+    elif tab == "partitions":
+        context.update(partitions_form=forms.PartitionsForm(initial={"new_total": len(detail.partitions) + 1}),
+                       purge_form=forms.PurgeForm())
+    elif tab == "acls":
+        context.update(topic_acls(cluster, detail.name))
+    return render(request, "topics/detail.html", context)
+
+
+TOPIC_TABS = ("overview", "consumers", "configuration", "partitions", "acls")
+
+
+def topic_acls(cluster: str, topic: str) -> dict:
+    """The bindings that apply to the topic (its name, the wildcard, prefixes covering it), or why there are none."""
+    try:
+        return {"acls": acls_list(cluster, AclQuery(resource_type="TOPIC", resource_name=topic, pattern_type="MATCH"))}
+    except NoAuthorizer as exc:
+        return {"acls": [], "no_authorizer": exc.message}
 
 
 @require_GET
@@ -188,5 +212,5 @@ def topic_messages(request: HtmxHttpRequest, cluster: str, topic: str):
                                   timestamp_ms=form.timestamp_ms(), limit=data.get("limit") or 50,
                                   isolation=data.get("isolation") or "read_committed")
     page = mask_page(masker_for(cluster, topic, request.user), page)  # before anything reaches the template
-    context = {"cluster": cluster, "topic_name": topic, "form": form, "page": page}
+    context = {"cluster": cluster, "topic_name": topic, "form": form, "page": page, "tab": "messages"}
     return render(request, "topics/messages.html#records" if request.htmx else "topics/messages.html", context)

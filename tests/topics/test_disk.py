@@ -29,5 +29,5 @@ def test_sizes_per_topic_and_partition_in_the_pages(client_for, viewer, topic_fa
     order = [name for name in re.findall(r'/topics/(disk-[a-z]+-[0-9a-f]+)/"', listing)]
     assert order.index(big) < order.index(small)
     assert f'title="{usage.by_topic[big]} bytes"' in listing
-    page = client.get(f"/clusters/local/topics/{big}/").content.decode()
+    page = client.get(f"/clusters/local/topics/{big}/", {"tab": "partitions"}).content.decode()
     assert f"broker 1: {sizes[0][1]} bytes" in page

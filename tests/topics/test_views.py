@@ -87,10 +87,16 @@ def test_topic_detail_shows_partitions_offsets_and_config_sources(client_for, vi
     name = topic_factory("detail", partitions=2, configs={"retention.ms": "86400000"})
     produce(name, [(0, b"k", b"v", None)] * 3)
 
-    body = client_for(viewer).get(f"/clusters/local/topics/{name}/").content.decode()
+    client = client_for(viewer)
+    overview = client.get(f"/clusters/local/topics/{name}/").content.decode()
+    partitions = client.get(f"/clusters/local/topics/{name}/", {"tab": "partitions"}).content.decode()
+    configuration = client.get(f"/clusters/local/topics/{name}/", {"tab": "configuration"}).content.decode()
 
-    assert "<td>0</td><td>3</td>" in body  # partition 0: start 0, end 3
-    assert "topic override" in body and "(1 day)" in body and "(7 days)" in body  # value and broker default
+    assert '<span class="value">2</span><span class="label">Partitions</span>' in overview
+    assert '<td class="num">0</td><td class="num">3</td>' in partitions  # partition 0: start 0, end 3
+    # Human units shown, the raw value on hover: the topic's override and the broker default.
+    assert "topic override" in configuration
+    assert '<span title="86400000">1 day</span>' in configuration and '<span title="604800000">7 days</span>' in configuration
 
 
 def test_unknown_topic_is_a_404_naming_it(client_for, viewer):

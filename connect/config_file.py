@@ -33,16 +33,17 @@ def _text_from(path: str, stdin) -> str:
             raise ConsoleError(MSG_TOO_BIG.format(where="standard input", limit=MAX_BYTES))
         return text
     try:
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOCTTY", 0))
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK)  # a FIFO must not hang it
     except OSError as exc:
         raise ConsoleError(MSG_OPEN.format(path=path, reason=exc.strerror or exc)) from None
+    # The mode of what was opened, not of the name: a link swapped between a check and the open is not missed.
+    found = os.fstat(descriptor)
+    problem = (MSG_NOT_A_FILE.format(path=path) if not stat.S_ISREG(found.st_mode)
+               else MSG_MODE.format(path=path, mode=stat.S_IMODE(found.st_mode)) if found.st_mode & 0o077 else "")
+    if problem:
+        os.close(descriptor)
+        raise ConsoleError(problem)
     with os.fdopen(descriptor, "rb") as handle:
-        # The mode of what was opened, not of the name: a link swapped after a check would not be seen.
-        found = os.fstat(handle.fileno())
-        if not stat.S_ISREG(found.st_mode):
-            raise ConsoleError(MSG_NOT_A_FILE.format(path=path))
-        if found.st_mode & 0o077:
-            raise ConsoleError(MSG_MODE.format(path=path, mode=stat.S_IMODE(found.st_mode)))
         raw = handle.read(MAX_BYTES + 1)
     if len(raw) > MAX_BYTES:
         raise ConsoleError(MSG_TOO_BIG.format(where=path, limit=MAX_BYTES))

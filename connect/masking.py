@@ -23,7 +23,7 @@ _USERINFO = re.compile(r"(?<=://)[^/?#\s]*@")
 # A secret's name followed by ':' or '=' inside a value: `Authorization: Bearer …`, `;password=…`,
 # `X-Api-Token:…`, `password="…"` in a JAAS line.
 _SECRET_PAIR = re.compile(r"(password|passwd|passphrase|secret|credential|token|authori[sz]ation|api[._-]?key"
-                          r"|access[._-]?key)[\w.-]*[\"']?\s*[:=]", re.IGNORECASE)
+                          r"|access[._-]?key)[\w.-]*[\"']?\s*[:=]\s*[\"']?[^\"'\s;,&|]", re.IGNORECASE)
 
 
 def is_secret_key(key: str, declared: Iterable[str] = ()) -> bool:

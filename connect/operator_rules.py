@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from connect.masking import has_reference
 
@@ -63,11 +63,11 @@ class OperatorPolicy:
 
     connect: str
     plugins: frozenset[str] = frozenset()
-    settings: tuple[str, ...] = ()  # exact names, or a prefix written as `prefix.*`
-    file_dirs: tuple[str, ...] = field(default=())
+    settings: tuple[str, ...] = ()  # exact names, or `prefix.*`: the name `prefix` and every name under it
+    file_dirs: tuple[str, ...] = ()
 
     def allows_setting(self, key: str) -> bool:
-        return any(key == allowed or (allowed.endswith(".*") and key.startswith(allowed[:-1]))
+        return any(key == allowed or (allowed.endswith(".*") and (key.startswith(allowed[:-1]) or key == allowed[:-2]))
                    for allowed in self.settings)
 
 

@@ -49,7 +49,7 @@ def test_reads_print_what_the_rest_api_answers(sink, connect_rest):
     assert NAME in table and "RUNNING" in table
 
 
-def test_changes_print_the_state_connect_then_reports(sink, connect_rest, operator, admin):
+def test_changes_print_the_state_connect_then_reports(sink, connect_rest, operator, admin, tmp_path):
     topic, config = sink
     assert "Would pause 1 connector(s); nothing changed" in run("pause", NAME)
     assert connect_rest.state(NAME) == "RUNNING"
@@ -76,7 +76,8 @@ def test_changes_print_the_state_connect_then_reports(sink, connect_rest, operat
     assert edited["config"]["tasks.max"] == "2"
     connect_rest.read("connectors", NAME, until=lambda info: info == edited)
     created = run_json("create", "second one", "--config", f"connector.class={FILE_SOURCE}", "--config",
-                       f"topic={topic}", "--config", "file=/tmp/nothing-here", "--yes", "--actor", operator.username)
+                       f"topic={topic}", "--config", f"file={tmp_path / 'nothing-here'}", "--yes", "--actor",
+                       operator.username)
     assert created == connect_rest("GET", "connectors", "second one")[1]
     with pytest.raises(CommandError, match="This needs the admin role"):
         run("delete", "second one", "--yes", "--actor", operator.username, "--reason", "x")

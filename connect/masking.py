@@ -96,15 +96,18 @@ def unmask(submitted: Mapping[str, str], current: Mapping[str, str], declared: I
 
 def scrub_text(text: str, config: Mapping[str, object], declared: Iterable[str] = ()) -> str:
     """A text about a connector (a task's failure trace, Connect's validation message) without the secrets of its
-    configuration: each secret value it quotes becomes the mask, and so do the credentials of any URL in it."""
+    configuration: each secret value it quotes is replaced by the value as it is shown (masked), and the
+    credentials of any URL in it by the mask."""
     if not text:
         return text
     declared = frozenset(declared)
-    secrets = {str(value) for key, value in config.items()
-               if isinstance(value, str) and len(value) >= 4 and is_masked_secret(key, value, declared)}
-    for key, value in config.items():  # the credentials alone, when only they are masked
-        if isinstance(value, str) and is_masked_secret(key, value, declared):
-            secrets.update(part[:-1] for part in _USERINFO.findall(value) if len(part) > 4)
-    for secret in sorted(secrets, key=len, reverse=True):
-        text = text.replace(secret, MASK)
+    shown = {value: mask_value(key, value, declared) for key, value in config.items()
+             if isinstance(value, str) and len(value) >= 4 and is_masked_secret(key, value, declared)}
+    for value in list(shown):  # a URL's credentials may be quoted without the URL: "user:password", "password"
+        for userinfo in _USERINFO.findall(value):
+            for part in (userinfo[:-1], userinfo[:-1].partition(":")[2]):
+                if len(part) >= 4:
+                    shown.setdefault(part, MASK)
+    for value in sorted(shown, key=len, reverse=True):
+        text = text.replace(value, shown[value])
     return _USERINFO.sub(MASK + "@", text)

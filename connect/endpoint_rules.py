@@ -19,7 +19,8 @@ MSG_PASSWORD_WITHOUT_USER = "A basic-auth password variable needs a user name."
 MSG_USER_WITHOUT_PASSWORD = "A basic-auth user needs the name of the environment variable that holds its password."
 MSG_CERT_NEEDS_KEY = "A client certificate needs its key file, and a key file its certificate."
 MSG_TLS_FILES_NEED_HTTPS = "Certificate files are used only with an https:// address."
-MSG_PLUGIN_NAME = "'{value}' is not a connector class name (such as org.apache.kafka.connect.file.FileStreamSinkConnector)."
+MSG_PLUGIN_NAME = ("'{value}' is not a connector class name (such as "
+                   "org.apache.kafka.connect.file.FileStreamSinkConnector).")
 MSG_SETTING_NAME = ("'{value}' is not a setting name, or a prefix of names written as 'prefix.*' (such as "
                     "consumer.override.auto.offset.reset or transforms.*).")
 MSG_FOLDER = "'{value}' is not an absolute folder path without '..' (and not '/')."

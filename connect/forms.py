@@ -58,7 +58,8 @@ class RegistrationForm(forms.Form):
     key_file = forms.CharField(max_length=1000, required=False, label="Client key file")
     description = forms.CharField(max_length=300, required=False)
     operator_plugins = forms.CharField(
-        required=False, max_length=20_000, label="Plugins operators may use", widget=forms.Textarea(attrs={"rows": 3}),
+        required=False, max_length=20_000, label="Plugins operators may use",
+        widget=forms.Textarea(attrs={"rows": 3}),
         help_text="connector classes, one a line; none: only admins create and edit connectors here")
     operator_settings = forms.CharField(
         required=False, max_length=20_000, label="Further settings operators may write",
@@ -66,7 +67,8 @@ class RegistrationForm(forms.Form):
         help_text="one a line, 'prefix.*' for every name under it; the plugin's own settings and Kafka's basic ones "
                   "(tasks, topics, converters, error handling) need no line")
     file_dirs = forms.CharField(
-        required=False, max_length=20_000, label="Folders for operators' files", widget=forms.Textarea(attrs={"rows": 2}),
+        required=False, max_length=20_000, label="Folders for operators' files",
+        widget=forms.Textarea(attrs={"rows": 2}),
         help_text="absolute folders on the worker's host, one a line: the only places a connector an operator writes "
                   "may read or write files (FileStream's file)")
     reason = forms.CharField(max_length=1000, required=False)

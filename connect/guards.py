@@ -40,8 +40,8 @@ MSG_MASKED_ELSEWHERE = ("Connector '{name}' would read topics of cluster '{clust
 MSG_CREATES = "Connector '{name}': {why}; creating topics is for admins (topic policies apply to every new topic)."
 MSG_UNKNOWN_WRITES = ("Connector '{name}': {why}, so the console cannot tell that every topic it writes exists; "
                       "only admins may create it.")
-MSG_MISSING_TOPICS = ("Connector '{name}' would write {topics}, which cluster '{cluster}' does not have: Kafka or "
-                      "Connect would create them past the topic policies. Create them first, or ask an admin.")
+MSG_MISSING_TOPICS = ("Connector '{name}' names {topics}, which cluster '{cluster}' does not have: Kafka or Connect "
+                      "would create them past the topic policies. Create them first, or ask an admin.")
 MSG_WRITES_ELSEWHERE = "Connector '{name}' would write to another cluster ({address}): only admins may create it."
 MSG_WITNESS_CONNECTOR = ("Connector '{name}' may write topic '{topic}', the audit witness on cluster '{cluster}' "
                          "({how}): the console does not let a connector write to it.")
@@ -106,7 +106,7 @@ def _masked_reads(cluster: str, name: str, flow: TopicFlow, user) -> str:
     return ""
 
 
-def _new_topics(cluster: str, name: str, flow: TopicFlow) -> str:
+def _new_topics(name: str, flow: TopicFlow) -> str:
     if flow.creates:
         return MSG_CREATES.format(name=name, why=flow.creates[0])
     if flow.writes_elsewhere:
@@ -119,13 +119,16 @@ def _new_topics(cluster: str, name: str, flow: TopicFlow) -> str:
 
 
 def _missing_topics(cluster: str, name: str, flow: TopicFlow) -> str:
-    if not flow.writes:
+    """Topics the connector names that the cluster does not have: written, a producer (or Connect) would create
+    them; read, a consumer may have the broker create them (allow.auto.create.topics)."""
+    named = list(dict.fromkeys(flow.writes + flow.reads))
+    if not named:
         return ""
     try:
-        found = cluster_admin(cluster).describe_topics(list(flow.writes), skip_missing=True)
+        found = cluster_admin(cluster).describe_topics(named, skip_missing=True)
     except KafkaGatewayError as exc:
         raise ConsoleError(exc.message) from None
-    missing = [topic for topic in flow.writes if topic not in found]
+    missing = [topic for topic in named if topic not in found]
     if not missing:
         return ""
     return MSG_MISSING_TOPICS.format(name=name, cluster=cluster, topics=", ".join(repr(t) for t in missing))
@@ -135,7 +138,7 @@ def _below_admin(registration: ConnectCluster, name: str, facts: PluginFacts, co
                  changed: frozenset[str], flow: TopicFlow, user) -> str:
     """The first rule below admin the configuration breaks, as its message; "" when it breaks none."""
     cluster = registration.cluster
-    problem = _masked_reads(cluster, name, flow, user) or _new_topics(cluster, name, flow)
+    problem = _masked_reads(cluster, name, flow, user) or _new_topics(name, flow)
     if problem:
         return problem
     try:

@@ -135,8 +135,9 @@ def connect_cluster_remove(*, actor: Actor, cluster: str, name: str, reason: str
 def connect_seed_local(*, using: str = "default") -> None:
     """Keeps the `local` Kafka cluster's Connect cluster `local` at CONNECT_URL (make run's worker), with the
     basic-auth user and password variable make run's worker asks for (CONNECT_LOCAL_PASSWORD_ENV, when make starts
-    that worker); runs after every migrate. Without CONNECT_URL nothing is registered. A new registration lets operators use the FileStream
-    connectors in CONNECT_LOCAL_FILES_DIR only; an existing one keeps the allowlist an admin gave it."""
+    that worker); runs after every migrate. Without CONNECT_URL nothing is registered. A new registration lets
+    operators use the FileStream connectors in CONNECT_LOCAL_FILES_DIR only; an existing one keeps the allowlist an
+    admin gave it."""
     url = settings.CONNECT_URL
     if not url:
         return

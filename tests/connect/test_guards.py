@@ -111,7 +111,7 @@ def test_filestream_is_for_admins_only_where_no_folder_is_named(connect_operator
     assert NAME in connect_rest("GET", "connectors")[1]
 
 
-# -- (b) an edit that moves a masked secret to another destination ------------------------------------------------------
+# -- (b) an edit that moves a masked secret to another destination ---------------------------------------------------
 
 @pytest.fixture
 def with_secret(connect_cluster, connect_rest, topic_factory, tmp_path):
@@ -180,7 +180,7 @@ def test_an_edit_that_keeps_the_destination_keeps_the_masked_secrets(with_secret
     assert {k: v for k, v in stored["config"].items() if k != "tasks.max"} == with_secret
 
 
-# -- (c) masked topics, topic creation, the witness ---------------------------------------------------------------------
+# -- (c) masked topics, topic creation, the witness ------------------------------------------------------------------
 
 def test_a_sink_of_a_masked_topic_is_refused_for_operators(connect_operator, connect_rest, topic_factory, tmp_path,
                                                            admin):
@@ -290,10 +290,10 @@ def test_no_connector_writes_the_witness_topic_not_even_an_admins_nor_through_a_
 def test_an_operators_source_into_the_witness_is_refused_and_other_topics_are_not(
         witness_topic, connect_operator, connect_rest, topic_factory, tmp_path):
     (tmp_path / "lines.txt").write_text("one\n")
-    refused = create_on_page(connect_operator, FILE_SOURCE, {"topic": witness_topic, "file": str(tmp_path / "lines.txt")})
+    lines = str(tmp_path / "lines.txt")
+    refused = create_on_page(connect_operator, FILE_SOURCE, {"topic": witness_topic, "file": lines})
     assert refused.status_code == 403 and "the audit witness on cluster" in refused.content.decode()
-    allowed = create_on_page(connect_operator, FILE_SOURCE, {"topic": topic_factory("lines"),
-                                                             "file": str(tmp_path / "lines.txt")})
+    allowed = create_on_page(connect_operator, FILE_SOURCE, {"topic": topic_factory("lines"), "file": lines})
     assert allowed.status_code == 302
     assert NAME in connect_rest("GET", "connectors")[1]
 
@@ -324,3 +324,12 @@ def test_url_credentials_and_header_secrets_reach_neither_viewers_nor_the_audit_
     for secret in secrets:
         for shown in (page, described.getvalue(), listed.getvalue(), audit):
             assert secret not in shown
+
+
+def test_a_sink_of_a_topic_that_does_not_exist_is_refused_for_operators(connect_operator, connect_rest, kafka_node,
+                                                                         tmp_path):
+    missing = f"not-there-{uuid.uuid4().hex[:8]}"
+    refused = create_on_page(connect_operator, FILE_SINK, {"topics": missing, "file": str(tmp_path / "o.txt")})
+    assert refused.status_code == 403
+    refused_once(MSG_MISSING_TOPICS.format(name=NAME, cluster="local", topics=repr(missing)))
+    assert not topic_exists(kafka_node.bootstrap, missing) and NAME not in connect_rest("GET", "connectors")[1]

@@ -122,9 +122,8 @@ def test_bulk_selects_by_filter_and_previews_first(sink, connect_rest, operator,
     assert AuditEvent.objects.filter(action="connector.pause", outcome="success").count() == 2
 
 
-def test_a_secret_is_given_in_a_private_file_or_on_standard_input_never_as_an_argument(connection_settings, connect_rest,
-                                                                                       operator, topic_factory,
-                                                                                       tmp_path):
+def test_a_secret_is_given_in_a_private_file_or_on_standard_input_never_as_an_argument(
+        connection_settings, connect_rest, operator, topic_factory, tmp_path):
     from connect.config_file import MSG_MODE, MSG_SECRET_ARGUMENT
     from connect.masking import MASK
 

@@ -118,7 +118,8 @@ def test_a_cluster_that_cannot_say_its_id_is_refused_only_the_witness_topic(witn
     Cluster.objects.create(name="down", bootstrap_servers="127.0.0.1:1")
     actor = Actor(user=admin, source="cli")
     with pytest.raises(PermissionRefused) as refused:
-        witness_topic_guard(actor=actor, action="record.produce", cluster="down", topic=witness_topic, what="produce to")
+        witness_topic_guard(actor=actor, action="record.produce", cluster="down", topic=witness_topic,
+                            what="produce to")
     assert refused.value.message.startswith(MSG_WITNESS_UNKNOWN.split("(")[0].format(topic=witness_topic,
                                                                                     cluster="down"))
     witness_topic_guard(actor=actor, action="record.produce", cluster="down", topic="plain", what="produce to")

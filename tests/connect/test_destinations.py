@@ -17,3 +17,4 @@ def test_only_changed_destinations_are_named():
     assert destination_changes(current, {**current, "tasks.max": "2"}) == []
     assert destination_changes(current, {**current, "connection.url": "https://b/"}) == ["connection.url"]
     assert destination_changes(current, {**current, "backup.host": "c"}) == ["backup.host"]
+    assert destination_changes({"connector.class": "a.Sink"}, {"connector.class": "b.Sink"}) == ["connector.class"]

@@ -32,7 +32,12 @@ PROCS := web worker beat recorder $(if $(KAFKA_BOOTSTRAP_SERVERS),,kafka) $(if $
 # The `local` cluster's registry, stored on it by `make migrate` (the shell then needs no variable). Not for the
 # tests: they start a registry of their own and give it only to the clusters that use it.
 run migrate: export SCHEMA_REGISTRY_URL ?= http://127.0.0.1:8085/apis/ccompat/v7
-# The `local` cluster's Connect worker (the `connect` process), registered on it by `make migrate` as `local`.
+# The `local` cluster's Connect worker (the `connect` process), registered on it by `make migrate` as `local`, with
+# the name of the variable holding the password its REST API asks for (make writes it to .env, below). A worker
+# given by CONNECT_URL is registered without: its admin registers its credentials.
+ifeq ($(CONNECT_URL),)
+run migrate: export CONNECT_LOCAL_PASSWORD_ENV ?= CONSOLE_SECRET_LOCAL_CONNECT_PASSWORD
+endif
 run migrate: export CONNECT_URL ?= http://127.0.0.1:8083
 
 .PHONY: help deps test-deps run test test-db migrate clean-data
@@ -137,7 +142,13 @@ $(REGISTRY_APP): console/devstack/registry-pom.xml .data/.system-run
 	  echo "REDIS_PASSWORD=$$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')" >> .env
 	@mkdir -p .data && touch $@
 
-deps: .env .data/.redis-password $(VENV)/.deps-run $(KAFKA_JARS) $(SPARK_JARS) $(SPARK_S3A_JARS) $(SPARK_AVRO_JARS) $(REGISTRY_APP) \
+# So does the local Kafka Connect worker's REST API (basic authentication, console/devstack/connect.py).
+.data/.connect-password: .env
+	@chmod 600 .env; grep -q '^CONSOLE_SECRET_LOCAL_CONNECT_PASSWORD=' .env || \
+	  echo "CONSOLE_SECRET_LOCAL_CONNECT_PASSWORD=$$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')" >> .env
+	@mkdir -p .data && touch $@
+
+deps: .env .data/.redis-password .data/.connect-password $(VENV)/.deps-run $(KAFKA_JARS) $(SPARK_JARS) $(SPARK_S3A_JARS) $(SPARK_AVRO_JARS) $(REGISTRY_APP) \
 	$(CONNECT_JARS) .data/.system-run
 
 test-deps: deps $(VENV)/.deps-test .data/.system-test $(IDENTITY_JARS) $(S3PROXY_JAR) $(JMX_EXPORTER)
@@ -182,8 +193,8 @@ test-db:
 	bash console/devstack/pytest.sh $(PY) -m pytest \
 	  -m "database and not slow and not spark and not browser and not parity and not engine_neutral and (not kafka or postgres)" $(PYTEST_ARGS)
 
-# Everything `make run` keeps between runs, not what it was set up with: .env (SECRET_KEY, REDIS_PASSWORD) stays,
-# and so does the .data/.redis-password stamp, which only says .env holds a password (the new Redis reads it).
+# Everything `make run` keeps between runs, not what it was set up with: .env (SECRET_KEY, REDIS_PASSWORD and Connect's
+# password) stays, and so do the .data/.redis-password and .connect-password stamps, which only say .env holds them.
 # The SQLite journal goes with its database (a stale one would be rolled back into the new file), and the
 # keep_running status files with the processes they describe. Refused while `make run` is up: its processes
 # would go on writing into the folders being removed.

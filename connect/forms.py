@@ -57,7 +57,42 @@ class RegistrationForm(forms.Form):
     cert_file = forms.CharField(max_length=1000, required=False, label="Client certificate file")
     key_file = forms.CharField(max_length=1000, required=False, label="Client key file")
     description = forms.CharField(max_length=300, required=False)
+    operator_plugins = forms.CharField(
+        required=False, max_length=20_000, label="Plugins operators may use",
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="connector classes, one a line; none: only admins create and edit connectors here")
+    operator_settings = forms.CharField(
+        required=False, max_length=20_000, label="Further settings operators may write",
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="one a line, 'prefix.*' for every name under it; the plugin's own settings and Kafka's basic ones "
+                  "(tasks, topics, converters, error handling) need no line")
+    file_dirs = forms.CharField(
+        required=False, max_length=20_000, label="Folders for operators' files",
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="absolute folders on the worker's host, one a line: the only places a connector an operator writes "
+                  "may read or write files (FileStream's file)")
     reason = forms.CharField(max_length=1000, required=False)
+
+    LISTS = ("operator_plugins", "operator_settings", "file_dirs")
+
+    def __init__(self, *args, initial: dict | None = None, **kwargs) -> None:
+        initial = dict(initial or {})
+        for name in self.LISTS:
+            if isinstance(initial.get(name), list):
+                initial[name] = "\n".join(initial[name])
+        super().__init__(*args, initial=initial, **kwargs)
+
+    def _lines(self, name: str) -> list[str]:
+        return [line.strip() for line in self.cleaned_data[name].splitlines() if line.strip()]
+
+    def clean_operator_plugins(self) -> list[str]:
+        return self._lines("operator_plugins")
+
+    def clean_operator_settings(self) -> list[str]:
+        return self._lines("operator_settings")
+
+    def clean_file_dirs(self) -> list[str]:
+        return self._lines("file_dirs")
 
 
 class OffsetsChangeForm(forms.Form):

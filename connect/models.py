@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.db import models
 
-from connect.endpoint_rules import RegistrationRefused, check_connect_registration
+from connect.endpoint_rules import RegistrationRefused, check_connect_registration, check_operator_allowlist
 from console.clusters.models import name_validator
 from offsets.models import GROUP_ID_MAX_STORED
 
@@ -28,6 +28,11 @@ class ConnectCluster(models.Model):
     cert_file = models.CharField(max_length=1000, blank=True)
     key_file = models.CharField(max_length=1000, blank=True)
     description = models.CharField(max_length=300, blank=True)
+    # What operators may write in connectors here (connect/operator_rules.py); admins are not bound by it. Empty:
+    # every plugin is for admins only, and no setting naming a file is allowed to operators.
+    operator_plugins = models.JSONField(default=list, blank=True)  # connector classes
+    operator_settings = models.JSONField(default=list, blank=True)  # setting names beyond Kafka's basic ones
+    file_dirs = models.JSONField(default=list, blank=True)  # folders on the worker's host for connectors' files
     created_at = models.DateTimeField(auto_now_add=True)
     # connectors_observe (connect/observe.py): when the cluster last answered, and why the last look failed if it did.
     observed_at = models.DateTimeField(null=True, blank=True)
@@ -46,6 +51,8 @@ class ConnectCluster(models.Model):
         try:
             check_connect_registration(url=self.url, username=self.username, password_env=self.password_env,
                                        ca_file=self.ca_file, cert_file=self.cert_file, key_file=self.key_file)
+            check_operator_allowlist(plugins=self.operator_plugins, setting_names=self.operator_settings,
+                                     file_dirs=self.file_dirs)
         except RegistrationRefused as exc:
             raise ValidationError({exc.field: exc.message}) from exc
 

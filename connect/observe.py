@@ -6,7 +6,7 @@ error on its registration."""
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from django.db import transaction
@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from connect.models import ConnectCluster, ConnectorEvent, ConnectorSnapshot
 from connect.registration import connect_client
+from connect.selectors import scrubbed_status
 from console.connect.errors import ConnectError
 from console.connect.types import ConnectorOverview
 from console.errors import ConsoleError
@@ -35,12 +36,19 @@ def _tasks_json(overview: ConnectorOverview) -> list[dict]:
     return [{"id": t.id, "state": t.state, "worker_id": t.worker_id, "trace": t.trace} for t in overview.status.tasks]
 
 
+def _scrubbed(overview: ConnectorOverview) -> ConnectorOverview:
+    """Traces without the secrets of the connector's configuration (by name and shape; asking every plugin for the
+    passwords it declares would cost a request each per look): they are stored, shown and sent in alerts."""
+    return replace(overview, status=scrubbed_status(overview.status, overview.info.config, frozenset()))
+
+
 def _record(registration: ConnectCluster, overviews: dict[str, ConnectorOverview], now) -> int:
     """Snapshots and events for one Connect cluster's answer; returns how many states changed."""
     key = {"cluster": registration.cluster, "connect": registration.name}
     known = {s.connector: s for s in ConnectorSnapshot.objects.filter(**key)}
     events: list[ConnectorEvent] = []
     for name, overview in overviews.items():
+        overview = _scrubbed(overview)
         status, previous = overview.status, known.pop(name, None)
         tasks = _tasks_json(overview)
         old_tasks = {t["id"]: t["state"] for t in (previous.tasks if previous else [])}

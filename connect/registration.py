@@ -11,6 +11,7 @@ from django.db import transaction
 
 from connect.endpoint_rules import RegistrationRefused, check_connect_registration
 from connect.models import ConnectCluster, ConnectorEvent, ConnectorSnapshot
+from connect.operator_rules import FILE_PLUGINS
 from console.audit.actor import Actor
 from console.audit.services import audited
 from console.clusters.client_settings import SettingRefused, check_secret_value
@@ -82,14 +83,18 @@ def connect_client(registration: ConnectCluster) -> ConnectClient:
 def _snapshot(registration: ConnectCluster) -> dict:
     return {"url": registration.url, "username": registration.username, "password_env": registration.password_env,
             "ca_file": registration.ca_file, "cert_file": registration.cert_file, "key_file": registration.key_file,
-            "description": registration.description}
+            "description": registration.description, "operator_plugins": registration.operator_plugins,
+            "operator_settings": registration.operator_settings, "file_dirs": registration.file_dirs}
 
 
 def connect_cluster_register(*, actor: Actor, cluster: str, name: str, url: str, username: str = "",
                              password_env: str = "", ca_file: str = "", cert_file: str = "", key_file: str = "",
-                             description: str = "", reason: str = "", create: bool | None = None) -> ConnectCluster:
+                             description: str = "", operator_plugins: list[str] | None = None,
+                             operator_settings: list[str] | None = None, file_dirs: list[str] | None = None,
+                             reason: str = "", create: bool | None = None) -> ConnectCluster:
     """Adds (create True), changes (create False) or upserts (None) a registration; nothing is stored unless
-    every field passes the rules of connect/endpoint_rules.py. No secret values: a variable's name only."""
+    every field passes the rules of connect/endpoint_rules.py. No secret values: a variable's name only. The
+    operator allowlist (plugins, extra settings, folders for files) is given whole; None leaves it empty."""
     cluster_get(cluster)
     registration = ConnectCluster.objects.filter(cluster=cluster, name=name).first()
     if create is True and registration is not None:
@@ -101,6 +106,9 @@ def connect_cluster_register(*, actor: Actor, cluster: str, name: str, url: str,
     registration.url, registration.username, registration.password_env = url.strip(), username, password_env
     registration.ca_file, registration.cert_file, registration.key_file = ca_file, cert_file, key_file
     registration.description = description
+    registration.operator_plugins = list(operator_plugins or [])
+    registration.operator_settings = list(operator_settings or [])
+    registration.file_dirs = list(file_dirs or [])
     try:
         registration.full_clean(validate_constraints=False)
     except ValidationError as exc:
@@ -125,15 +133,22 @@ def connect_cluster_remove(*, actor: Actor, cluster: str, name: str, reason: str
 
 
 def connect_seed_local(*, using: str = "default") -> None:
-    """Keeps the `local` Kafka cluster's Connect cluster `local` at CONNECT_URL (make run's worker); runs after
-    every migrate. Without CONNECT_URL nothing is registered."""
+    """Keeps the `local` Kafka cluster's Connect cluster `local` at CONNECT_URL (make run's worker), with the
+    basic-auth user and password variable make run's worker asks for (CONNECT_LOCAL_PASSWORD_ENV, when make starts
+    that worker); runs after every migrate. Without CONNECT_URL nothing is registered. A new registration lets
+    operators use the FileStream connectors in CONNECT_LOCAL_FILES_DIR only; an existing one keeps the allowlist an
+    admin gave it."""
     url = settings.CONNECT_URL
     if not url:
         return
     cluster = settings.KAFKA_LOCAL_CLUSTER_NAME
+    password_env = settings.CONNECT_LOCAL_PASSWORD_ENV
+    wanted = {"url": url, "username": settings.CONNECT_LOCAL_USER if password_env else "",
+              "password_env": password_env}
     existing = ConnectCluster.objects.using(using).filter(cluster=cluster, name="local").first()
     if existing is None:
-        ConnectCluster.objects.using(using).create(cluster=cluster, name="local", url=url,
-                                                   description="Seeded from CONNECT_URL")
-    elif existing.url != url:
-        ConnectCluster.objects.using(using).filter(pk=existing.pk).update(url=url)
+        ConnectCluster.objects.using(using).create(
+            cluster=cluster, name="local", description="Seeded from CONNECT_URL", operator_plugins=sorted(FILE_PLUGINS),
+            file_dirs=[str(settings.CONNECT_LOCAL_FILES_DIR)], **wanted)
+    elif any(getattr(existing, key) != value for key, value in wanted.items()):
+        ConnectCluster.objects.using(using).filter(pk=existing.pk).update(**wanted)

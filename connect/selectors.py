@@ -4,9 +4,9 @@ side by side, each bounded, one that is down named instead of listed), a connect
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from connect.masking import mask_config
+from connect.masking import mask_config, scrub_text
 from connect.models import ConnectCluster, ConnectorEvent
 from connect.registration import connect_client, connect_cluster_get, connect_clusters
 from console.connect.errors import ConnectError
@@ -125,16 +125,25 @@ class ConnectorDetail:
     history: list[ConnectorEvent]
 
 
+def scrubbed_status(status: ConnectorState, config: dict, secrets: frozenset[str]) -> ConnectorState:
+    """The status with the configuration's secrets taken out of its failure traces (an exception's message may
+    quote a URL with its credentials, or a value)."""
+    tasks = tuple(replace(task, trace=scrub_text(task.trace, config, secrets)) for task in status.tasks)
+    return replace(status, trace=scrub_text(status.trace, config, secrets), tasks=tasks)
+
+
 def connector_detail(cluster: str, connect: str, name: str) -> ConnectorDetail:
     registration = connect_cluster_get(cluster, connect)
     client = connect_client(registration)
     info = client.connector(name)
-    status = client.status(name)
+    secrets = declared_secrets(client, info.plugin)
+    status = scrubbed_status(client.status(name), info.config, secrets)
     try:
         topics = client.topics(name)
     except ConnectError:
         topics = []
     history = list(ConnectorEvent.objects.filter(cluster=cluster, connect=connect, connector=name)[:200])
-    return ConnectorDetail(connect=connect, info=info, status=status,
-                           config=mask_config(info.config, declared_secrets(client, info.plugin)), topics=topics,
-                           group=sink_group(info), history=history)
+    for event in history:  # shown, never saved
+        event.trace = scrub_text(event.trace, info.config, secrets)
+    return ConnectorDetail(connect=connect, info=info, status=status, config=mask_config(info.config, secrets),
+                           topics=topics, group=sink_group(info), history=history)

@@ -11,10 +11,13 @@ from dataclasses import dataclass
 
 from django.utils import timezone
 
-from connect.masking import MASK, mask_config, unmask
+from connect.destinations import destination_changes
+from connect.guards import connector_guard, plugin_facts
+from connect.masking import MASK, has_reference, kept_secrets, mask_config, scrub_text, unmask
 from connect.models import ConnectorEvent
 from connect.registration import connect_client, connect_cluster_get
 from connect.selectors import declared_secrets
+from console.accounts.roles import Role, user_role
 from console.audit.actor import Actor
 from console.audit.services import audit_refusal, audited
 from console.connect.errors import ConnectError, ConnectNotFound
@@ -33,16 +36,22 @@ MSG_NO_CHANGE = "The new configuration is the same as the running one: nothing t
 MSG_CONFIRM = "Type the connector's name '{name}' exactly to confirm."
 MSG_REASON = "A reason is required: it goes into the audit log."
 MSG_ACTION = "The action is one of " + ", ".join(ACTIONS) + "."
+MSG_PARTIAL_MASK = (f"{{keys}}: the value still holds {MASK} but is not the secret as it was shown: give the whole "
+                    f"value again, secret included.")
+MSG_SECRET_AGAIN = ("This edit changes where the connector connects ({moved}) and keeps secrets it does not give "
+                    "({kept}): the worker would send them to the new destination. Give them again in this edit.")
 WAIT_FOR_STATE_S = 8.0
 
 
 class ConfigInvalid(ConsoleError):
-    """Connect's validation found problems; `validation` has them per setting."""
+    """Connect's validation found problems; `validation` has them per setting (each message passed through
+    `scrub`, which takes secrets out of them)."""
 
-    def __init__(self, validation: ConfigValidation) -> None:
-        detail = "; ".join(f"{key}: {' '.join(messages)}" for key, messages in validation.errors.items())
+    def __init__(self, validation: ConfigValidation, scrub=lambda text: text) -> None:
+        errors = {key: tuple(scrub(m) for m in messages) for key, messages in validation.errors.items()}
+        detail = "; ".join(f"{key}: {' '.join(messages)}" for key, messages in errors.items())
         super().__init__(MSG_CONFIG_INVALID.format(count=validation.error_count, detail=detail))
-        self.validation = validation
+        self.validation, self.errors = validation, errors
 
 
 def _target(connect: str, name: str) -> str:
@@ -72,15 +81,21 @@ def connector_validate(*, cluster: str, connect: str, plugin: str, config: dict[
 
 def connector_create(*, actor: Actor, cluster: str, connect: str, name: str, config: dict[str, str],
                      reason: str = "") -> dict:
-    """Validates with Connect first (ConfigInvalid, nothing created, when it finds problems), then POST
-    /connectors. Returns the connector as Connect stored it, secrets masked."""
+    """The rules of connect/guards.py first (an audited refusal, nothing sent to Connect), then Connect's own
+    validation (ConfigInvalid, nothing created, when it finds problems), then POST /connectors. Returns the
+    connector as Connect stored it, secrets masked."""
     _check_name(name)
-    client = connect_client(connect_cluster_get(cluster, connect))
+    registration = connect_cluster_get(cluster, connect)
+    client = connect_client(registration)
     plugin = config.get("connector.class", "")
+    facts = plugin_facts(client, plugin)
+    connector_guard(actor=actor, action="connector.create", registration=registration, client=client, name=name,
+                    facts=facts, config=config, changed=frozenset(config), target=_target(connect, name),
+                    reason=reason)
     validation = client.validate(plugin, {**config, "name": name})
     if validation.error_count:
         raise ConfigInvalid(validation)
-    secrets = validation.secret_keys | declared_secrets(client, plugin)
+    secrets = validation.secret_keys | facts.secrets
     params = {"connect": connect, "connector": name, "config": mask_config(config, secrets)}
     with audited(actor=actor, action="connector.create", cluster=cluster, target=_target(connect, name),
                  reason=reason, params=params) as record:
@@ -124,21 +139,44 @@ def config_diff(current: dict[str, str], new: dict[str, str], secrets: frozenset
 def connector_edit_preview(*, cluster: str, connect: str, name: str, config: dict[str, str]) -> ConfigDiff:
     client = connect_client(connect_cluster_get(cluster, connect))
     current = client.connector(name).config
-    new = unmask(config, current)
     secrets = declared_secrets(client, current.get("connector.class", ""))
+    new = unmask(config, current, secrets)
     return ConfigDiff(tuple(config_diff(current, new, secrets)), config_fingerprint(current))
+
+
+def _edit_problem(current: dict[str, str], submitted: dict[str, str], new: dict[str, str], secrets: frozenset[str],
+                  *, admin: bool) -> str:
+    """Why an edit must give a secret again, or "": a value that still holds the mask without being the masked
+    running value, or a kept secret (or, below admin, a kept config provider reference) while a destination
+    changes, which would send that secret to wherever the new destination points."""
+    partial = sorted(key for key, value in new.items() if MASK in value and value != current.get(key))
+    if partial:
+        return MSG_PARTIAL_MASK.format(keys=", ".join(partial))
+    moved = destination_changes(current, new)
+    if not moved:
+        return ""
+    kept = set(kept_secrets(submitted, current, secrets))
+    if not admin:
+        kept |= {key for key, value in new.items() if value == current.get(key) and has_reference(value)}
+    if not kept:
+        return ""
+    return MSG_SECRET_AGAIN.format(kept=", ".join(sorted(kept)), moved=", ".join(moved))
 
 
 def connector_edit(*, actor: Actor, cluster: str, connect: str, name: str, config: dict[str, str], reason: str,
                    expected_fingerprint: str | None = None) -> dict:
-    """PUT /connectors/{name}/config with the whole new configuration, after Connect validated it and only if
-    the running configuration is still the one the diff was made against. A secret left as the mask keeps its
-    value. Audited with both configurations, masked."""
-    client = connect_client(connect_cluster_get(cluster, connect))
+    """PUT /connectors/{name}/config with the whole new configuration, after the rules of connect/guards.py and
+    Connect's validation, and only if the running configuration is still the one the diff was made against. A
+    secret left as it was shown (masked) keeps its value, unless a destination (an address, host or bootstrap
+    setting) changes: then the secret must be given again. Audited with both configurations, masked."""
+    registration = connect_cluster_get(cluster, connect)
+    client = connect_client(registration)
     current = client.connector(name).config
-    new = unmask(config, current)
+    running = plugin_facts(client, current.get("connector.class", ""))
+    new = unmask(config, current, running.secrets)
     new.setdefault("connector.class", current.get("connector.class", ""))
-    secrets = declared_secrets(client, new["connector.class"])
+    facts = running if new["connector.class"] == running.plugin else plugin_facts(client, new["connector.class"])
+    secrets = running.secrets | facts.secrets
     target, params = _target(connect, name), {"connect": connect, "connector": name}
     if expected_fingerprint is not None and expected_fingerprint != config_fingerprint(current):
         message = MSG_CONFIG_MOVED.format(name=name)
@@ -147,9 +185,18 @@ def connector_edit(*, actor: Actor, cluster: str, connect: str, name: str, confi
         raise Conflict(message)
     if new == current:
         raise ConsoleError(MSG_NO_CHANGE)
+    problem = _edit_problem(current, config, new, running.secrets, admin=user_role(actor.user) == Role.ADMIN)
+    if problem:
+        audit_refusal(actor=actor, action="connector.config.edit", cluster=cluster, target=target, reason=reason,
+                      params={**params, "config": mask_config(new, secrets)}, error=problem)
+        raise ConsoleError(problem)
+    changed = frozenset(key for key in set(current) | set(new) if current.get(key) != new.get(key))
+    connector_guard(actor=actor, action="connector.config.edit", registration=registration, client=client,
+                    name=name, facts=facts, config=new, changed=changed, target=target, reason=reason)
     validation = client.validate(new["connector.class"], {**new, "name": name})
     if validation.error_count:
-        raise ConfigInvalid(validation)
+        # Connect's messages quote values, and the running secrets are in this configuration.
+        raise ConfigInvalid(validation, scrub=lambda text: scrub_text(text, {**current, **new}, secrets))
     secrets |= validation.secret_keys
     with audited(actor=actor, action="connector.config.edit", cluster=cluster, target=target, reason=reason,
                  params=params, before=mask_config(current, secrets)) as record:

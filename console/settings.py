@@ -322,6 +322,14 @@ CONNECT_WRITE_TIMEOUT_S = env.float("CONNECT_WRITE_TIMEOUT_S", default=20.0)
 CONNECT_REBALANCE_RETRIES = env.int("CONNECT_REBALANCE_RETRIES", default=4)
 CONNECT_UNREACHABLE_BACKOFF_S = env.float("CONNECT_UNREACHABLE_BACKOFF_S", default=5.0)
 CONNECT_OBSERVE_INTERVAL_S = env.float("CONNECT_OBSERVE_INTERVAL_S", default=15.0)
+# make run's worker asks every caller for basic authentication (console/devstack/connect.py): make sets the NAME of
+# the variable holding its password (which it writes to .env; a cluster secret, read at each call), and `local` is
+# registered with this user and that name. Empty (CONNECT_URL given, no local worker): registered without.
+CONNECT_LOCAL_USER = env("CONNECT_LOCAL_USER", default="console")
+CONNECT_LOCAL_PASSWORD_ENV = env("CONNECT_LOCAL_PASSWORD_ENV", default="")
+# The folder where operators' FileStream connectors of `local` may read and write files (its operator allowlist);
+# the only folder inside the project's own that any Connect registration may name for files.
+CONNECT_LOCAL_FILES_DIR = env("CONNECT_LOCAL_FILES_DIR", default=str(BASE_DIR / ".data" / "connect" / "files"))
 CELERY_BEAT_SCHEDULE["observe-connectors"] = {
     "task": "connect.tasks.observe_connectors", "schedule": CONNECT_OBSERVE_INTERVAL_S,
     "options": {"expires": CONNECT_OBSERVE_INTERVAL_S}}

@@ -41,3 +41,11 @@ def masker_for(cluster: str, topic: str, user) -> Masker | None:
 
 def mask_rule_list(cluster: str) -> list[MaskRule]:
     return list(MaskRule.objects.filter(cluster=cluster))
+
+
+def masks_any_topic(cluster: str, user) -> bool:
+    """Whether any rule of the cluster applies to the user's role, whatever its topics (for a reader that names
+    its topics by a pattern, which cannot be compared with the rules' patterns)."""
+    role = user_role(user) if user is not None else None
+    name = role.group_name if role is not None else None
+    return any(name is None or name in row.roles for row in MaskRule.objects.filter(cluster=cluster))

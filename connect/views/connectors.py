@@ -88,7 +88,7 @@ def connector_create(request: HtmxHttpRequest, cluster: str, connect: str):
         services.connector_create(actor=Actor.from_request(request), cluster=cluster, connect=connect, name=name,
                                   config=config, reason=request.POST.get("reason", ""))
     except services.ConfigInvalid as exc:
-        errors = {key: list(messages_) for key, messages_ in exc.validation.errors.items()}
+        errors = {key: list(messages_) for key, messages_ in exc.errors.items()}
         context = _plugin_form_context(cluster, connect, plugin, {**config, "name": name}, errors)
         context["error"] = exc.message
         return render(request, "connect/create.html", context, status=400)

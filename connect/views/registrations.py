@@ -16,7 +16,8 @@ from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
 
-_FIELDS = ("url", "username", "password_env", "ca_file", "cert_file", "key_file", "description")
+_FIELDS = ("url", "username", "password_env", "ca_file", "cert_file", "key_file", "description", "operator_plugins",
+           "operator_settings", "file_dirs")
 
 
 def _save(request: HtmxHttpRequest, cluster: str, data: dict, *, create: bool):

@@ -2,10 +2,12 @@
 from the jars `make deps` fetches into .cache/kafka-connect/libs (console/devstack/connect-pom.xml), with Kafka's
 FileStream connectors and MirrorMaker 2's connectors on its class path and its internal topics on a broker.
 
-    python -m console.devstack.connect run --port 8083 --bootstrap 127.0.0.1:9092 --home .data/connect
+    CONSOLE_SECRET_LOCAL_CONNECT_PASSWORD=… python -m console.devstack.connect run --port 8083 --home .data/connect
 
-`make run` starts one (the `connect` process of the Procfile); the tests start one per session
-(tests/fixtures/connect.py), two where the point is how tasks move between workers.
+`make run` starts one (the `connect` process of the Procfile), its REST API behind basic authentication (user
+`console`, the password make writes to .env), FileStream connectors' files in .data/connect/files; the tests start
+one per session (tests/fixtures/connect.py), two where the point is how tasks move between workers, all behind
+basic authentication.
 """
 
 from __future__ import annotations
@@ -29,11 +31,18 @@ from console.devstack.launcher import (
 )
 from console.devstack.paths import CACHE_DIR, DATA_DIR
 from console.devstack.tls import TlsFiles
+from console.secret_files import write_secret_file
 
 CONNECT_LIBS = CACHE_DIR / "kafka-connect" / "libs"
 MAIN_CLASS = "org.apache.kafka.connect.cli.ConnectDistributed"
 BASIC_AUTH_EXTENSION = "org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension"
 LOGIN_MODULE = "org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule"
+# make run's worker: the user it asks for, and the variable its password comes from (make writes it to .env; the
+# console registers `local` with the same names, settings.CONNECT_LOCAL_USER and CONNECT_LOCAL_PASSWORD_ENV).
+LOCAL_USER = "console"
+LOCAL_PASSWORD_ENV = "CONSOLE_SECRET_LOCAL_CONNECT_PASSWORD"
+MSG_NO_PASSWORD = (f"{LOCAL_PASSWORD_ENV} is not set: Kafka Connect's REST API asks for a password, and `make run` "
+                   f"writes one to .env (run `make .data/.connect-password`, or set it).")
 
 
 def connect_classpath(libs: Path = CONNECT_LIBS) -> str:
@@ -137,8 +146,7 @@ class ConnectWorker:
         folder = self.home / "tls"
         folder.mkdir(exist_ok=True, mode=0o700)
         password = secrets.token_urlsafe(16)
-        (folder / "password").write_text(password)
-        (folder / "password").chmod(0o600)
+        write_secret_file(folder / "password", password)
         pem = self.tls.broker_keystore.read_bytes()
         key = load_pem_private_key(pem, password=None)
         chain = x509.load_pem_x509_certificates(pem)
@@ -157,15 +165,13 @@ class ConnectWorker:
         (self.home / "plugins").mkdir(exist_ok=True)
         if self.tls and self.https_port:
             self._tls_stores()
-        self.config_file.write_text(self.properties())
-        self.config_file.chmod(0o600)
+        write_secret_file(self.config_file, self.properties())
         (self.home / "log4j2.properties").write_text(log4j2_properties(self.log_level))
         if self.basic_auth:
             users = self.home / "rest-users.properties"
-            users.write_text("".join(f"{user}: {password}\n" for user, password in self.basic_auth.items()))
-            users.chmod(0o600)
-            jaas = self.home / "rest-jaas.conf"
-            jaas.write_text(f'KafkaConnect {{\n  {LOGIN_MODULE} required file="{users}";\n}};\n')
+            write_secret_file(users, "".join(f"{user}: {password}\n" for user, password in self.basic_auth.items()))
+            write_secret_file(self.home / "rest-jaas.conf",
+                              f'KafkaConnect {{\n  {LOGIN_MODULE} required file="{users}";\n}};\n')
 
     def command(self) -> list[str]:
         options = [*SMALL_JVM, "-Djava.awt.headless=true",
@@ -218,9 +224,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS") or "127.0.0.1:9092")
     parser.add_argument("--home", type=Path, default=DATA_DIR / "connect")
     args = parser.parse_args(argv)
-    worker = ConnectWorker(home=args.home.resolve(), bootstrap=args.bootstrap, port=args.port,
-                           secrets_dir=args.home.resolve() / "secrets", heap=("-Xms128m", "-Xmx768m"))
-    (worker.home / "secrets").mkdir(parents=True, exist_ok=True)
+    password = os.environ.get(LOCAL_PASSWORD_ENV)
+    if not password:
+        print(MSG_NO_PASSWORD, file=sys.stderr, flush=True)
+        return 2
+    home = args.home.resolve()
+    worker = ConnectWorker(home=home, bootstrap=args.bootstrap, port=args.port, basic_auth={LOCAL_USER: password},
+                           secrets_dir=home / "secrets", heap=("-Xms128m", "-Xmx768m"))
+    for folder in ("secrets", "files"):  # files: where operators' FileStream connectors may read and write
+        (home / folder).mkdir(parents=True, exist_ok=True, mode=0o700)
     # `make run` starts the broker beside this worker, and a worker that finds no broker gives up after a minute:
     # wait for the broker's port first, so the two start in any order.
     deadline = time.monotonic() + 180

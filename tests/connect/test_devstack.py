@@ -1,5 +1,6 @@
 """The session's Connect worker: Kafka 4.3.1's own ConnectDistributed from Maven Central's jars, answering behind
-basic authentication with the FileStream and MirrorMaker 2 plugins installed."""
+basic authentication with the FileStream and MirrorMaker 2 plugins installed; and make run's, behind basic
+authentication too, with the password make writes to .env."""
 
 import pytest
 
@@ -43,39 +44,87 @@ def test_its_internal_topics_live_on_the_session_broker(connect_worker, kafka_no
 
 
 @pytest.mark.slow
-def test_make_runs_connect_process_starts_a_worker_and_stops_on_sigterm(kafka_node, tmp_path):
+def test_make_runs_connect_process_asks_for_its_password_and_stops_on_sigterm(kafka_node, tmp_path):
     """The Procfile's `connect` process as make run starts it (its own internal topics need a fresh cluster, so
-    this one has a group and topics of its own through a copy of the module's defaults)."""
+    this one has a group and topics of its own through a copy of the module's defaults): its REST API answers 401
+    without the password make writes to .env, and the console's client, given it, works."""
+    import os
     import signal
     import subprocess
     import sys
     import time
+    import urllib.error
     import urllib.request
 
+    from console.connect import ConnectClient, ConnectEndpoint
+    from console.devstack.connect import LOCAL_PASSWORD_ENV, LOCAL_USER
     from console.devstack.kafka import free_port
 
-    port = free_port()
+    port, password = free_port(), "make-run-connect-password"
     process = subprocess.Popen([sys.executable, "-m", "console.devstack.connect", "run", "--port", str(port),
                                 "--bootstrap", kafka_node.bootstrap, "--home", str(tmp_path / "connect")],
+                               env={**os.environ, LOCAL_PASSWORD_ENV: password},
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    client = ConnectClient(ConnectEndpoint(name="local", url=f"http://127.0.0.1:{port}", username=LOCAL_USER,
+                                           password=password, unreachable_backoff=0))
     try:
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
+        while True:
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
+                client.worker_info()
+                break
+            except Exception:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise AssertionError("the connect process's worker did not answer within 120 s") from None
                 time.sleep(0.5)
-        else:
-            raise AssertionError("the connect process's worker did not answer /health within 120 s")
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/connector-plugins", timeout=5) as response:
-            assert b"FileStreamSinkConnector" in response.read()
+        assert "org.apache.kafka.connect.file.FileStreamSinkConnector" in {p.class_name for p in client.plugins()}
+        for path in ("connectors", "connector-plugins", ""):
+            with pytest.raises(urllib.error.HTTPError) as caught:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/{path}", timeout=10)
+            assert caught.value.code == 401, path
+        home = tmp_path / "connect"
+        for secret_file in ("rest-users.properties", "worker.properties"):
+            assert (home / secret_file).stat().st_mode & 0o077 == 0
+        assert (home / "files").is_dir() and password not in " ".join(process.args)
     finally:
         process.send_signal(signal.SIGTERM)
         output = process.communicate(timeout=60)[0]
     assert process.returncode == 0, output
     assert f"Kafka Connect starting on http://127.0.0.1:{port}" in output
+
+
+def test_make_runs_connect_process_refuses_to_start_without_its_password(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from console.devstack.connect import LOCAL_PASSWORD_ENV, MSG_NO_PASSWORD
+
+    environment = {k: v for k, v in os.environ.items() if k != LOCAL_PASSWORD_ENV}
+    done = subprocess.run([sys.executable, "-m", "console.devstack.connect", "run", "--port", "1", "--bootstrap",
+                           "127.0.0.1:1", "--home", str(tmp_path / "connect")], env=environment,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and MSG_NO_PASSWORD in done.stderr
+    assert not (tmp_path / "connect").exists()
+
+
+def test_make_writes_connects_password_to_the_env_file_once(tmp_path):
+    import shutil
+    import subprocess
+
+    from console.devstack.connect import LOCAL_PASSWORD_ENV
+    from console.devstack.paths import PROJECT_DIR
+
+    shutil.copy(PROJECT_DIR / "Makefile", tmp_path / "Makefile")
+    (tmp_path / ".env").write_text("SECRET_KEY=dev-x\n")
+    for _ in range(2):
+        done = subprocess.run(["make", "-s", ".data/.connect-password"], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=30)
+        assert done.returncode == 0, done.stderr
+        (tmp_path / ".data" / ".connect-password").unlink()  # the stamp only; .env must keep its one password
+    lines = [line for line in (tmp_path / ".env").read_text().splitlines() if line.startswith(LOCAL_PASSWORD_ENV)]
+    assert len(lines) == 1 and len(lines[0].split("=", 1)[1]) == 48
+    assert (tmp_path / ".env").stat().st_mode & 0o777 == 0o600
 
 
 @pytest.mark.django_db

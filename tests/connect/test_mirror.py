@@ -1,6 +1,8 @@
 """Done-when of issue 33: a MirrorMaker 2 source connector, created through the page on the session's worker,
 mirrors a topic of the local cluster to the secured one (SASL_SSL with SCRAM, the CA's PEM file), its password
-reaching the worker only through a config provider reference, which the pages show as written."""
+reaching the worker only through a config provider reference, which the pages show as written. By an admin: it
+creates topics, reads another cluster's and writes to another cluster (issue 55; tests/connect/test_guards.py
+shows operators refused)."""
 
 from __future__ import annotations
 
@@ -20,7 +22,12 @@ MIRROR = "org.apache.kafka.connect.mirror.MirrorSourceConnector"
 NAME = "mirror local → secured"
 
 
-def test_mirror_maker_2_copies_a_topic_to_the_secured_cluster(connect_operator, connect_rest, secured_kafka,
+@pytest.fixture
+def connect_admin(admin, client_for, connect_cluster):
+    return client_for(admin)
+
+
+def test_mirror_maker_2_copies_a_topic_to_the_secured_cluster(connect_admin, connect_rest, secured_kafka,
                                                               kafka_node, topic_factory, produce):
     topic = topic_factory("mirrored")
     values = [f"m-{i}" for i in range(5)]
@@ -44,7 +51,7 @@ def test_mirror_maker_2_copies_a_topic_to_the_secured_cluster(connect_operator, 
                 "key.converter": "org.apache.kafka.connect.converters.ByteArrayConverter",
                 "value.converter": "org.apache.kafka.connect.converters.ByteArrayConverter"}
     extra = "".join(f"{key}={value}\n" for key, value in settings.items())
-    created = connect_operator.post(reverse("connect:create", args=["local", "local"]), {
+    created = connect_admin.post(reverse("connect:create", args=["local", "local"]), {
         "plugin": MIRROR, "cfg:name": NAME, "cfg:tasks.max": "1", "extra": extra, "reason": "mirror to secured"})
     assert created.status_code == 302, created.content.decode()[-2000:]
     connect_rest.wait_state(NAME, "RUNNING", timeout=90)
@@ -55,7 +62,7 @@ def test_mirror_maker_2_copies_a_topic_to_the_secured_cluster(connect_operator, 
                                    "ssl.ca.location": str(secured_kafka.security.tls.ca)})
     assert mirrored == values
 
-    page = connect_operator.get(reverse("connect:connector", args=["local", "local", NAME])).content.decode()
+    page = connect_admin.get(reverse("connect:connector", args=["local", "local", NAME])).content.decode()
     assert MASK in page and password not in page
     assert str(secured_kafka.security.tls.ca) in page
     assert all(password not in str([e.params, e.before, e.after]) for e in AuditEvent.objects.all())

@@ -28,6 +28,14 @@ def run_json(*args, **options):
 
 
 @pytest.fixture
+def connection_settings(connect_cluster):
+    """The FileStreamSink here carries a password it ignores, as a database sink would declare one."""
+    from connect.models import ConnectCluster
+
+    ConnectCluster.objects.filter(pk=connect_cluster.pk).update(operator_settings=["connection.*"])
+
+
+@pytest.fixture
 def sink(connect_cluster, connect_rest, topic_factory, tmp_path):
     topic = topic_factory("shell")
     config = {"connector.class": FILE_SINK, "topics": topic, "file": str(tmp_path / "out.txt"), "tasks.max": "1"}
@@ -49,7 +57,7 @@ def test_reads_print_what_the_rest_api_answers(sink, connect_rest):
     assert NAME in table and "RUNNING" in table
 
 
-def test_changes_print_the_state_connect_then_reports(sink, connect_rest, operator, admin):
+def test_changes_print_the_state_connect_then_reports(sink, connect_rest, operator, admin, tmp_path):
     topic, config = sink
     assert "Would pause 1 connector(s); nothing changed" in run("pause", NAME)
     assert connect_rest.state(NAME) == "RUNNING"
@@ -76,7 +84,8 @@ def test_changes_print_the_state_connect_then_reports(sink, connect_rest, operat
     assert edited["config"]["tasks.max"] == "2"
     connect_rest.read("connectors", NAME, until=lambda info: info == edited)
     created = run_json("create", "second one", "--config", f"connector.class={FILE_SOURCE}", "--config",
-                       f"topic={topic}", "--config", "file=/tmp/nothing-here", "--yes", "--actor", operator.username)
+                       f"topic={topic}", "--config", f"file={tmp_path / 'nothing-here'}", "--yes", "--actor",
+                       operator.username)
     assert created == connect_rest("GET", "connectors", "second one")[1]
     with pytest.raises(CommandError, match="This needs the admin role"):
         run("delete", "second one", "--yes", "--actor", operator.username, "--reason", "x")
@@ -111,3 +120,46 @@ def test_bulk_selects_by_filter_and_previews_first(sink, connect_rest, operator,
     paused = run_json("pause", "--match", "shell sink", "--yes", "--actor", operator.username, "--reason", "bulk")
     assert set(paused) == {NAME, "shell sink two"} and all(s["connector"]["state"] == "PAUSED" for s in paused.values())
     assert AuditEvent.objects.filter(action="connector.pause", outcome="success").count() == 2
+
+
+def test_a_secret_is_given_in_a_private_file_or_on_standard_input_never_as_an_argument(
+        connection_settings, connect_rest, operator, topic_factory, tmp_path):
+    from connect.config_file import MSG_MODE, MSG_SECRET_ARGUMENT
+    from connect.masking import MASK
+
+    topic = topic_factory("secretive")
+    password = "file-held-password-31"
+    settings = (f"connector.class={FILE_SINK}\ntopics={topic}\nfile={tmp_path / 'o.txt'}\n"
+                f"connection.password={password}\n")
+    shared = tmp_path / "shared.properties"
+    shared.write_text(settings)
+    shared.chmod(0o644)
+    argv = ["create", "from file", "--config-file", str(shared), "--yes", "--actor", operator.username]
+    with pytest.raises(CommandError) as refused:
+        run(*argv)
+    assert str(refused.value) == MSG_MODE.format(path=shared, mode=0o644)
+    with pytest.raises(CommandError) as refused:
+        run("create", "from file", "--config", f"connector.class={FILE_SINK}", "--config",
+            f"connection.password={password}", "--yes", "--actor", operator.username)
+    assert str(refused.value) == MSG_SECRET_ARGUMENT.format(key="connection.password")
+    assert "from file" not in connect_rest("GET", "connectors")[1]
+
+    shared.chmod(0o600)
+    created = run_json(*argv)
+    assert password not in " ".join(argv)
+    assert created["config"]["connection.password"] == MASK
+    assert connect_rest("GET", "connectors", "from file")[1]["config"]["connection.password"] == password
+    piped = run_json("create", "from stdin", "--config-file", "-", "--yes", "--actor", operator.username,
+                     stdin=StringIO(settings.replace("o.txt", "p.txt")))
+    assert piped["config"]["connection.password"] == MASK
+    assert connect_rest("GET", "connectors", "from stdin")[1]["config"]["connection.password"] == password
+
+    new_password = "rotated-password-32"
+    (tmp_path / "rotate.properties").write_text(f"connection.password={new_password}\n")
+    (tmp_path / "rotate.properties").chmod(0o600)
+    run("edit", "from file", "--config-file", str(tmp_path / "rotate.properties"), "--yes", "--actor",
+        operator.username, "--reason", "rotate")
+    connect_rest.read("connectors", "from file",
+                      until=lambda info: info["config"]["connection.password"] == new_password)
+    audit = str([(e.params, e.before, e.after, e.error) for e in AuditEvent.objects.all()])
+    assert password not in audit and new_password not in audit

@@ -5,9 +5,12 @@ command says what would. --format json prints what Connect's REST API answers fo
 
 from __future__ import annotations
 
+import sys
+
 from django.core.management.base import CommandError
 
 from connect import registration, services
+from connect.config_file import check_not_secret, read_config_file
 from connect.masking import mask_config
 from connect.selectors import connector_row, declared_secrets, filter_rows
 from connect.shell_output import describe_lines, dumps, list_lines, masked_entries, masked_info, table
@@ -21,17 +24,20 @@ MSG_NAME_OR_MATCH = "Name a connector, or select several with --match/--state/--
 
 
 def config_pairs(items: list[str]) -> dict[str, str]:
+    """--config KEY=VALUE arguments; a secret among them is refused (connect/config_file.py)."""
     pairs = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            raise CommandError(MSG_PAIR.format(item=item))
+            raise CommandError(MSG_PAIR.format(item=item.partition("=")[0][:80]))
+        check_not_secret(key.strip(), value)
         pairs[key.strip()] = value
     return pairs
 
 
 class Command(OffsetsCommands, ActorCommand):
     help = __doc__
+    stealth_options = ("stdin",)  # call_command(..., stdin=...): what --config-file - reads
 
     def _common(self, parser, *, fmt: bool = True) -> None:
         shared_argument(parser, "--connect", default="", help="the Connect cluster (default: the cluster's only one)")
@@ -53,8 +59,12 @@ class Command(OffsetsCommands, ActorCommand):
                            ("edit", "change a connector's configuration (a diff first)")):
             change = sub.add_parser(verb, help=text)
             change.add_argument("name")
+            change.add_argument("--config-file", metavar="PATH", default="",
+                                help="settings as KEY=VALUE lines or a JSON object, from a file only its owner may "
+                                     "read (chmod 600), or '-' for standard input: the way to give secrets")
             change.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
-                                help="one setting (repeat); edit merges them onto the running configuration")
+                                help="one setting that is not a secret (repeat; after --config-file's); edit merges "
+                                     "them onto the running configuration")
             if verb == "edit":
                 change.add_argument("--unset", action="append", default=[], metavar="KEY")
                 change.add_argument("--if-unchanged", metavar="FINGERPRINT",
@@ -89,6 +99,14 @@ class Command(OffsetsCommands, ActorCommand):
         register.add_argument("--url", required=True)
         for option in ("--username", "--password-env", "--ca-file", "--cert-file", "--key-file", "--description"):
             register.add_argument(option, default="")
+        register.add_argument("--operator-plugin", action="append", default=[], metavar="CLASS",
+                              help="a connector plugin operators may use here (repeat); none: admins only")
+        register.add_argument("--operator-setting", action="append", default=[], metavar="KEY",
+                              help="a setting operators may write beyond the plugin's and Kafka's basic ones "
+                                   "(repeat; 'prefix.*' for every name under it)")
+        register.add_argument("--file-dir", action="append", default=[], metavar="FOLDER",
+                              help="a folder on the worker's host where operators' connectors may read and write "
+                                   "files (repeat)")
         self.add_actor_arguments(register)
         unregister = sub.add_parser("unregister", help="forget a Connect cluster (Connect is not touched; admin)")
         unregister.add_argument("connect_name", metavar="NAME")
@@ -149,7 +167,8 @@ class Command(OffsetsCommands, ActorCommand):
         found = registration.connect_clusters(options["cluster"])
         rows = [{"name": c.name, "url": c.url, "username": c.username, "password_env": c.password_env,
                  "ca_file": c.ca_file, "cert_file": c.cert_file, "key_file": c.key_file,
-                 "description": c.description} for c in found]
+                 "description": c.description, "operator_plugins": c.operator_plugins,
+                 "operator_settings": c.operator_settings, "file_dirs": c.file_dirs} for c in found]
         if options["format"] == "json":
             self.stdout.write(dumps(rows))
         else:
@@ -158,9 +177,16 @@ class Command(OffsetsCommands, ActorCommand):
 
     # -- changes ---------------------------------------------------------------------------------------------
 
+    def _settings(self, options) -> dict[str, str]:
+        """--config-file's settings, then --config's."""
+        given = {}
+        if options["config_file"]:
+            given = read_config_file(options["config_file"], options.get("stdin") or sys.stdin)
+        return {**given, **config_pairs(options["config"])}
+
     def _create(self, options) -> None:
         found, client = self._client(options)
-        config = config_pairs(options["config"])
+        config = self._settings(options)
         name = options["name"]
         if not options["yes"]:
             validation = client.validate(config.get("connector.class", ""), {**config, "name": name})
@@ -186,7 +212,7 @@ class Command(OffsetsCommands, ActorCommand):
         name = options["name"]
         current = client.connector(name).config
         new = {**mask_config(current, declared_secrets(client, current.get("connector.class", ""))),
-               **config_pairs(options["config"])}
+               **self._settings(options)}
         for key in options["unset"]:
             new.pop(key, None)
         diff = services.connector_edit_preview(cluster=options["cluster"], connect=found.name, name=name, config=new)
@@ -252,7 +278,8 @@ class Command(OffsetsCommands, ActorCommand):
             actor=actor, cluster=options["cluster"], name=options["connect_name"], url=options["url"],
             username=options["username"], password_env=options["password_env"], ca_file=options["ca_file"],
             cert_file=options["cert_file"], key_file=options["key_file"], description=options["description"],
-            reason=reason)
+            operator_plugins=options["operator_plugin"], operator_settings=options["operator_setting"],
+            file_dirs=options["file_dir"], reason=reason)
         self.stdout.write(f"Connect cluster {options['connect_name']} registered on {options['cluster']}.")
 
     def _unregister(self, options) -> None:

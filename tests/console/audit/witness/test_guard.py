@@ -12,7 +12,7 @@ from console.audit.models import AuditEvent
 from console.audit.witness.guard import MSG_WITNESS_PROTECTED
 from console.errors import PermissionRefused
 from console.kafka.admin import KafkaAdmin
-from console.kafka.types import ClusterConnection
+from console.kafka.types import LATEST, ClusterConnection, PartitionRef
 from records.services import Payload, record_produce
 from topics.services import topic_configs_alter, topic_delete, topic_partitions_add, topic_records_purge
 
@@ -79,3 +79,47 @@ def test_another_topic_of_the_witness_cluster_is_not_refused(witness_topic, topi
                         set_values={"retention.ms": "3600000"}, delete=[], reason="r")
 
     assert AuditEvent.objects.filter(action="topic.config.alter", outcome="success").count() == 1
+
+
+def test_a_second_registration_of_the_witness_brokers_is_the_witness_cluster(witness_topic, admin, kafka_node):
+    from console.clusters.models import Cluster
+
+    Cluster.objects.create(name="twin", bootstrap_servers=kafka_node.bootstrap.replace("127.0.0.1", "localhost"))
+    with pytest.raises(PermissionRefused) as refused:
+        record_produce(actor=Actor(user=admin, source="cli"), cluster="twin", topic=witness_topic, key=Payload("1"),
+                       value=Payload("{}"), reason="r")
+
+    assert refused.value.message == MSG_WITNESS_PROTECTED.format(topic=witness_topic, cluster="twin", what="produce to")
+    assert AuditEvent.objects.get(action="record.produce").outcome == "refused"
+    end = KafkaAdmin(ClusterConnection("check", kafka_node.bootstrap), timeout=10).list_offsets(
+        [PartitionRef(witness_topic, 0)], LATEST)
+    assert end[PartitionRef(witness_topic, 0)].offset == 0
+
+
+def test_the_guard_compares_a_cluster_id_it_is_given(witness_topic, admin, kafka_node):
+    from console.audit.witness.guard import witness_topic_guard
+
+    local_id = KafkaAdmin(ClusterConnection("id", kafka_node.bootstrap), timeout=10).describe_cluster().cluster_id
+    actor = Actor(user=admin, source="cli")
+    witness_topic_guard(actor=actor, action="connector.create", cluster="elsewhere", topic=witness_topic, what="w",
+                        cluster_id="an-other-cluster-id")
+    with pytest.raises(PermissionRefused):
+        witness_topic_guard(actor=actor, action="connector.create", cluster="local", topic=witness_topic, what="w",
+                            cluster_id=local_id)
+    # Another topic is never asked about: no id, no refusal.
+    witness_topic_guard(actor=actor, action="connector.create", cluster="nowhere", topic="plain", what="w")
+
+
+def test_a_cluster_that_cannot_say_its_id_is_refused_only_the_witness_topic(witness_topic, admin, settings):
+    from console.audit.witness.guard import MSG_WITNESS_UNKNOWN, witness_topic_guard
+    from console.clusters.models import Cluster
+
+    settings.KAFKA_REQUEST_TIMEOUT_S = 1.0
+    Cluster.objects.create(name="down", bootstrap_servers="127.0.0.1:1")
+    actor = Actor(user=admin, source="cli")
+    with pytest.raises(PermissionRefused) as refused:
+        witness_topic_guard(actor=actor, action="record.produce", cluster="down", topic=witness_topic,
+                            what="produce to")
+    assert refused.value.message.startswith(MSG_WITNESS_UNKNOWN.split("(")[0].format(topic=witness_topic,
+                                                                                    cluster="down"))
+    witness_topic_guard(actor=actor, action="record.produce", cluster="down", topic="plain", what="produce to")

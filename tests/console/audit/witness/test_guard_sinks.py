@@ -55,3 +55,30 @@ def test_a_sink_into_the_witness_is_refused_and_writes_nothing(action, witness_a
     ref = PartitionRef(witness_topic, 0)
     assert KafkaAdmin(ClusterConnection("check", kafka_node.bootstrap), timeout=10).list_offsets(
         [ref], LATEST)[ref].offset == 0
+
+
+SINKS_ELSEWHERE = {
+    "replay.run": lambda actor, witness, source, twin: replay_submit(
+        actor=actor, cluster="local", topic=source, partitions=None, start="earliest", end="latest", sink="topic",
+        sink_topic=witness, sink_cluster=twin, reason="refill"),
+    "record.copy": lambda actor, witness, source, twin: record_copy(
+        actor=actor, cluster="local", topic=source, partition=0, offset=0, target_topic=witness, target_cluster=twin,
+        reason="copy"),
+    "records.import": lambda actor, witness, source, twin: records_import(
+        actor=actor, cluster=twin, topic=witness, kind="jsonl", rate=100, reason="load",
+        source=io.BytesIO(b'{"value": "forged"}\n')),
+}
+
+
+@pytest.mark.parametrize("action", SINKS_ELSEWHERE)
+def test_a_second_registration_of_the_witness_brokers_is_refused_too(action, witness_and_source, admin, kafka_node):
+    from console.clusters.models import Cluster
+
+    witness_topic, source = witness_and_source
+    Cluster.objects.create(name="same-brokers", bootstrap_servers=kafka_node.bootstrap)
+    with pytest.raises(PermissionRefused):
+        SINKS_ELSEWHERE[action](Actor(user=admin, source="cli"), witness_topic, source, "same-brokers")
+    assert AuditEvent.objects.get(action=action).outcome == "refused"
+    ref = PartitionRef(witness_topic, 0)
+    assert KafkaAdmin(ClusterConnection("check", kafka_node.bootstrap), timeout=10).list_offsets(
+        [ref], LATEST)[ref].offset == 0

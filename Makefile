@@ -13,6 +13,8 @@ IDENTITY_JARS := .cache/mock-oauth2-server/.fetched
 CONNECT_JARS := .cache/kafka-connect/.fetched
 JMX_EXPORTER := .cache/jmx-exporter/.fetched
 REGISTRY_APP := .cache/schema-registry/.built
+# axe-core (npm), which the browser tests inject to check contrast; never served by the console.
+AXE_CORE := .cache/axe-core/node_modules/axe-core/axe.min.js
 # Each Maven run is a short-lived JVM: the client compiler alone and the serial collector halve its CPU (the
 # registry's build: 34 s of CPU and 19 s against 14 s and 11 s), on a fresh machine's set-up and in CI. Options
 # of the caller's MAVEN_OPTS come after these, so they win.
@@ -151,7 +153,12 @@ $(REGISTRY_APP): console/devstack/registry-pom.xml .data/.system-run
 deps: .env .data/.redis-password .data/.connect-password $(VENV)/.deps-run $(KAFKA_JARS) $(SPARK_JARS) $(SPARK_S3A_JARS) $(SPARK_AVRO_JARS) $(REGISTRY_APP) \
 	$(CONNECT_JARS) .data/.system-run
 
-test-deps: deps $(VENV)/.deps-test .data/.system-test $(IDENTITY_JARS) $(S3PROXY_JAR) $(JMX_EXPORTER)
+test-deps: deps $(VENV)/.deps-test .data/.system-test $(IDENTITY_JARS) $(S3PROXY_JAR) $(JMX_EXPORTER) $(AXE_CORE)
+
+$(AXE_CORE):
+	@echo "Fetching axe-core (npm) for the browser tests' contrast checks into .cache/axe-core"
+	@command -v npm >/dev/null || bash console/devstack/apt_install.sh npm
+	@mkdir -p .cache/axe-core && npm install --silent --no-audit --no-fund --prefix .cache/axe-core axe-core@4.14.1
 
 # What is missing is set up in two lanes side by side (`make -j`): Python's packages in one, Maven's fetches in the
 # other, one Maven at a time (Maven 3.8 does not lock its local repository against another Maven writing it), so a

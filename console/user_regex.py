@@ -25,6 +25,10 @@ _BACKTRACKING_HINTS = ("invalid perl operator: (?<",
                        "bad repetition operator: *+", "bad repetition operator: ++", "bad repetition operator: ?+")
 
 
+MSG_INCOMPLETE = "incomplete ({detail})"
+_UNFINISHED = ("missing )", "missing ]", "trailing \\", "missing argument to repetition operator")
+
+
 class RegexRefused(ValueError):
     """A pattern RE2 will not run; the message says why, for a person."""
 
@@ -44,6 +48,8 @@ def _reason(error: Exception) -> str:
         detail = detail.decode(errors="replace")
     if any(hint in detail for hint in _BACKTRACKING_HINTS) or re.search(r"invalid escape sequence: \\[1-9]", detail):
         return MSG_NEEDS_BACKTRACKING.format(detail=detail)
+    if detail.startswith(_UNFINISHED):  # typed half-way: what a filter that runs as one types usually shows
+        return MSG_INCOMPLETE.format(detail=detail)
     return detail
 
 

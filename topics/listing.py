@@ -251,7 +251,7 @@ def filter_topics(rows: list[TopicRow], *, query: str = "", regex: bool = False,
         try:
             pattern = compile_user_regex(query)
         except RegexRefused as exc:
-            raise ConsoleError(str(exc)) from None
+            raise ConsoleError(str(exc), field="q") from None
         matches = lambda name: pattern.search(name) is not None  # noqa: E731
     else:
         needle = query.lower()

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from django.core.cache import cache
 
 from console.clusters.selectors import cluster_admin
-from console.kafka.errors import KafkaGatewayError
+from console.errors import ConsoleError
+from console.kafka.errors import InvalidRequest, KafkaGatewayError
 from console.kafka.types import BROKER, EARLIEST, LATEST, STABLE, TOPIC, PartitionRef
 from console.timing import in_request
 from topics.configdocs import EXPLANATIONS, broker_default, human_value
@@ -25,6 +26,9 @@ from topics.records_page import (  # noqa: F401 - and record pages
 )
 
 log = logging.getLogger(__name__)
+
+MSG_BROKER_REFUSES = "The broker refuses this change: {reason}"
+
 
 @dataclass(frozen=True)
 class PartitionRow:
@@ -202,8 +206,16 @@ def broker_config_rows(cluster: str, broker_id: int) -> list[BrokerConfigRow]:
 
 def config_change_preview(cluster: str, kind: str, name: str, *, set_values: dict[str, str],
                           delete: list[str]) -> list[ConfigChange]:
-    """What a config change would do, for a topic or a broker; reads only."""
+    """What a config change would do, for a topic or a broker; changes nothing. The broker checks the change first
+    (IncrementalAlterConfigs with validate_only), so a value it would refuse (`retention.ms=later`) is refused
+    here with its own words, at the field, rather than at apply."""
     check_config_request(set_values, delete)
-    entries = cluster_admin(cluster).describe_configs(kind, [name])[name]
+    admin = cluster_admin(cluster)
+    entries = admin.describe_configs(kind, [name])[name]
     inherited = topic_inherited_values(cluster, delete) if kind == TOPIC and delete else None
-    return config_diff(entries, set_values=set_values, delete=delete, inherited=inherited)
+    changes = config_diff(entries, set_values=set_values, delete=delete, inherited=inherited)
+    try:
+        admin.alter_configs(kind, name, set_values=set_values, delete=delete, validate_only=True)
+    except InvalidRequest as exc:
+        raise ConsoleError(MSG_BROKER_REFUSES.format(reason=exc.message), field="set_values") from exc
+    return changes

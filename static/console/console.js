@@ -135,12 +135,14 @@
 
   document.addEventListener("htmx:beforeSwap", function (evt) {
     var detail = evt.detail;
+    // The event fires on the swap's target; the element that asked is the request's.
+    var asker = (detail.requestConfig && detail.requestConfig.elt) || detail.elt;
     if (detail.xhr.status < 400) {
-      var form = detail.elt.tagName === "FORM" ? detail.elt : detail.elt.closest && detail.elt.closest("form");
+      var form = asker.tagName === "FORM" ? asker : asker.closest && asker.closest("form");
       if (form) { clearErrors(form); }
       return;
     }
-    if (placeError(detail.elt, detail.xhr.responseText || "")) {
+    if (placeError(asker, detail.xhr.responseText || "")) {
       detail.shouldSwap = false;
     } else if (detail.xhr.status >= 500) {
       detail.shouldSwap = false;

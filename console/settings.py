@@ -374,6 +374,9 @@ CELERY_BEAT_SCHEDULE["publish-audit-witness"] = {
 METRICS_TOKEN = env("CONSOLE_METRICS_TOKEN", default="")
 # Every web process serves the same rendering of /metrics for this long (shared in Redis; 0: rendered per scrape).
 METRICS_CACHE_S = env.float("METRICS_CACHE_S", default=10.0)
+# Anonymous /health answers from a snapshot this old at most (per web process), so no caller without a login or the
+# metrics token makes the console ask every cluster and the Celery workers (console/health.py).
+HEALTH_ANONYMOUS_CACHE_S = env.float("HEALTH_ANONYMOUS_CACHE_S", default=10.0)
 
 LOGGING = {
     "version": 1,

@@ -114,7 +114,7 @@ $(REGISTRY_APP): console/devstack/registry-pom.xml .data/.system-run
 	@command -v redis-server >/dev/null || bash console/devstack/apt_install.sh redis-server
 	@command -v java >/dev/null || bash console/devstack/apt_install.sh default-jre-headless
 	@command -v mvn >/dev/null || bash console/devstack/apt_install.sh maven
-	@mkdir -p .data/redis && touch $@
+	@umask 077; mkdir -p .data/redis && touch $@
 
 .data/.system-test: .data/.system-run Makefile
 	@command -v chromium >/dev/null || bash console/devstack/apt_install.sh chromium fonts-dejavu-core
@@ -135,9 +135,16 @@ $(REGISTRY_APP): console/devstack/registry-pom.xml .data/.system-run
 .data/.redis-password: .env
 	@chmod 600 .env; grep -q '^REDIS_PASSWORD=' .env || \
 	  echo "REDIS_PASSWORD=$$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')" >> .env
-	@mkdir -p .data && touch $@
+	@umask 077; mkdir -p .data && touch $@
 
-deps: .env .data/.redis-password $(VENV)/.deps-run $(KAFKA_JARS) $(SPARK_JARS) $(SPARK_S3A_JARS) $(SPARK_AVRO_JARS) $(REGISTRY_APP) \
+# The local brokers' JMX asks for the user `monitor` and this password (console/devstack/kafka_jmx.py), which the
+# `local` cluster's metrics source reads from the same variable; an .env from before that gets one added.
+.data/.jmx-password: .env
+	@chmod 600 .env; grep -q '^CONSOLE_SECRET_LOCAL_JMX_PASSWORD=' .env || \
+	  echo "CONSOLE_SECRET_LOCAL_JMX_PASSWORD=$$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')" >> .env
+	@umask 077; mkdir -p .data && touch $@
+
+deps: .env .data/.redis-password .data/.jmx-password $(VENV)/.deps-run $(KAFKA_JARS) $(SPARK_JARS) $(SPARK_S3A_JARS) $(SPARK_AVRO_JARS) $(REGISTRY_APP) \
 	$(CONNECT_JARS) .data/.system-run
 
 test-deps: deps $(VENV)/.deps-test .data/.system-test $(IDENTITY_JARS) $(S3PROXY_JAR) $(JMX_EXPORTER)
@@ -156,20 +163,25 @@ $(JMX_EXPORTER): | $(S3PROXY_JAR)
 
 SETUP := $(MAKE) --no-print-directory -j3 --output-sync=target
 
+# umask 077 in every recipe that starts or stores something: the console's processes set it themselves
+# (console/private_files.py), and so does what runs before them here. A .data left with wider modes by an older
+# checkout is tightened first, with a line saying so (console/devstack/private_data.py).
 migrate:
 	@$(SETUP) deps
-	$(PY) manage.py migrate --noinput
-	$(PY) manage.py ensure_admin
+	@umask 077; $(PY) -m console.devstack.private_data
+	umask 077; $(PY) manage.py migrate --noinput
+	umask 077; $(PY) manage.py ensure_admin
 
 run: migrate
-	@mkdir -p .data/redis  # not only in the stamp's recipe: `make clean-data` removes the folder and keeps the stamp
+	@umask 077; mkdir -p .data/redis  # not only in the stamp's recipe: `make clean-data` removes the folder and keeps the stamp
 	@echo "Starting: $(PROCS). Ctrl-C stops them all."
 	@# The Kafka client processes are detached, shared by web and worker: stopped here too, not left idling 10 min.
-	trap '$(PY) manage.py clusters stop-clients || true' EXIT; $(VENV)/bin/honcho start -f Procfile $(PROCS)
+	umask 077; trap '$(PY) manage.py clusters stop-clients || true' EXIT; $(VENV)/bin/honcho start -f Procfile $(PROCS)
 
 test:
 	@$(SETUP) test-deps
-	bash console/devstack/pytest.sh $(PY) -m pytest $(PYTEST_ARGS)
+	@umask 077; $(PY) -m console.devstack.private_data
+	umask 077; bash console/devstack/pytest.sh $(PY) -m pytest $(PYTEST_ARGS)
 
 # The tests that touch the database, against whatever DATABASE_URL names (CI: a local PostgreSQL). The slow
 # drills (broker restarts, process supervision), the Spark replays (minutes of Spark around a few
@@ -179,7 +191,8 @@ test:
 # and the tests whose database use is any Django app's (engine_neutral there).
 test-db:
 	@$(SETUP) test-deps
-	bash console/devstack/pytest.sh $(PY) -m pytest \
+	@umask 077; $(PY) -m console.devstack.private_data
+	umask 077; bash console/devstack/pytest.sh $(PY) -m pytest \
 	  -m "database and not slow and not spark and not browser and not parity and not engine_neutral and (not kafka or postgres)" $(PYTEST_ARGS)
 
 # Everything `make run` keeps between runs, not what it was set up with: .env (SECRET_KEY, REDIS_PASSWORD) stays,

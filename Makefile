@@ -137,6 +137,13 @@ $(REGISTRY_APP): console/devstack/registry-pom.xml .data/.system-run
 	  echo "REDIS_PASSWORD=$$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')" >> .env
 	@umask 077; mkdir -p .data && touch $@
 
+# With a Spark cluster (SPARK_MASTER=spark://...), its master and workers and the console's driver share this secret
+# (console/devstack/spark_cluster.py reads it from .env too); local replays need none.
+.data/.spark-secret: .env
+	@chmod 600 .env; grep -q '^SPARK_AUTHENTICATE_SECRET=' .env || \
+	  echo "SPARK_AUTHENTICATE_SECRET=$$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')" >> .env
+	@umask 077; mkdir -p .data && touch $@
+
 # The local brokers' JMX asks for the user `monitor` and this password (console/devstack/kafka_jmx.py), which the
 # `local` cluster's metrics source reads from the same variable; an .env from before that gets one added.
 .data/.jmx-password: .env
@@ -144,7 +151,7 @@ $(REGISTRY_APP): console/devstack/registry-pom.xml .data/.system-run
 	  echo "CONSOLE_SECRET_LOCAL_JMX_PASSWORD=$$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')" >> .env
 	@umask 077; mkdir -p .data && touch $@
 
-deps: .env .data/.redis-password .data/.jmx-password $(VENV)/.deps-run $(KAFKA_JARS) $(SPARK_JARS) $(SPARK_S3A_JARS) $(SPARK_AVRO_JARS) $(REGISTRY_APP) \
+deps: .env .data/.redis-password .data/.jmx-password .data/.spark-secret $(VENV)/.deps-run $(KAFKA_JARS) $(SPARK_JARS) $(SPARK_S3A_JARS) $(SPARK_AVRO_JARS) $(REGISTRY_APP) \
 	$(CONNECT_JARS) .data/.system-run
 
 test-deps: deps $(VENV)/.deps-test .data/.system-test $(IDENTITY_JARS) $(S3PROXY_JAR) $(JMX_EXPORTER)

@@ -325,6 +325,9 @@ KAFKA_TOOLS_LIBS = env("KAFKA_TOOLS_LIBS", default=str(BASE_DIR / ".cache" / "ka
 # Replays: Spark master (local[*], spark://…, yarn, k8s://…), driver memory, and where file sinks write.
 SPARK_MASTER = env("SPARK_MASTER", default="local[*]")
 SPARK_DRIVER_MEMORY = env("SPARK_DRIVER_MEMORY", default="1g")
+# With a Spark cluster (SPARK_MASTER spark://...), the spark.authenticate.secret its master and workers share: the
+# driver takes no RPC without it (sparkjobs/runner.py). Local mode needs none (Spark makes one per driver).
+SPARK_AUTHENTICATE_SECRET = env("SPARK_AUTHENTICATE_SECRET", default="")
 # Replays run in one resident Spark driver per worker machine (sparkjobs/jobs/driver.py); it stops after this many
 # idle seconds, or when the worker process that started it has gone.
 REPLAY_DRIVER_IDLE_S = env.float("REPLAY_DRIVER_IDLE_S", default=1800.0)

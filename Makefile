@@ -29,9 +29,15 @@ unexport PYTHONDONTWRITEBYTECODE
 # With an external cluster, Redis, schema registry or Connect worker, `make run` starts no local one.
 PROCS := web worker beat recorder $(if $(KAFKA_BOOTSTRAP_SERVERS),,kafka) $(if $(REDIS_URL),,redis) \
 	$(if $(SCHEMA_REGISTRY_URL),,registry) $(if $(CONNECT_URL),,connect)
-# The `local` cluster's registry, stored on it by `make migrate` (the shell then needs no variable). Not for the
-# tests: they start a registry of their own and give it only to the clusters that use it.
-run migrate: export SCHEMA_REGISTRY_URL ?= http://127.0.0.1:8085/apis/ccompat/v7
+# The `local` cluster's registry, stored on it by `make migrate` (the shell then needs no variable), with the client
+# certificate the local one asks for (console/devstack/registry_tls.py: no other user of the host reaches it). Not
+# for the tests: they start a registry of their own and give it only to the clusters that use it.
+ifndef SCHEMA_REGISTRY_URL
+run migrate: export SCHEMA_REGISTRY_URL := https://127.0.0.1:8085/apis/ccompat/v7
+run migrate: export SCHEMA_REGISTRY_CA := $(CURDIR)/.data/certs/registry/ca.pem
+run migrate: export SCHEMA_REGISTRY_CLIENT_CERT := $(CURDIR)/.data/certs/registry/console.pem
+run migrate: export SCHEMA_REGISTRY_CLIENT_KEY := $(CURDIR)/.data/certs/registry/console-key.pem
+endif
 # The `local` cluster's Connect worker (the `connect` process), registered on it by `make migrate` as `local`.
 run migrate: export CONNECT_URL ?= http://127.0.0.1:8083
 

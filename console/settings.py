@@ -281,6 +281,11 @@ KAFKA_BOOTSTRAP_SERVERS = env("KAFKA_BOOTSTRAP_SERVERS", default=",".join(
 KAFKA_LOCAL_CLUSTER_NAME = env("KAFKA_LOCAL_CLUSTER_NAME", default="local")
 # The `local` cluster's schema registry (make run starts one on this port); empty leaves the registration alone.
 SCHEMA_REGISTRY_URL = env("SCHEMA_REGISTRY_URL", default="")
+# A registry that asks for a client certificate (make run's: console/devstack/registry_tls.py): the CA to check it by,
+# and the console's certificate and key, stored on the `local` cluster with the URL (files in CONSOLE_CLUSTER_CERT_DIRS).
+SCHEMA_REGISTRY_CA = env("SCHEMA_REGISTRY_CA", default="")
+SCHEMA_REGISTRY_CLIENT_CERT = env("SCHEMA_REGISTRY_CLIENT_CERT", default="")
+SCHEMA_REGISTRY_CLIENT_KEY = env("SCHEMA_REGISTRY_CLIENT_KEY", default="")
 # What a cluster registration may name (console/clusters/client_settings.py). Secrets come only from environment
 # variables meant for them (this prefix, or the names listed), so an admin cannot have the console send its own
 # keys to a broker of their choosing; certificate and key files only from these folders (os.pathsep or commas).

@@ -281,8 +281,9 @@ KAFKA_BOOTSTRAP_SERVERS = env("KAFKA_BOOTSTRAP_SERVERS", default=",".join(
 KAFKA_LOCAL_CLUSTER_NAME = env("KAFKA_LOCAL_CLUSTER_NAME", default="local")
 # The `local` cluster's schema registry (make run starts one on this port); empty leaves the registration alone.
 SCHEMA_REGISTRY_URL = env("SCHEMA_REGISTRY_URL", default="")
-# A registry that asks for a client certificate (make run's: console/devstack/registry_tls.py): the CA to check it by,
-# and the console's certificate and key, stored on the `local` cluster with the URL (files in CONSOLE_CLUSTER_CERT_DIRS).
+# A registry that asks for a client certificate (make run's: console/devstack/registry_tls.py): the CA to check it
+# by, and the console's certificate and key, stored on the `local` cluster with the URL (files in
+# CONSOLE_CLUSTER_CERT_DIRS).
 SCHEMA_REGISTRY_CA = env("SCHEMA_REGISTRY_CA", default="")
 SCHEMA_REGISTRY_CLIENT_CERT = env("SCHEMA_REGISTRY_CLIENT_CERT", default="")
 SCHEMA_REGISTRY_CLIENT_KEY = env("SCHEMA_REGISTRY_CLIENT_KEY", default="")

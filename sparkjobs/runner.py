@@ -57,9 +57,10 @@ _KAFKA_TIMEOUT = re.compile(r"(?:org\.apache\.kafka\.common\.errors\.TimeoutExce
                             r"java\.util\.concurrent\.TimeoutException: (?=Cannot fetch record))(.+)")
 MSG_KAFKA_TIMEOUT = "Kafka did not answer in time (the broker may be down, frozen or unreachable): {detail}"
 MSG_NO_JARS = "Spark's {what} jars are missing in {path}: run `make deps` (it fetches them with Maven)."
-MSG_NO_SPARK_SECRET = ("SPARK_MASTER is the cluster {master}: set SPARK_AUTHENTICATE_SECRET in the worker's environment "
-                       "to the spark.authenticate.secret its master and workers were started with. Without it, any "
-                       "host that reaches the driver's ports could call it (Spark's RPC is Java serialization).")
+MSG_NO_SPARK_SECRET = ("SPARK_MASTER is the cluster {master}: set SPARK_AUTHENTICATE_SECRET in the worker's "
+                       "environment to the spark.authenticate.secret its master and workers were started with. "
+                       "Without it, any host that reaches the driver's ports could call it (Spark's RPC is Java "
+                       "serialization).")
 
 
 def gateway_zip(folder: Path) -> Path:

@@ -20,7 +20,8 @@ def cluster_seed_local(*, using: str = "default") -> None:
     name, servers = settings.KAFKA_LOCAL_CLUSTER_NAME, settings.KAFKA_BOOTSTRAP_SERVERS
     registry = settings.SCHEMA_REGISTRY_URL
     tls = {f"{REGISTRY_PREFIX}{key}": path for key, path in (
-        ("ssl.ca.location", settings.SCHEMA_REGISTRY_CA), ("ssl.certificate.location", settings.SCHEMA_REGISTRY_CLIENT_CERT),
+        ("ssl.ca.location", settings.SCHEMA_REGISTRY_CA),
+        ("ssl.certificate.location", settings.SCHEMA_REGISTRY_CLIENT_CERT),
         ("ssl.key.location", settings.SCHEMA_REGISTRY_CLIENT_KEY)) if registry and path}
     cluster, created = Cluster.objects.using(using).get_or_create(
         name=name, defaults={"bootstrap_servers": servers, "description": "Seeded from KAFKA_BOOTSTRAP_SERVERS",

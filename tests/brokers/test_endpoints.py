@@ -15,7 +15,8 @@ REGISTERED = registered_hosts("KAFKA-1.example.com:9092, 10.0.0.2:9094")
 def test_an_offset_a_port_a_template_or_a_list_per_broker():
     assert jmx_addresses("+10000", BROKERS, REGISTERED).found == {1: ("kafka-1.example.com", 19092),
                                                                   2: ("10.0.0.2", 19094)}
-    assert jmx_addresses(":9999", BROKERS, REGISTERED).found == {1: ("kafka-1.example.com", 9999), 2: ("10.0.0.2", 9999)}
+    assert jmx_addresses(":9999", BROKERS, REGISTERED).found == {1: ("kafka-1.example.com", 9999),
+                                                                 2: ("10.0.0.2", 9999)}
     assert jmx_addresses("jmx-{id}.example.com:9999", BROKERS, set()).found == {
         1: ("jmx-1.example.com", 9999), 2: ("jmx-2.example.com", 9999)}
     assert jmx_addresses("jmx-{id}.example.com:+1000", BROKERS, set()).found == {

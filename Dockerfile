@@ -40,17 +40,19 @@ RUN pip install --no-cache-dir /tmp/deps && rm -rf /tmp/deps
 COPY --from=spark-kafka-jars /opt/spark-kafka-jars /opt/spark-kafka-jars
 COPY --from=spark-kafka-jars /opt/kafka-libs /opt/kafka-libs
 
-# The replay and import directories are created here, owned by app, so a fresh named volume mounted on them
-# inherits that ownership.
+# The replay and import directories are created here, owned by app and 0700, so a fresh named volume mounted on
+# them inherits that ownership and mode (the console's processes write with umask 077: console/private_files.py).
 RUN groupadd --system app \
  && useradd --system --gid app --create-home --home-dir /home/app app \
- && mkdir -p /var/lib/console/replays /var/lib/console/imports \
- && chown -R app:app /var/lib/console
+ && install -d -m 0700 -o app -g app /var/lib/console/replays /var/lib/console/imports \
+ && chown app:app /var/lib/console && chmod 0700 /var/lib/console
 
 WORKDIR /app
 COPY . .
-# Settings refuse to load without keys; these exist only for this command.
-RUN SECRET_KEY=build-only AUDIT_HASH_KEY=build-only-audit python manage.py collectstatic --noinput
+# Settings refuse to load without keys; these exist only for this command. It runs with the console's umask 077:
+# the static files are public, so they are made readable for the app user (whitenoise serves them).
+RUN SECRET_KEY=build-only AUDIT_HASH_KEY=build-only-audit python manage.py collectstatic --noinput \
+ && chmod -R a+rX /app/.data
 
 # Source and static files stay root-owned: the app cannot rewrite its own code.
 USER app

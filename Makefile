@@ -31,9 +31,15 @@ unexport PYTHONDONTWRITEBYTECODE
 # With an external cluster, Redis, schema registry or Connect worker, `make run` starts no local one.
 PROCS := web worker beat recorder $(if $(KAFKA_BOOTSTRAP_SERVERS),,kafka) $(if $(REDIS_URL),,redis) \
 	$(if $(SCHEMA_REGISTRY_URL),,registry) $(if $(CONNECT_URL),,connect)
-# The `local` cluster's registry, stored on it by `make migrate` (the shell then needs no variable). Not for the
-# tests: they start a registry of their own and give it only to the clusters that use it.
-run migrate: export SCHEMA_REGISTRY_URL ?= http://127.0.0.1:8085/apis/ccompat/v7
+# The `local` cluster's registry, stored on it by `make migrate` (the shell then needs no variable), with the client
+# certificate the local one asks for (console/devstack/registry_tls.py: no other user of the host reaches it). Not
+# for the tests: they start a registry of their own and give it only to the clusters that use it.
+ifndef SCHEMA_REGISTRY_URL
+run migrate: export SCHEMA_REGISTRY_URL := https://127.0.0.1:8085/apis/ccompat/v7
+run migrate: export SCHEMA_REGISTRY_CA := $(CURDIR)/.data/certs/registry/ca.pem
+run migrate: export SCHEMA_REGISTRY_CLIENT_CERT := $(CURDIR)/.data/certs/registry/console.pem
+run migrate: export SCHEMA_REGISTRY_CLIENT_KEY := $(CURDIR)/.data/certs/registry/console-key.pem
+endif
 # The `local` cluster's Connect worker (the `connect` process), registered on it by `make migrate` as `local`, with
 # the name of the variable holding the password its REST API asks for (make writes it to .env, below). A worker
 # given by CONNECT_URL is registered without: its admin registers its credentials.
@@ -121,7 +127,7 @@ $(REGISTRY_APP): console/devstack/registry-pom.xml .data/.system-run
 	@command -v redis-server >/dev/null || bash console/devstack/apt_install.sh redis-server
 	@command -v java >/dev/null || bash console/devstack/apt_install.sh default-jre-headless
 	@command -v mvn >/dev/null || bash console/devstack/apt_install.sh maven
-	@mkdir -p .data/redis && touch $@
+	@umask 077; mkdir -p .data/redis && touch $@
 
 .data/.system-test: .data/.system-run Makefile
 	@command -v chromium >/dev/null || bash console/devstack/apt_install.sh chromium fonts-dejavu-core
@@ -142,15 +148,30 @@ $(REGISTRY_APP): console/devstack/registry-pom.xml .data/.system-run
 .data/.redis-password: .env
 	@chmod 600 .env; grep -q '^REDIS_PASSWORD=' .env || \
 	  echo "REDIS_PASSWORD=$$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')" >> .env
-	@mkdir -p .data && touch $@
+	@umask 077; mkdir -p .data && touch $@
 
 # So does the local Kafka Connect worker's REST API (basic authentication, console/devstack/connect.py).
 .data/.connect-password: .env
 	@chmod 600 .env; grep -q '^CONSOLE_SECRET_LOCAL_CONNECT_PASSWORD=' .env || \
 	  echo "CONSOLE_SECRET_LOCAL_CONNECT_PASSWORD=$$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')" >> .env
-	@mkdir -p .data && touch $@
+	@umask 077; mkdir -p .data && touch $@
 
-deps: .env .data/.redis-password .data/.connect-password $(VENV)/.deps-run $(KAFKA_JARS) $(SPARK_JARS) $(SPARK_S3A_JARS) $(SPARK_AVRO_JARS) $(REGISTRY_APP) \
+# With a Spark cluster (SPARK_MASTER=spark://...), its master and workers and the console's driver share this secret
+# (console/devstack/spark_cluster.py reads it from .env too); local replays need none.
+.data/.spark-secret: .env
+	@chmod 600 .env; grep -q '^SPARK_AUTHENTICATE_SECRET=' .env || \
+	  echo "SPARK_AUTHENTICATE_SECRET=$$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')" >> .env
+	@umask 077; mkdir -p .data && touch $@
+
+# The local brokers' JMX asks for the user `monitor` and this password (console/devstack/kafka_jmx.py), which the
+# `local` cluster's metrics source reads from the same variable; an .env from before that gets one added.
+.data/.jmx-password: .env
+	@chmod 600 .env; grep -q '^CONSOLE_SECRET_LOCAL_JMX_PASSWORD=' .env || \
+	  echo "CONSOLE_SECRET_LOCAL_JMX_PASSWORD=$$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')" >> .env
+	@umask 077; mkdir -p .data && touch $@
+
+deps: .env .data/.redis-password .data/.connect-password .data/.jmx-password .data/.spark-secret $(VENV)/.deps-run \
+	$(KAFKA_JARS) $(SPARK_JARS) $(SPARK_S3A_JARS) $(SPARK_AVRO_JARS) $(REGISTRY_APP) \
 	$(CONNECT_JARS) .data/.system-run
 
 test-deps: deps $(VENV)/.deps-test .data/.system-test $(IDENTITY_JARS) $(S3PROXY_JAR) $(JMX_EXPORTER) $(AXE_CORE)
@@ -174,20 +195,25 @@ $(JMX_EXPORTER): | $(S3PROXY_JAR)
 
 SETUP := $(MAKE) --no-print-directory -j3 --output-sync=target
 
+# umask 077 in every recipe that starts or stores something: the console's processes set it themselves
+# (console/private_files.py), and so does what runs before them here. A .data left with wider modes by an older
+# checkout is tightened first, with a line saying so (console/devstack/private_data.py).
 migrate:
 	@$(SETUP) deps
-	$(PY) manage.py migrate --noinput
-	$(PY) manage.py ensure_admin
+	@umask 077; $(PY) -m console.devstack.private_data
+	umask 077; $(PY) manage.py migrate --noinput
+	umask 077; $(PY) manage.py ensure_admin
 
 run: migrate
-	@mkdir -p .data/redis  # not only in the stamp's recipe: `make clean-data` removes the folder and keeps the stamp
+	@umask 077; mkdir -p .data/redis  # not only in the stamp's recipe: `make clean-data` removes the folder and keeps the stamp
 	@echo "Starting: $(PROCS). Ctrl-C stops them all."
 	@# The Kafka client processes are detached, shared by web and worker: stopped here too, not left idling 10 min.
-	trap '$(PY) manage.py clusters stop-clients || true' EXIT; $(VENV)/bin/honcho start -f Procfile $(PROCS)
+	umask 077; trap '$(PY) manage.py clusters stop-clients || true' EXIT; $(VENV)/bin/honcho start -f Procfile $(PROCS)
 
 test:
 	@$(SETUP) test-deps
-	bash console/devstack/pytest.sh $(PY) -m pytest $(PYTEST_ARGS)
+	@umask 077; $(PY) -m console.devstack.private_data
+	umask 077; bash console/devstack/pytest.sh $(PY) -m pytest $(PYTEST_ARGS)
 
 # The tests that touch the database, against whatever DATABASE_URL names (CI: a local PostgreSQL). The slow
 # drills (broker restarts, process supervision), the Spark replays (minutes of Spark around a few
@@ -197,7 +223,8 @@ test:
 # and the tests whose database use is any Django app's (engine_neutral there).
 test-db:
 	@$(SETUP) test-deps
-	bash console/devstack/pytest.sh $(PY) -m pytest \
+	@umask 077; $(PY) -m console.devstack.private_data
+	umask 077; bash console/devstack/pytest.sh $(PY) -m pytest \
 	  -m "database and not slow and not spark and not browser and not parity and not engine_neutral and (not kafka or postgres)" $(PYTEST_ARGS)
 
 # Everything `make run` keeps between runs, not what it was set up with: .env (SECRET_KEY, REDIS_PASSWORD and Connect's

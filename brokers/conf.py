@@ -41,3 +41,14 @@ def local_jmx() -> str:
     where `make run` has them listen (console/devstack/kafka_jmx.py). Empty leaves the registration alone."""
     value = getattr(settings, "BROKER_METRICS_LOCAL_JMX", None)
     return os.environ.get("BROKER_METRICS_LOCAL_JMX", "+10000") if value is None else value
+
+
+# What `make run`'s brokers ask of a JMX client (console/devstack/kafka_jmx.py, DEV_JMX_USER and DEV_JMX_PASSWORD_ENV):
+# the seeded `local` source sends this user and the password in this variable when the variable is set.
+LOCAL_JMX_USER = "monitor"
+LOCAL_JMX_PASSWORD_ENV = "CONSOLE_SECRET_LOCAL_JMX_PASSWORD"
+
+
+def local_jmx_credentials() -> tuple[str, str]:
+    """(user, password variable) for the `local` cluster's seeded source; ("", "") where no password is set."""
+    return (LOCAL_JMX_USER, LOCAL_JMX_PASSWORD_ENV) if os.environ.get(LOCAL_JMX_PASSWORD_ENV) else ("", "")

@@ -23,7 +23,7 @@ from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
 from console.kafka.errors import KafkaGatewayError
 from console.kafka.prometheus import read_prometheus
-from console.kafka.types import BrokerJmxReading
+from console.kafka.types import JMX_FAILED, BrokerJmxReading
 
 log = logging.getLogger(__name__)
 MAX_CLUSTERS_AT_ONCE = 8
@@ -44,7 +44,7 @@ def brokers_ask(cluster: Cluster, source: MetricsSource, known: list[tuple[int, 
     broker's JMX at once, or Prometheus about all of them. Nothing here touches the database."""
     admin = cluster_admin(cluster)
     brokers = known
-    if not source.jmx.strip().startswith(tuple("0123456789")):
+    if not source.jmx.strip()[:1].isdigit() or "{id}" in source.jmx:  # all but a list: the brokers Kafka lists
         try:
             brokers = [(b.id, b.host, b.port) for b in admin.describe_cluster().brokers]
         except KafkaGatewayError as exc:
@@ -52,15 +52,18 @@ def brokers_ask(cluster: Cluster, source: MetricsSource, known: list[tuple[int, 
                 return Asked([], f"Kafka did not list its brokers ({exc.message}), and none are known yet")
     ports = {broker: port for broker, _, port in brokers}
     try:
-        targets = endpoints(source, cluster.name, brokers)
+        targets, refused = endpoints(source, cluster, brokers)
+        not_asked = [BrokerJmxReading(broker=broker, address=host, read_at=time.time(), duration_s=0.0,
+                                      error=refused[broker], error_kind=JMX_FAILED)
+                     for broker, host, _ in brokers if broker in refused]
         if not targets:
             what = "an exporter" if source.kind == MetricsSource.PROMETHEUS else "a JMX"
-            return Asked([], f"no broker has {what} address", ports)
+            return Asked(not_asked, f"no broker has {what} address", ports)
         if source.kind == MetricsSource.PROMETHEUS:
             first = targets[0]
             return Asked(read_prometheus(source.prometheus_url, targets, timeout=conf.read_timeout_s(),
                                          username=first.username, password=first.password), "", ports)
-        return Asked(admin.read_jmx(targets, timeout=conf.read_timeout_s()), "", ports)
+        return Asked(admin.read_jmx(targets, timeout=conf.read_timeout_s()) + not_asked, "", ports)
     except (ConsoleError, KafkaGatewayError) as exc:
         return Asked([], exc.message, ports)
 

@@ -71,8 +71,14 @@ def metrics_source_set(*, actor: Actor, cluster: str, jmx: str, username: str = 
 
 
 def metrics_source_seed_local(*, using: str = "default") -> None:
-    """The `local` cluster reads `make run`'s brokers' JMX unless someone set its source otherwise."""
+    """The `local` cluster reads `make run`'s brokers' JMX, with the password `make` wrote to .env, unless someone set
+    its source otherwise (a source seeded before the brokers asked for a password gets the user and variable)."""
     spec = conf.local_jmx()
-    if spec and not MetricsSource.objects.using(using).filter(cluster=settings.KAFKA_LOCAL_CLUSTER_NAME).exists():
-        MetricsSource.objects.using(using).create(cluster=settings.KAFKA_LOCAL_CLUSTER_NAME, jmx=spec,
-                                                  updated_by="migrate")
+    username, password_env = conf.local_jmx_credentials()
+    sources = MetricsSource.objects.using(using)
+    seeded = sources.filter(cluster=settings.KAFKA_LOCAL_CLUSTER_NAME).first()
+    if spec and seeded is None:
+        sources.create(cluster=settings.KAFKA_LOCAL_CLUSTER_NAME, jmx=spec, username=username,
+                       password_env=password_env, updated_by="migrate")
+    elif seeded is not None and seeded.updated_by == "migrate" and username and not seeded.username:
+        sources.filter(pk=seeded.pk).update(username=username, password_env=password_env)

@@ -288,6 +288,12 @@ KAFKA_BOOTSTRAP_SERVERS = env("KAFKA_BOOTSTRAP_SERVERS", default=",".join(
 KAFKA_LOCAL_CLUSTER_NAME = env("KAFKA_LOCAL_CLUSTER_NAME", default="local")
 # The `local` cluster's schema registry (make run starts one on this port); empty leaves the registration alone.
 SCHEMA_REGISTRY_URL = env("SCHEMA_REGISTRY_URL", default="")
+# A registry that asks for a client certificate (make run's: console/devstack/registry_tls.py): the CA to check it
+# by, and the console's certificate and key, stored on the `local` cluster with the URL (files in
+# CONSOLE_CLUSTER_CERT_DIRS).
+SCHEMA_REGISTRY_CA = env("SCHEMA_REGISTRY_CA", default="")
+SCHEMA_REGISTRY_CLIENT_CERT = env("SCHEMA_REGISTRY_CLIENT_CERT", default="")
+SCHEMA_REGISTRY_CLIENT_KEY = env("SCHEMA_REGISTRY_CLIENT_KEY", default="")
 # What a cluster registration may name (console/clusters/client_settings.py). Secrets come only from environment
 # variables meant for them (this prefix, or the names listed), so an admin cannot have the console send its own
 # keys to a broker of their choosing; certificate and key files only from these folders (os.pathsep or commas).
@@ -340,6 +346,9 @@ KAFKA_TOOLS_LIBS = env("KAFKA_TOOLS_LIBS", default=str(BASE_DIR / ".cache" / "ka
 # Replays: Spark master (local[*], spark://…, yarn, k8s://…), driver memory, and where file sinks write.
 SPARK_MASTER = env("SPARK_MASTER", default="local[*]")
 SPARK_DRIVER_MEMORY = env("SPARK_DRIVER_MEMORY", default="1g")
+# With a Spark cluster (SPARK_MASTER spark://...), the spark.authenticate.secret its master and workers share: the
+# driver takes no RPC without it (sparkjobs/runner.py). Local mode needs none (Spark makes one per driver).
+SPARK_AUTHENTICATE_SECRET = env("SPARK_AUTHENTICATE_SECRET", default="")
 # Replays run in one resident Spark driver per worker machine (sparkjobs/jobs/driver.py); it stops after this many
 # idle seconds, or when the worker process that started it has gone.
 REPLAY_DRIVER_IDLE_S = env.float("REPLAY_DRIVER_IDLE_S", default=1800.0)
@@ -389,6 +398,9 @@ CELERY_BEAT_SCHEDULE["publish-audit-witness"] = {
 METRICS_TOKEN = env("CONSOLE_METRICS_TOKEN", default="")
 # Every web process serves the same rendering of /metrics for this long (shared in Redis; 0: rendered per scrape).
 METRICS_CACHE_S = env.float("METRICS_CACHE_S", default=10.0)
+# Anonymous /health answers from a snapshot this old at most (per web process), so no caller without a login or the
+# metrics token makes the console ask every cluster and the Celery workers (console/health.py).
+HEALTH_ANONYMOUS_CACHE_S = env.float("HEALTH_ANONYMOUS_CACHE_S", default=10.0)
 
 LOGGING = {
     "version": 1,

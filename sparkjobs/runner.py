@@ -26,6 +26,7 @@ import pyspark
 from django.conf import settings
 
 from console.devstack.paths import SPARK_AVRO_JARS, SPARK_KAFKA_JARS, SPARK_S3A_JARS
+from console.secret_files import write_secret_file
 from sparkjobs.jobs.replay_spec import FileSink, ReplaySpec, TopicSink
 
 APP = Path(__file__).resolve().parent / "jobs" / "replay.py"
@@ -56,6 +57,10 @@ _KAFKA_TIMEOUT = re.compile(r"(?:org\.apache\.kafka\.common\.errors\.TimeoutExce
                             r"java\.util\.concurrent\.TimeoutException: (?=Cannot fetch record))(.+)")
 MSG_KAFKA_TIMEOUT = "Kafka did not answer in time (the broker may be down, frozen or unreachable): {detail}"
 MSG_NO_JARS = "Spark's {what} jars are missing in {path}: run `make deps` (it fetches them with Maven)."
+MSG_NO_SPARK_SECRET = ("SPARK_MASTER is the cluster {master}: set SPARK_AUTHENTICATE_SECRET in the worker's "
+                       "environment to the spark.authenticate.secret its master and workers were started with. "
+                       "Without it, any host that reaches the driver's ports could call it (Spark's RPC is Java "
+                       "serialization).")
 
 
 def gateway_zip(folder: Path) -> Path:
@@ -102,14 +107,34 @@ def _code_files() -> list[Path]:
             *(CONSOLE_DIR / "kafka" / name for name in GATEWAY_MODULES)]
 
 
+def local_master() -> bool:
+    return settings.SPARK_MASTER.startswith("local")
+
+
+def spark_security() -> dict[str, str]:
+    """Spark's settings that make its driver (and a cluster's master, workers and executors) take no connection
+    from anyone without the shared secret: its RPC and block transfers are Java serialization, which a caller
+    without it must not reach. In local mode Spark makes a secret of its own that never leaves the driver's JVM;
+    with a cluster, the secret its master and workers share comes from SPARK_AUTHENTICATE_SECRET, and the traffic,
+    which leaves the machine, is encrypted too. Files the driver writes through Hadoop (replay outputs) are chmodded
+    by Hadoop itself, so its umask is set as the process's is (console/private_files.py)."""
+    found = {"spark.authenticate": "true", "spark.hadoop.fs.permissions.umask-mode": "077"}
+    if not local_master():
+        if not settings.SPARK_AUTHENTICATE_SECRET:
+            raise RuntimeError(MSG_NO_SPARK_SECRET.format(master=settings.SPARK_MASTER))
+        found |= {"spark.authenticate.secret": settings.SPARK_AUTHENTICATE_SECRET,
+                  "spark.network.crypto.enabled": "true"}
+    return found
+
+
 def driver_fingerprint(jars: list[str]) -> str:
-    """What a driver was started with: a replay needs a driver with the same master, memory, jars and code (a
-    deploy or `make deps` gets a new driver; the old one stops when idle)."""
+    """What a driver was started with: a replay needs a driver with the same master, memory, secret, jars and code
+    (a deploy, a new secret or `make deps` gets a new driver; the old one stops when idle)."""
     home = os.environ.get("JAVA_HOME")
     java = Path(home) / "bin" / "java" if home else Path(shutil.which("java") or "java")
     digest = hashlib.sha256()
     for part in (pyspark.__version__, str(java.resolve()), settings.SPARK_MASTER, settings.SPARK_DRIVER_MEMORY,
-                 *jars, *(path.read_bytes() for path in _code_files())):
+                 settings.SPARK_AUTHENTICATE_SECRET, *jars, *(path.read_bytes() for path in _code_files())):
         digest.update(part if isinstance(part, bytes) else part.encode())
         digest.update(b"\0")
     return digest.hexdigest()[:16]
@@ -119,8 +144,12 @@ def driver_command(folder: Path, state: Path, jars: list[str]) -> list[str]:
     py_files = [str(APP), *map(str, REPLAY_MODULES), str(SINK), str(PROTOBUF_ROWS), str(MASK_RULES),
                 str(gateway_zip(folder))]
     spark_submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    # The secret goes in a 0600 file, never on the command line `ps` shows; spark-defaults.conf is still read.
+    properties = write_secret_file(state.with_suffix(".conf"),
+                                   "".join(f"{key} {value}\n" for key, value in spark_security().items()))
     command = [
         str(spark_submit), "--master", settings.SPARK_MASTER, "--name", "console-replay-driver",
+        "--properties-file", str(properties), "--load-spark-defaults",
         "--jars", ",".join(jars),  # local jars: no Ivy, no network at run time
         "--py-files", ",".join(py_files),
         "--conf", "spark.ui.enabled=false", "--conf", "spark.ui.showConsoleProgress=false",

@@ -3,6 +3,8 @@ processes), each in its component's module under tests/fixtures/, and the marker
 
 from __future__ import annotations
 
+import pytest
+
 # Importing them here, at collection, runs what each module sets in the session's environment (secrets, folders,
 # no Redis yet) before the first server starts. A module comes after those it imports, so that pytest rewrites the
 # assertions of each.
@@ -73,3 +75,13 @@ def pytest_collection_modifyitems(items):
                 item.add_marker("postgres")
             if item.nodeid.startswith(ENGINE_NEUTRAL_TESTS):
                 item.add_marker("engine_neutral")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_health_snapshot():
+    """Anonymous /health answers from a snapshot a few seconds old (console/health.py): a test sees the state it
+    made, not one an earlier test left."""
+    yield
+    from console.health import snapshot
+
+    snapshot.forget()

@@ -6,6 +6,7 @@ from django.db import transaction
 
 from console.audit.actor import Actor
 from console.audit.services import audited
+from console.clusters.client_settings import REGISTRY_PREFIX
 from console.clusters.dependents import cluster_data_counts, cluster_data_delete
 from console.clusters.models import Cluster
 from console.clusters.selectors import cluster_get
@@ -13,16 +14,23 @@ from console.errors import ConsoleError
 
 
 def cluster_seed_local(*, using: str = "default") -> None:
-    """Keeps the `local` cluster pointing at KAFKA_BOOTSTRAP_SERVERS (and SCHEMA_REGISTRY_URL when that is set);
-    runs after every migrate."""
+    """Keeps the `local` cluster pointing at KAFKA_BOOTSTRAP_SERVERS (and SCHEMA_REGISTRY_URL when that is set, with
+    the client certificate a registry asking for one takes: SCHEMA_REGISTRY_CA, _CLIENT_CERT, _CLIENT_KEY); runs
+    after every migrate."""
     name, servers = settings.KAFKA_LOCAL_CLUSTER_NAME, settings.KAFKA_BOOTSTRAP_SERVERS
     registry = settings.SCHEMA_REGISTRY_URL
+    tls = {f"{REGISTRY_PREFIX}{key}": path for key, path in (
+        ("ssl.ca.location", settings.SCHEMA_REGISTRY_CA),
+        ("ssl.certificate.location", settings.SCHEMA_REGISTRY_CLIENT_CERT),
+        ("ssl.key.location", settings.SCHEMA_REGISTRY_CLIENT_KEY)) if registry and path}
     cluster, created = Cluster.objects.using(using).get_or_create(
         name=name, defaults={"bootstrap_servers": servers, "description": "Seeded from KAFKA_BOOTSTRAP_SERVERS",
-                             "schema_registry_url": registry})
+                             "schema_registry_url": registry, "client_config": tls})
     changes = {"bootstrap_servers": servers} if cluster.bootstrap_servers != servers else {}
     if registry and cluster.schema_registry_url != registry:
         changes["schema_registry_url"] = registry
+    if tls and any(cluster.client_config.get(key) != path for key, path in tls.items()):
+        changes["client_config"] = {**cluster.client_config, **tls}
     if not created and changes:
         Cluster.objects.using(using).filter(pk=cluster.pk).update(**changes)
 

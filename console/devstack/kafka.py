@@ -24,7 +24,9 @@ from console.devstack.kafka_config import (  # noqa: F401  (tests and benchmarks
     new_cluster_id, raise_open_file_limit, server_properties, stored_cluster_id,
 )
 from console.devstack.jmx_exporter import ExporterAgent, exporter_options
-from console.devstack.kafka_jmx import MSG_NO_DEV_JMX, DEV_JMX_PORT_OFFSET, JmxSecurity, dev_jmx_port, jmx_options
+from console.devstack.kafka_jmx import (DEV_JMX_PASSWORD_ENV, DEV_JMX_PORT_OFFSET, MSG_NO_DEV_JMX,
+                                       MSG_NO_DEV_JMX_PASSWORD, JmxSecurity, dev_jmx_port, dev_jmx_security,
+                                       jmx_options)
 from console.devstack.launcher import (  # noqa: F401  (tests take free_port and free_ports from here)
     Watched, free_port, free_ports, java_command, maven_jars, start_logged, stop_process, wait_until_ready,
 )
@@ -174,9 +176,10 @@ class KafkaCluster:
     def __init__(self, home: Path, size: int = 3, heap: tuple[str, ...] = ("-Xms128m", "-Xmx384m"), *,
                  ports: list[tuple[int, int]] | None = None, homes: list[Path] | None = None,
                  offsets_partitions: int = 1, log_level: str = "WARN",
-                 jmx_ports: list[int | None] | None = None) -> None:
+                 jmx_ports: list[int | None] | None = None, jmx_security: JmxSecurity | None = None) -> None:
         """`ports` (broker, controller) per node, `jmx_ports` and `homes` default to free ports and `home`/nodeN;
-        `make run` gives fixed ones so the `local` cluster's bootstrap stays the same across restarts."""
+        `make run` gives fixed ones so the `local` cluster's bootstrap stays the same across restarts, and a JMX
+        password (`jmx_security`) for every node."""
         if not ports or not jmx_ports:
             chosen = free_ports(3 * size)
             ports = ports or list(zip(chosen[:size], chosen[size:2 * size], strict=True))
@@ -188,7 +191,8 @@ class KafkaCluster:
         self.nodes = [KafkaNode(home=node_home, port=port, controller_port=controller, heap=heap,
                                 node_id=i + 1, quorum_voters=voters, cluster_id=cluster_id,
                                 rack=f"rack-{'abcdefgh'[i]}", internal_replication=min(3, size),
-                                offsets_partitions=offsets_partitions, log_level=log_level, jmx_port=jmx_ports[i])
+                                offsets_partitions=offsets_partitions, log_level=log_level, jmx_port=jmx_ports[i],
+                                jmx_security=jmx_security)
                       for i, ((port, controller), node_home) in enumerate(zip(ports, homes, strict=True))]
 
     @property
@@ -291,6 +295,17 @@ def run_cluster(cluster: KafkaCluster) -> int:
     return 1
 
 
+def _dev_jmx(kafka_port: int, security: JmxSecurity | None) -> int | None:
+    """The JMX port of a `make run` broker, or None (said why) when it has no password or its port is taken."""
+    if security is None:
+        print(MSG_NO_DEV_JMX_PASSWORD.format(port=kafka_port, env=DEV_JMX_PASSWORD_ENV), flush=True)
+        return None
+    port = dev_jmx_port(kafka_port)
+    if port is None:
+        print(MSG_NO_DEV_JMX.format(port=kafka_port, jmx=kafka_port + DEV_JMX_PORT_OFFSET), flush=True)
+    return port
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("command", choices=["run"])
@@ -302,21 +317,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--heap", default=os.environ.get("KAFKA_HEAP") or "1g", help="each broker's -Xmx")
     args = parser.parse_args(argv)
     home, heap = args.home.resolve(), ("-Xms256m", f"-Xmx{args.heap}")
+    security = dev_jmx_security()
     if args.brokers > 1:
         ports = dev_cluster_ports(args.port, args.controller_port, args.brokers)
-        jmx_ports = [dev_jmx_port(port) for port, _ in ports]
-        for (port, _), jmx in zip(ports, jmx_ports, strict=True):
-            if jmx is None:
-                print(MSG_NO_DEV_JMX.format(port=port, jmx=port + DEV_JMX_PORT_OFFSET), flush=True)
+        jmx_ports = [_dev_jmx(port, security) for port, _ in ports]
         cluster = KafkaCluster(home, size=args.brokers, heap=heap, ports=ports, jmx_ports=jmx_ports,
                                homes=[home.with_name(f"{home.name}-{i + 1}") for i in range(args.brokers)],
-                               offsets_partitions=DEV_CLUSTER_OFFSETS_PARTITIONS)
+                               offsets_partitions=DEV_CLUSTER_OFFSETS_PARTITIONS, jmx_security=security)
         return run_cluster(cluster)
     node = KafkaNode(home=home, port=args.port, controller_port=args.controller_port, heap=heap,
-                     jmx_port=dev_jmx_port(args.port))
+                     jmx_port=_dev_jmx(args.port, security), jmx_security=security)
     node.prepare()
-    jmx = (f"JMX on 127.0.0.1:{node.jmx_port}" if node.jmx_port
-           else MSG_NO_DEV_JMX.format(port=args.port, jmx=args.port + DEV_JMX_PORT_OFFSET))
+    jmx = f"JMX on 127.0.0.1:{node.jmx_port} for {security.username}" if node.jmx_port else "no JMX"
     print(f"Kafka {KAFKA_LIBS.parent.name} on {node.bootstrap} ({jmx}), data in {node.log_dir}", flush=True)
     warning = raise_open_file_limit(node.log_dir)
     if warning:

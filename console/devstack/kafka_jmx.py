@@ -5,12 +5,14 @@ the session's PEM files), for the tests that prove the console sends its credent
 
 from __future__ import annotations
 
+import os
 import secrets
 import socket
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from console.devstack.tls import TlsFiles
+from console.secret_files import write_secret_file
 
 # `make run`'s brokers listen for JMX at their Kafka port plus this (9092 -> 19092; with three brokers 19092, 19094,
 # 19096), which is the `local` cluster's metrics source "+10000" seeded by migrate.
@@ -18,6 +20,13 @@ DEV_JMX_PORT_OFFSET = 10000
 
 
 MSG_NO_DEV_JMX = "JMX of the broker on {port} is off: 127.0.0.1:{jmx} is taken or out of range."
+# `make run`'s brokers ask for this read-only user and the password `make` writes to .env under this name (a name
+# meant for cluster secrets: the `local` cluster's metrics source reads the same variable, brokers/conf.py).
+DEV_JMX_USER = "monitor"
+DEV_JMX_PASSWORD_ENV = "CONSOLE_SECRET_LOCAL_JMX_PASSWORD"
+MSG_NO_DEV_JMX_PASSWORD = ("JMX of the broker on {port} is off: ${env} holds no password for it (`make` writes one to "
+                           ".env; a JMX agent without one lets every user of this host read and call the broker's "
+                           "MBeans).")
 
 
 def dev_jmx_port(kafka_port: int) -> int | None:
@@ -39,8 +48,14 @@ class JmxSecurity:
     """A JMX user (read-only) whose password the caller keeps, and TLS from the session's certificates."""
 
     username: str
-    password: str
+    password: str = field(repr=False)
     tls: TlsFiles | None = None
+
+
+def dev_jmx_security() -> JmxSecurity | None:
+    """The user and password of `make run`'s brokers' JMX, from the environment; None when it holds none."""
+    password = os.environ.get(DEV_JMX_PASSWORD_ENV, "")
+    return JmxSecurity(DEV_JMX_USER, password) if password else None
 
 
 def jmx_options(port: int, home: Path, security: JmxSecurity | None = None) -> list[str]:
@@ -59,11 +74,9 @@ def jmx_options(port: int, home: Path, security: JmxSecurity | None = None) -> l
     folder = home / "jmx"
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     passwords, access = folder / "jmxremote.password", folder / "jmxremote.access"
-    # The agent refuses to start unless only its owner can read the password file.
-    passwords.write_text(f"{security.username} {security.password}\n")
-    passwords.chmod(0o600)
-    access.write_text(f"{security.username} readonly\n")
-    access.chmod(0o600)
+    # The agent refuses to start unless only its owner can read the password file; it is never readable by others.
+    write_secret_file(passwords, f"{security.username} {security.password}\n")
+    write_secret_file(access, f"{security.username} readonly\n")
     options += ["-Dcom.sun.management.jmxremote.authenticate=true",
                 f"-Dcom.sun.management.jmxremote.password.file={passwords}",
                 f"-Dcom.sun.management.jmxremote.access.file={access}"]
@@ -71,10 +84,9 @@ def jmx_options(port: int, home: Path, security: JmxSecurity | None = None) -> l
         return options + ["-Dcom.sun.management.jmxremote.ssl=false"]
     store, store_password = _keystore(security.tls, folder)
     # The key store's password goes in a 0600 file the agent reads, not on the command line `ps` shows.
-    ssl_config = folder / "jmxremote-ssl.properties"
-    ssl_config.write_text(f"javax.net.ssl.keyStore={store}\njavax.net.ssl.keyStoreType=PKCS12\n"
-                          f"javax.net.ssl.keyStorePassword={store_password}\n")
-    ssl_config.chmod(0o600)
+    ssl_config = write_secret_file(folder / "jmxremote-ssl.properties",
+                                   f"javax.net.ssl.keyStore={store}\njavax.net.ssl.keyStoreType=PKCS12\n"
+                                   f"javax.net.ssl.keyStorePassword={store_password}\n")
     return options + ["-Dcom.sun.management.jmxremote.ssl=true",
                       "-Dcom.sun.management.jmxremote.registry.ssl=true",
                       "-Dcom.sun.management.jmxremote.ssl.need.client.auth=false",

@@ -35,7 +35,7 @@ def _name(common_name: str):
 
 
 def _certificate(subject: str, key, issuer_name, issuer_key, *, ca: bool, sans: list | None = None,
-                 client: bool = False):
+                 client: bool = False, valid_for: datetime.timedelta = datetime.timedelta(days=2)):
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes
     from cryptography.x509.oid import ExtendedKeyUsageOID
@@ -43,7 +43,7 @@ def _certificate(subject: str, key, issuer_name, issuer_key, *, ca: bool, sans: 
     now = datetime.datetime.now(datetime.UTC)
     builder = (x509.CertificateBuilder().subject_name(_name(subject)).issuer_name(issuer_name or _name(subject))
                .public_key(key.public_key()).serial_number(x509.random_serial_number())
-               .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=2))
+               .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + valid_for)
                .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
     if ca:
         builder = builder.add_extension(x509.KeyUsage(

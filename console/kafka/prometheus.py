@@ -7,27 +7,38 @@ back as its MBean, and builds the reading with the same code (broker_mbeans.py):
 cluster moves from one source to the other. Three instant queries per sample, whatever the number of brokers:
 the brokers' figures, their topics' figures, and `up` (whether Prometheus can scrape each exporter at all).
 
-Only HTTP is spoken here, with urllib, bounded in time and size; the address is checked against an allowlist
-before any request is made, and proxies from the environment are not used (they would see the credentials)."""
+Only HTTP is spoken here, with http.client: each query is bounded by one deadline whatever the server sends (a
+watchdog shuts the socket when it is up), its answer by MAX_BODY; the address is checked against an allowlist
+before any request is made, proxies from the environment are not used (they would see the credentials), and a
+redirect is followed only on the same scheme, host and port (the credentials never go anywhere else)."""
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import json
 import re
 import socket
 import ssl
+import threading
 import time
-import urllib.error
-import urllib.request
 from base64 import b64encode
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urljoin, urlsplit
 
 from console.kafka.broker_mbeans import MAX_TOPICS, TOPIC_METRICS, reading_from_attributes, wanted_mbeans
 from console.kafka.errors import InvalidRequest
 from console.kafka.types.metrics import (JMX_CREDENTIALS, JMX_FAILED, JMX_REFUSED, JMX_TIMEOUT, JMX_TLS, TOPIC_NAME,
                                          BrokerJmxReading, JmxEndpoint)
 
-MAX_BODY = 64 * 1024 * 1024
+# An instant query over the console's few MBeans for a few hundred brokers is well under a MiB.
+MAX_BODY = 4 * 1024 * 1024
+READ_CHUNK = 65536
+ERROR_BODY = 65536  # of an error's body, only its JSON "error" text is shown
+MAX_REDIRECTS = 3
+MSG_TOO_BIG = "Prometheus at {url} answered more than {mib} MiB for one query"
+MSG_REDIRECT_AWAY = ("Prometheus at {url} redirected the query to {where}, another scheme, host or port: not followed "
+                     "(the credentials go only to the address registered); register that address instead")
+MSG_REDIRECTS = "Prometheus at {url} redirected the query more than {most} times"
 MSG_URL = ("A Prometheus address is http(s)://HOST[:PORT][/PATH] (a host name or IP address; letters, digits and "
            ". _ ~ - / in the path; no user, query or fragment): {url!r} is not.")
 _URL = re.compile(r"^(https?)://(\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)"
@@ -37,7 +48,8 @@ _KEYS = ("name", "request", "version", "topic")
 
 
 def check_prometheus_url(url: str) -> str:
-    """The address without a trailing slash, or InvalidRequest: it reaches urllib, so only what it must be passes."""
+    """The address without a trailing slash, or InvalidRequest: it reaches the HTTP client, so only what it must be
+    passes."""
     url = (url or "").strip()
     match = _URL.match(url)
     if not match or (match[3] and not 0 < int(match[3]) < 65536):
@@ -133,39 +145,121 @@ class PrometheusFailed(Exception):
         self.kind, self.message = kind, message
 
 
-def _ask(url: str, query: str, *, timeout: float, username: str, password: str) -> tuple[float, list[dict]]:
-    """(evaluation time, result vector) of one instant query."""
-    handlers = [urllib.request.ProxyHandler({})]
-    if url.startswith("https://"):
-        handlers.append(urllib.request.HTTPSHandler(context=ssl.create_default_context()))
-    request = urllib.request.Request(f"{url}/api/v1/query", data=urlencode({"query": query}).encode(), method="POST",
-                                     headers={"Content-Type": "application/x-www-form-urlencoded",
-                                              "Accept": "application/json"})
-    if username:
-        request.add_header("Authorization", "Basic " + b64encode(f"{username}:{password}".encode()).decode())
-    try:
-        with urllib.request.build_opener(*handlers).open(request, timeout=max(0.1, timeout)) as response:
-            body = response.read(MAX_BODY + 1)
-    except urllib.error.HTTPError as exc:
-        if exc.code in (401, 403):
-            raise PrometheusFailed(JMX_CREDENTIALS, f"Prometheus at {url} refused the credentials (HTTP {exc.code})")
-        detail = ""
-        try:
-            detail = json.loads(exc.read(65536)).get("error", "")
-        except (ValueError, OSError, AttributeError):
-            pass
-        raise PrometheusFailed(JMX_FAILED, f"Prometheus at {url} answered HTTP {exc.code}: {detail or exc.reason}")
-    except (urllib.error.URLError, OSError) as exc:
-        reason = exc if isinstance(exc, ssl.SSLError) else getattr(exc, "reason", exc)
-        if isinstance(reason, ssl.SSLError):
-            raise PrometheusFailed(JMX_TLS, f"Prometheus at {url} failed the TLS handshake: {reason}")
-        if isinstance(reason, socket.timeout | TimeoutError):
-            raise PrometheusFailed(JMX_TIMEOUT, f"Prometheus at {url} did not answer within {timeout:.1f} s")
-        if isinstance(reason, ConnectionRefusedError):
-            raise PrometheusFailed(JMX_REFUSED, f"Prometheus at {url} refused the connection: is it running there?")
-        raise PrometheusFailed(JMX_FAILED, f"Prometheus at {url} could not be asked: {reason}")
+class _Deadline:
+    """The time one query has left, and a watchdog that shuts the connection's socket when it is up: a socket's own
+    timeout bounds each read, so a server sending a byte now and then would hold a read loop for ever."""
+
+    def __init__(self, ends: float) -> None:
+        self.ends = ends  # time.monotonic()'s
+        self.expired = False
+        self._timer: threading.Timer | None = None
+
+    def left(self) -> float:
+        return self.ends - time.monotonic()
+
+    def watch(self, connection: http.client.HTTPConnection) -> None:
+        def cut() -> None:
+            self.expired = True
+            with contextlib.suppress(OSError, AttributeError):
+                connection.sock.shutdown(socket.SHUT_RDWR)
+
+        self.cancel()
+        self._timer = threading.Timer(max(0.0, self.left()), cut)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+
+def _connection(url: str, timeout: float) -> http.client.HTTPConnection:
+    """No proxy from the environment: it would see the credentials. https:// is checked against the system's CAs."""
+    parts = urlsplit(url)
+    if parts.scheme == "https":
+        return http.client.HTTPSConnection(parts.netloc, timeout=timeout, context=ssl.create_default_context())
+    return http.client.HTTPConnection(parts.netloc, timeout=timeout)
+
+
+def _same_origin(a: str, b: str) -> bool:
+    first, second = urlsplit(a), urlsplit(b)
+    return (first.scheme, first.hostname, first.port) == (second.scheme, second.hostname, second.port)
+
+
+def _read_capped(response: http.client.HTTPResponse, url: str) -> bytes:
+    declared = response.getheader("Content-Length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY:
+        raise PrometheusFailed(JMX_FAILED, MSG_TOO_BIG.format(url=url, mib=MAX_BODY >> 20))
+    body = bytearray()
+    while len(body) <= MAX_BODY:
+        chunk = response.read(min(READ_CHUNK, MAX_BODY + 1 - len(body)))
+        if not chunk:
+            break
+        body += chunk
     if len(body) > MAX_BODY:
-        raise PrometheusFailed(JMX_FAILED, f"Prometheus at {url} answered more than {MAX_BODY >> 20} MiB for one query")
+        raise PrometheusFailed(JMX_FAILED, MSG_TOO_BIG.format(url=url, mib=MAX_BODY >> 20))
+    return bytes(body)
+
+
+def _post(url: str, path: str, form: bytes, headers: dict[str, str], deadline: _Deadline) -> tuple[int, bytes]:
+    """(status, body) of a POST to `path` under the server `url`, following at most MAX_REDIRECTS redirects on the
+    same scheme, host and port; a redirect elsewhere is refused before anything (the credentials above all) is sent
+    there."""
+    target = url + path
+    for _ in range(MAX_REDIRECTS + 1):
+        if deadline.left() <= 0:
+            raise TimeoutError
+        connection = _connection(target, deadline.left())
+        deadline.watch(connection)
+        try:
+            parts = urlsplit(target)
+            connection.request("POST", parts.path or "/", body=form, headers=headers)
+            response = connection.getresponse()
+            if response.status in (301, 302, 303, 307, 308):
+                location = urljoin(target, response.getheader("Location", ""))
+                if not _same_origin(url, location):
+                    raise PrometheusFailed(JMX_FAILED, MSG_REDIRECT_AWAY.format(url=url, where=location[:200]))
+                target = location
+                continue
+            body = _read_capped(response, url) if response.status == 200 else response.read(ERROR_BODY)
+            if deadline.expired:  # the watchdog's shutdown reads as the end of the body
+                raise TimeoutError
+            return response.status, body
+        finally:
+            deadline.cancel()
+            connection.close()
+    raise PrometheusFailed(JMX_FAILED, MSG_REDIRECTS.format(url=url, most=MAX_REDIRECTS))
+
+
+def _ask(url: str, query: str, *, ends: float, timeout: float, username: str,
+         password: str) -> tuple[float, list[dict]]:
+    """(evaluation time, result vector) of one instant query, by `ends` (time.monotonic()'s) whatever the server
+    does; `timeout` is the whole call's, for the message."""
+    headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"}
+    if username:
+        headers["Authorization"] = "Basic " + b64encode(f"{username}:{password}".encode()).decode()
+    deadline = _Deadline(ends)
+    try:
+        status, body = _post(url, "/api/v1/query", urlencode({"query": query}).encode(), headers, deadline)
+    except PrometheusFailed:
+        raise
+    except (OSError, http.client.HTTPException) as exc:
+        if deadline.expired or deadline.left() <= 0 or isinstance(exc, socket.timeout | TimeoutError):
+            raise PrometheusFailed(JMX_TIMEOUT, f"Prometheus at {url} did not answer within {timeout:.1f} s") from None
+        if isinstance(exc, ssl.SSLError):
+            raise PrometheusFailed(JMX_TLS, f"Prometheus at {url} failed the TLS handshake: {exc}") from None
+        if isinstance(exc, ConnectionRefusedError):
+            raise PrometheusFailed(JMX_REFUSED,
+                                   f"Prometheus at {url} refused the connection: is it running there?") from None
+        raise PrometheusFailed(JMX_FAILED, f"Prometheus at {url} could not be asked: {exc}") from None
+    if status in (401, 403):
+        raise PrometheusFailed(JMX_CREDENTIALS, f"Prometheus at {url} refused the credentials (HTTP {status})")
+    if status != 200:
+        detail = ""
+        with contextlib.suppress(ValueError, AttributeError):
+            detail = str(json.loads(body).get("error", ""))[:300]
+        raise PrometheusFailed(JMX_FAILED, f"Prometheus at {url} answered HTTP {status}: "
+                                           f"{detail or http.client.responses.get(status, 'unexpected status')}")
     try:
         answer = json.loads(body)
         data = answer["data"]
@@ -179,14 +273,14 @@ def read_prometheus(url: str, targets: list[JmxEndpoint], *, topics: bool = True
     """One reading per target (a broker's exporter, as Prometheus scrapes it), with figures or the reason why none:
     Prometheus silent or refusing, the exporter not scraped, or scraped and failing."""
     url = check_prometheus_url(url)
-    began, deadline = time.monotonic(), time.monotonic() + timeout
+    began = time.monotonic()
+    ends = began + timeout  # one deadline for the whole call, its three queries together
     if not targets:
         return []
     asked, at = {}, time.time()
     try:
         for key, query in queries(targets, topics=topics).items():
-            at, asked[key] = _ask(url, query, timeout=deadline - time.monotonic(), username=username,
-                                  password=password)
+            at, asked[key] = _ask(url, query, ends=ends, timeout=timeout, username=username, password=password)
     except PrometheusFailed as failed:
         return [BrokerJmxReading(broker=t.broker, address=t.address, read_at=time.time(),
                                  duration_s=time.monotonic() - began, error=failed.message, error_kind=failed.kind)

@@ -6,7 +6,8 @@ per replay spent seconds starting and ran its first millions of records interpre
 
 It imports no Django. It listens on a TCP port of 127.0.0.1 that it writes, with its process ids and the token
 it got in its CONSOLE_DRIVER_TOKEN environment variable, into STATE_FILE (mode 0600, so only the worker's user
-can read it); every request must carry that token.
+can read it); every request must carry that token. Spark's own ports (RPC, block transfers) ask for Spark's
+secret (spark.authenticate, sparkjobs/runner.py); the RPC port is in STATE_FILE too.
 Requests are one JSON line each:
 
     {"token": ..., "run": "/path/spec.json"}   runs a replay; answers its CONSOLE-PROGRESS / CONSOLE-RESULT lines,
@@ -244,7 +245,8 @@ def main(state_file: str, owner: int, idle_s: float) -> None:
     listener.settimeout(1.0)
     state = Path(state_file)
     write_secret_file(state, json.dumps({"pid": os.getppid(), "python_pid": os.getpid(),
-                                         "port": listener.getsockname()[1], "token": token}))
+                                         "port": listener.getsockname()[1], "token": token,
+                                         "spark_rpc_port": int(spark.sparkContext.getConf().get("spark.driver.port"))}))
     print(f"console replay driver listening on 127.0.0.1:{listener.getsockname()[1]}", flush=True)
     if os.environ.get("CONSOLE_DRIVER_WARM_UP", "1") == "1":
         threading.Thread(target=_warm_up_quietly, args=(driver,), daemon=True, name="warm-up").start()

@@ -23,6 +23,7 @@ from console.kafka.admin import KafkaAdmin
 from console.kafka.prometheus import read_prometheus
 from console.kafka.types import (JMX_CREDENTIALS, JMX_FAILED, JMX_REFUSED, JMX_TIMEOUT, ClusterConnection,
                                  JmxEndpoint)
+from tests.fixtures.kafka import jmx_endpoint
 
 pytestmark = [pytest.mark.kafka]
 
@@ -57,7 +58,7 @@ def test_prometheus_gives_the_figures_jmx_gives_around_it(kafka_node, prometheus
     topic = topic_factory("prom")
     produce(topic, [(0, None, b"y" * 300, None) for _ in range(250)])
     admin = KafkaAdmin(ClusterConnection("prom", kafka_node.bootstrap), timeout=5.0)
-    jmx = JmxEndpoint(1, "127.0.0.1", kafka_node.jmx_port)
+    jmx = jmx_endpoint(kafka_node)
     exporter = JmxEndpoint(1, "127.0.0.1", kafka_node.exporter.port)
     before = admin.read_jmx([jmx])[0]
     time.sleep(2.2)  # Prometheus scrapes every second: what it answers next was scraped after `before`

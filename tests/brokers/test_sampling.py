@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import io
 import json
+import socket
+import threading
 import time
 import uuid
 from datetime import UTC, datetime, timedelta
@@ -13,6 +15,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.core.management import CommandError, call_command
 
+from brokers.conf import LOCAL_JMX_PASSWORD_ENV, LOCAL_JMX_USER
+from brokers.endpoints import MSG_UNREGISTERED_HOST
 from brokers.metrics import broker_metrics
 from brokers.models import BrokerSample, BrokerState, SamplerRun
 from brokers.sampler import broker_metrics_sample_all
@@ -25,8 +29,10 @@ from console.metrics.registry import ScrapeOptions
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
 
 
-def _source(admin, jmx: str) -> None:
-    metrics_source_set(actor=Actor(user=admin, source="cli"), cluster="local", jmx=jmx, reason="test")
+def _source(admin, jmx: str, cluster: str = "local") -> None:
+    """The session broker's JMX asks for the password `make run`'s do, in the same variable."""
+    metrics_source_set(actor=Actor(user=admin, source="cli"), cluster=cluster, jmx=jmx, username=LOCAL_JMX_USER,
+                       password_env=LOCAL_JMX_PASSWORD_ENV, reason="test")
 
 
 def _shell(*args) -> str:
@@ -103,6 +109,69 @@ def test_refused_and_silent_jmx_ports_show_why_and_pages_stay_fast(local_cluster
     assert up == {("local", "1"): 1.0, ("local", "2"): 0.0, ("local", "3"): 0.0}
     urp = families["kafka_console_broker_under_replicated_partitions"].samples
     assert [(s.labels["broker"], s.value) for s in urp] == [("1", 0.0)]
+
+
+@pytest.fixture
+def jmx_listeners():
+    """listen() -> (port, accepted): a port on 127.0.0.1 that keeps every connection and answers nothing, standing
+    for a JMX agent that would take the credentials once the JMX client's handshake went on."""
+    listeners, accepted_lists, stop = [], [], threading.Event()
+
+    def listen() -> tuple[int, list]:
+        listener = socket.create_server(("127.0.0.1", 0))
+        listener.settimeout(0.2)
+        accepted: list[socket.socket] = []
+
+        def loop():
+            while not stop.is_set():
+                try:
+                    accepted.append(listener.accept()[0])
+                except OSError:
+                    continue
+
+        threading.Thread(target=loop, daemon=True).start()
+        listeners.append(listener)
+        accepted_lists.append(accepted)
+        return listener.getsockname()[1], accepted
+
+    yield listen
+    stop.set()
+    for connection in (c for accepted in accepted_lists for c in accepted):
+        connection.close()
+    for listener in listeners:
+        listener.close()
+
+
+def test_a_cluster_listing_its_broker_at_another_host_never_gets_the_jmx_credentials(kafka_node, admin, db, settings,
+                                                                                     jmx_listeners):
+    """A cluster names its brokers' hosts itself: registered as `localhost`, the session broker lists itself at
+    127.0.0.1, a host the admin never typed. ':PORT' sends nothing there; the registered host, or a template of the
+    admin's, is asked (the listener sees the JMX client arrive)."""
+    from console.clusters.models import Cluster
+
+    settings.BROKER_METRICS_TIMEOUT_S = 1.0
+    port, accepted = jmx_listeners()
+    Cluster.objects.create(name="advertises", bootstrap_servers=f"localhost:{kafka_node.port}")
+    _source(admin, f":{port}", cluster="advertises")
+
+    broker_metrics_sample_all()
+
+    state = BrokerState.objects.get(cluster="advertises", broker=1)
+    assert state.last_error == MSG_UNREGISTERED_HOST.format(broker=1, host="127.0.0.1", cluster="advertises",
+                                                            hosts="localhost")
+    assert accepted == []
+    assert f"broker 1 (127.0.0.1): {state.last_error}" in _shell("metrics", "--cluster", "advertises")
+    assert accepted == []
+
+    Cluster.objects.filter(name="advertises").update(bootstrap_servers=kafka_node.bootstrap)
+    broker_metrics_sample_all()
+    assert accepted, "the registered host was not asked"
+
+    template_port, template_accepted = jmx_listeners()
+    Cluster.objects.filter(name="advertises").update(bootstrap_servers=f"localhost:{kafka_node.port}")
+    _source(admin, "127.0.0.{id}:" + str(template_port), cluster="advertises")
+    broker_metrics_sample_all()
+    assert template_accepted, "the template's host was not asked"
 
 
 def test_a_late_sampler_says_so_and_finished_minutes_are_averaged(local_cluster, kafka_node, admin):

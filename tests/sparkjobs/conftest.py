@@ -33,6 +33,42 @@ def replay_env(settings, tmp_path, celery_worker_process):
     yield tmp_path
 
 
+@pytest.fixture(scope="session")
+def spark_rpc_probe():
+    """reaches(port, endpoint, secret="") -> (bool, why): whether a Spark RPC client in a process and JVM of its own
+    (tests/sparkjobs/spark_rpc_probe.py, as any other process of the host could run one) gets `endpoint` at
+    127.0.0.1:port to answer, with `secret` as spark.authenticate.secret or with no authentication at all."""
+    import json
+
+    probe = subprocess.Popen([sys.executable, str(PROJECT_DIR / "tests" / "sparkjobs" / "spark_rpc_probe.py")],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                             cwd=PROJECT_DIR, env={**os.environ, "SPARK_LOCAL_IP": "127.0.0.1"})
+    assert json.loads(probe.stdout.readline() or "{}").get("ready"), "the Spark RPC probe did not start"
+
+    def reaches(port: int, endpoint: str, secret: str = "") -> tuple[bool, str]:
+        probe.stdin.write(json.dumps({"port": port, "endpoint": endpoint, "secret": secret}) + "\n")
+        probe.stdin.flush()
+        answer = json.loads(probe.stdout.readline())
+        return answer["reached"], answer["why"]
+
+    yield reaches
+    probe.stdin.close()
+    try:
+        probe.wait(20)
+    except subprocess.TimeoutExpired:
+        probe.kill()
+        probe.wait(10)
+
+
+def open_to_others(root) -> list[str]:
+    """Paths under `root` (itself included, links left out) that give their group or others any access."""
+    from pathlib import Path
+
+    root = Path(root)
+    return [f"{path} {path.lstat().st_mode & 0o777:04o}" for path in [root, *root.rglob("*")]
+            if not path.is_symlink() and path.lstat().st_mode & 0o077]
+
+
 def wait_finished(job, timeout: float = 180.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -142,7 +178,8 @@ def cluster_queue(spark_cluster, s3_server, django_db_setup, redis_node, kafka_n
     from tests.fixtures.celery import celery_env
 
     queue = "spark-cluster"
-    env = {**celery_env(redis_node, kafka_node), "SPARK_MASTER": spark_cluster.url, **s3_environment(s3_server)}
+    env = {**celery_env(redis_node, kafka_node), "SPARK_MASTER": spark_cluster.url,
+           "SPARK_AUTHENTICATE_SECRET": spark_cluster.secret, **s3_environment(s3_server)}
     with private_worker(queue, env, tmp_path_factory.mktemp("cluster-worker") / "worker.log"):
         yield queue
 

@@ -142,6 +142,24 @@ def test_the_drivers_token_file_is_0600(socket_driver):
     assert list(state.parent.glob(f".{state.name}.*")) == []  # no temporary left beside it
 
 
+def test_the_drivers_spark_rpc_takes_no_client_without_sparks_secret(socket_driver, spark_rpc_probe, spark_session):
+    """Spark's RPC is Java serialization: a process of the host that reached it could send the driver objects to
+    decode. The driver's port asks for Spark's secret, which never leaves its JVM in local mode; the same client
+    reaches a Spark driver that does not authenticate (the tests' own reader)."""
+    driver, state = socket_driver
+    rpc = json.loads(state.read_text())["spark_rpc_port"]
+    plain, why = spark_rpc_probe(rpc, "HeartbeatReceiver")
+    assert not plain and "SaslMessage" in why, why  # the driver expected Spark's authentication first
+    guessed, why = spark_rpc_probe(rpc, "HeartbeatReceiver", secret="a-guess")
+    assert not guessed, why
+    unauthenticated = int(spark_session.sparkContext.getConf().get("spark.driver.port"))
+    assert spark_rpc_probe(unauthenticated, "HeartbeatReceiver") == (True, "")
+    assert driver.ask({"ping": True}) is not None
+    properties = state.with_suffix(".conf")
+    assert oct(properties.stat().st_mode & 0o777) == "0o600"
+    assert "spark.authenticate true" in properties.read_text()
+
+
 def test_a_silent_connection_is_dropped_after_the_deadline(socket_driver):
     driver, _ = socket_driver
     with socket.create_connection(("127.0.0.1", driver.port), timeout=5) as silent:

@@ -11,7 +11,7 @@ from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
 from sparkjobs.models import ReplayJob
 from sparkjobs.services import replay_cancel, replay_submit
-from tests.sparkjobs.conftest import wait_finished
+from tests.sparkjobs.conftest import open_to_others, wait_finished
 
 pytestmark = [pytest.mark.kafka, pytest.mark.spark, pytest.mark.django_db(transaction=True)]
 
@@ -47,6 +47,8 @@ def test_filter_to_parquet_keeps_bytes_and_headers(replay_env, operator_actor, s
     assert (job.records_read, job.records_written) == (20, 5)
     names = [p.name for p in Path(job.output_dir).glob("part-*")]
     assert names and all(n.endswith(".parquet") for n in names)
+    # Hadoop chmods what it writes itself (0644 by its own umask): the outputs and the log are the console's only.
+    assert open_to_others(job.output_dir) == [] and open_to_others(job.log_path) == []
 
 
 def test_a_filter_of_several_allowed_functions_runs_a_replay_end_to_end(replay_env, operator_actor, source):

@@ -2,6 +2,7 @@
 beyond one machine, where executors run in the worker's processes, not in the driver's JVM."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -30,6 +31,26 @@ def test_a_replay_runs_on_the_standalone_cluster(on_cluster, spark_cluster, repl
     # The worker ran an application of its own for this replay: its executors, not the driver, did the work.
     apps = {path.name for path in (spark_cluster.home / "work").iterdir()} - before
     assert len(apps) == 1 and next(iter(apps)).startswith("app-")
+
+
+def test_the_clusters_master_takes_no_client_without_its_secret_and_the_driver_keeps_it_off_the_command_line(
+        on_cluster, spark_cluster, spark_rpc_probe, replay_env):
+    """Master, worker, driver and executors share Spark's secret (encrypted traffic: the cluster is not this
+    machine in production); a client without it, or with another, gets no answer from the master."""
+    from django.test import override_settings
+
+    from sparkjobs import runner
+    from tests.fixtures.celery import WORKER_REPLAY_DIR
+
+    assert spark_rpc_probe(spark_cluster.port, "Master", secret=spark_cluster.secret) == (True, "")
+    assert not spark_rpc_probe(spark_cluster.port, "Master")[0]
+    assert not spark_rpc_probe(spark_cluster.port, "Master", secret="a-guess")[0]
+    with override_settings(REPLAY_OUTPUT_DIR=str(WORKER_REPLAY_DIR)):
+        drivers = [d for d in runner.running_drivers()
+                   if spark_cluster.url.encode() in Path(f"/proc/{d.pid}/cmdline").read_bytes()]
+    assert drivers, "the cluster's worker has no driver running (it starts one as it comes up)"
+    for driver in drivers:  # what `ps` shows every user
+        assert spark_cluster.secret.encode() not in Path(f"/proc/{driver.pid}/cmdline").read_bytes()
 
 
 def test_a_replay_on_the_cluster_writes_to_object_storage_and_the_page_streams_it_back(

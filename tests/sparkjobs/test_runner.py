@@ -1,10 +1,13 @@
-"""Stopping a driver's process group: quick once it has exited, even while it waits to be reaped."""
+"""Stopping a driver's process group: quick once it has exited, even while it waits to be reaped; and the security
+settings a driver is started with."""
 
 from __future__ import annotations
 
 import subprocess
 import time
 from pathlib import Path
+
+import pytest
 
 from sparkjobs import runner
 
@@ -43,3 +46,25 @@ def test_stopping_a_child_group_that_obeys_sigterm_takes_no_grace_period():
 
     assert time.monotonic() - started < 5
     assert not Path(f"/proc/{child.pid}").exists()
+
+
+def test_a_local_driver_authenticates_with_sparks_own_secret_and_a_cluster_needs_the_shared_one(settings):
+    settings.SPARK_MASTER, settings.SPARK_AUTHENTICATE_SECRET = "local[*]", ""
+    assert runner.spark_security() == {"spark.authenticate": "true", "spark.hadoop.fs.permissions.umask-mode": "077"}
+    settings.SPARK_MASTER = "spark://10.0.0.5:7077"
+    with pytest.raises(RuntimeError, match="set SPARK_AUTHENTICATE_SECRET"):
+        runner.spark_security()
+    settings.SPARK_AUTHENTICATE_SECRET = "s3cret-shared"
+    found = runner.spark_security()
+    assert found["spark.authenticate.secret"] == "s3cret-shared" and found["spark.network.crypto.enabled"] == "true"
+
+
+def test_the_secret_reaches_spark_submit_in_a_0600_file_never_on_its_command_line(settings, tmp_path):
+    settings.SPARK_MASTER, settings.SPARK_AUTHENTICATE_SECRET = "spark://10.0.0.5:7077", "s3cret-shared"
+    state = tmp_path / "abc.json"
+    command = runner.driver_command(tmp_path, state, ["/jars/kafka.jar"])
+    assert not any("s3cret-shared" in part for part in command)
+    properties = Path(command[command.index("--properties-file") + 1])
+    assert properties == state.with_suffix(".conf") and properties.stat().st_mode & 0o777 == 0o600
+    assert "spark.authenticate.secret s3cret-shared\n" in properties.read_text()
+    assert "--load-spark-defaults" in command

@@ -155,8 +155,8 @@ def test_a_failing_local_broker_is_named_with_its_error_on_health_and_the_cluste
         assert details["processes"]["kafka"]["ok"] is False
         assert details["processes"]["kafka"]["last_error"] == TOO_MANY
         anonymous = Client().get("/health")
-        assert anonymous.json()["processes"] == {"kafka": {"ok": False}}
-        assert anonymous.json()["kafka"]["local"] == {"reachable": False}
+        assert anonymous.json()["processes"] == {"supervised": 1, "failing": 1}
+        assert anonymous.json()["kafka"] == {"clusters": 1, "unreachable": 1}
         assert "Too many open files" not in anonymous.content.decode()
 
         detail = reverse("clusters:detail", args=[settings.KAFKA_LOCAL_CLUSTER_NAME])

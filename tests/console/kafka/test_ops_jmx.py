@@ -1,5 +1,6 @@
-"""The JMX reader (console/kafka/java/ops_jmx.py) against the session's brokers: the same figures as Kafka's own
-JmxTool read at the same moment, and a clear reason for a port that refuses, hangs or wants other credentials."""
+"""The JMX reader (console/kafka/java/ops_jmx.py) against the session's brokers, whose JMX asks for a password as
+`make run`'s does: the same figures as Kafka's own JmxTool read at the same moment, nothing for a client without
+the password, and a clear reason for a port that refuses, hangs or wants other credentials."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from console.kafka.admin import KafkaAdmin
 from console.kafka.errors import InvalidRequest
 from console.kafka.broker_mbeans import BROKER_MBEANS
 from console.kafka.types import (JMX_CREDENTIALS, JMX_REFUSED, JMX_TIMEOUT, JMX_TLS, ClusterConnection, JmxEndpoint)
+from tests.fixtures.kafka import jmx_endpoint
 from tests.fixtures.secured_kafka import JMX_PASSWORD_ENV
 
 pytestmark = [pytest.mark.kafka, pytest.mark.parity]
@@ -29,11 +31,17 @@ def _admin(node) -> KafkaAdmin:
     return KafkaAdmin(ClusterConnection("jmx", node.bootstrap), timeout=5.0)
 
 
-def _jmx_tool(node, object_names: list[str]) -> dict[str, float]:
+def _run_jmx_tool(node, object_names: list[str], *, password: bool = True):
     args = ["--jmx-url", node.jmx_url, "--one-time", "true", "--report-format", "properties"]
+    if password:
+        args += ["--jmx-auth-prop", f"{node.jmx_security.username}={node.jmx_security.password}"]
     for name in object_names:
         args += ["--object-name", name]
-    result = node.run_tool("org.apache.kafka.tools.JmxTool", *args, timeout=60)
+    return node.run_tool("org.apache.kafka.tools.JmxTool", *args, timeout=60)
+
+
+def _jmx_tool(node, object_names: list[str]) -> dict[str, float]:
+    result = _run_jmx_tool(node, object_names)
     assert result.returncode == 0, result.stderr
     values = {}
     for line in result.stdout.splitlines():
@@ -54,7 +62,7 @@ def test_the_readers_figures_are_jmxtools_at_the_same_moment(kafka_node, topic_f
     topic = topic_factory("jmx")
     produce(topic, [(0, None, b"x" * 200, None) for _ in range(300)])
     admin = _admin(kafka_node)
-    endpoint = JmxEndpoint(1, "127.0.0.1", kafka_node.jmx_port)
+    endpoint = jmx_endpoint(kafka_node)
     before = admin.read_jmx([endpoint])[0]
     tool = _jmx_tool(kafka_node, [name for name, _ in BROKER_MBEANS.values()]
                      + [f"kafka.server:type=BrokerTopicMetrics,name={m},topic={topic}"
@@ -87,7 +95,7 @@ def test_closed_silent_and_unknown_ports_say_why_within_the_bound(kafka_node, si
     silent_port = int(silent_server.rpartition(":")[2])
     began = time.monotonic()
     # A bound a real JMX read meets on a busy machine too: under the whole suite's load 2 s was not always enough.
-    good, closed, silent = admin.read_jmx([JmxEndpoint(1, "127.0.0.1", kafka_node.jmx_port),
+    good, closed, silent = admin.read_jmx([jmx_endpoint(kafka_node),
                                            JmxEndpoint(2, "127.0.0.1", free_port()),
                                            JmxEndpoint(3, "127.0.0.1", silent_port)], timeout=5.0)
     assert time.monotonic() - began < 7
@@ -97,6 +105,22 @@ def test_closed_silent_and_unknown_ports_say_why_within_the_bound(kafka_node, si
     # While the silent port still holds the earlier read, the next one is not queued behind it.
     again = admin.read_jmx([JmxEndpoint(3, "127.0.0.1", silent_port)], timeout=2.0)[0]
     assert again.error_kind == JMX_TIMEOUT and "earlier read" in again.error
+
+
+def test_the_brokers_jmx_answers_no_client_without_the_password(kafka_node):
+    """As on `make run`'s brokers: JmxTool, or any JMX client of a user of this host, without the password gets no
+    MBean; the console's reader without it, or with another, is told the credentials were refused."""
+    tool = _run_jmx_tool(kafka_node, ["kafka.server:type=ReplicaManager,name=UnderReplicatedPartitions"],
+                         password=False)
+    assert tool.returncode != 0 and "UnderReplicatedPartitions" not in tool.stdout
+    assert "Authentication failed" in tool.stderr or "SecurityException" in tool.stderr, tool.stderr[-2000:]
+    right = jmx_endpoint(kafka_node)
+    wrong = JmxEndpoint(1, "127.0.0.1", kafka_node.jmx_port, username=right.username, password=uuid.uuid4().hex)
+    anonymous = JmxEndpoint(1, "127.0.0.1", kafka_node.jmx_port)
+    ok, refused, none = _admin(kafka_node).read_jmx([right, wrong, anonymous], timeout=10)
+    assert ok.ok and ok.gauges["active_controllers"] == 1, ok.error
+    assert refused.error_kind == none.error_kind == JMX_CREDENTIALS
+    assert not refused.gauges and not none.gauges
 
 
 def test_hostile_addresses_never_reach_the_jvm(kafka_node):

@@ -21,8 +21,15 @@ AXE_CORE := .cache/axe-core/node_modules/axe-core/axe.min.js
 MAVEN_JVM := -XX:TieredStopAtLevel=1 -XX:+UseSerialGC
 MVN := MAVEN_OPTS="$(MAVEN_JVM) $$MAVEN_OPTS" mvn -q -B -s console/devstack/maven-settings.xml
 
-# Development defaults; production sets its own environment (see docker-compose.yml).
-export DJANGO_DEBUG ?= 1
+# `make run` is the console as a team runs it: gunicorn with DEBUG off and static files from WhiteNoise, over plain
+# HTTP on 127.0.0.1 (so no secure-only cookies and no HSTS), mail to the log. `make dev` (or DJANGO_DEBUG=1 make run)
+# is the development server with autoreload and tracebacks; the tests run with DEBUG on (their fault switches need
+# it). Production sets its own environment (see docker-compose.yml).
+run migrate: export DJANGO_DEBUG ?= 0
+run migrate: export DJANGO_SECURE_COOKIES ?= 0
+run migrate: export DJANGO_HSTS_SECONDS ?= 0
+run migrate: export EMAIL_URL ?= consolemail://
+test test-db: export DJANGO_DEBUG ?= 1
 export DJANGO_SETTINGS_MODULE := console.settings
 # Every process make starts (the console's, the tests' and the commands they run) keeps the project's compiled
 # modules: with PYTHONDONTWRITEBYTECODE set, as some machines and CI images do, each process compiled them all again.
@@ -50,7 +57,8 @@ run migrate: export CONNECT_URL ?= http://127.0.0.1:8083
 
 .PHONY: help deps test-deps run test test-db migrate clean-data
 help:
-	@echo "make run    start Kafka, Kafka Connect, Redis, Celery worker and beat, and Django on http://127.0.0.1:8000"
+	@echo "make run    start Kafka, Kafka Connect, Redis, Celery worker and beat, and the console (gunicorn) on http://127.0.0.1:8000"
+	@echo "make dev    the same with Django's development server (DEBUG on, autoreload)"
 	@echo "           (KAFKA_BROKERS=3 make run: a three-broker Kafka cluster instead of one broker)"
 	@echo "make clean-data  remove what make run stored (brokers, Redis, registry, database), not .env"
 	@echo "make test   install what the tests need and run the whole suite against a real broker"
@@ -139,10 +147,19 @@ $(REGISTRY_APP): console/devstack/registry-pom.xml .data/.system-run
 # A database made before this file existed keeps the audit key its chain was written with.
 .env:
 	@umask 077; key=$$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n'); \
-	 { echo "# Written by make for local development; not used in production."; \
-	   echo "DJANGO_DEBUG=1"; echo "SECRET_KEY=dev-$$key"; \
-	   if [ -f .data/console.sqlite3 ]; then echo "AUDIT_HASH_KEY=dev-only-insecure-key"; fi; } > $@
-	@echo "Wrote .env (development settings and a generated SECRET_KEY)"
+	 { echo "# Written by make for this machine's make run; production sets its own environment."; \
+	   echo "SECRET_KEY=local-$$key"; \
+	   if [ -f .data/console.sqlite3 ]; then echo "AUDIT_HASH_KEY=dev-only-insecure-key"; echo "AUDIT_HASH_KEY_OF_DEVELOPMENT=1"; fi; } > $@
+	@echo "Wrote .env (a generated SECRET_KEY)"
+
+# The audit chain's key, apart from SECRET_KEY as production needs it (make run runs with DEBUG off). An .env from
+# before, whose database's chain was written with the development default (SECRET_KEY), names that key and says so.
+.data/.audit-key: .env
+	@chmod 600 .env; grep -q '^AUDIT_HASH_KEY=' .env || { \
+	  if [ -f .data/console.sqlite3 ]; then \
+	    echo "AUDIT_HASH_KEY=$$(sed -n 's/^SECRET_KEY=//p' .env | tail -n 1)" >> .env; echo "AUDIT_HASH_KEY_OF_DEVELOPMENT=1" >> .env; \
+	  else echo "AUDIT_HASH_KEY=audit-$$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')" >> .env; fi; }
+	@umask 077; mkdir -p .data && touch $@
 
 # The local Redis asks for a password (console/devstack/redis.py); an .env from before that gets one added.
 .data/.redis-password: .env
@@ -170,7 +187,7 @@ $(REGISTRY_APP): console/devstack/registry-pom.xml .data/.system-run
 	  echo "CONSOLE_SECRET_LOCAL_JMX_PASSWORD=$$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')" >> .env
 	@umask 077; mkdir -p .data && touch $@
 
-deps: .env .data/.redis-password .data/.connect-password .data/.jmx-password .data/.spark-secret $(VENV)/.deps-run \
+deps: .env .data/.audit-key .data/.redis-password .data/.connect-password .data/.jmx-password .data/.spark-secret $(VENV)/.deps-run \
 	$(KAFKA_JARS) $(SPARK_JARS) $(SPARK_S3A_JARS) $(SPARK_AVRO_JARS) $(REGISTRY_APP) \
 	$(CONNECT_JARS) .data/.system-run
 
@@ -203,6 +220,12 @@ migrate:
 	@umask 077; $(PY) -m console.devstack.private_data
 	umask 077; $(PY) manage.py migrate --noinput
 	umask 077; $(PY) manage.py ensure_admin
+	@# Static files for WhiteNoise (gunicorn serves them; the development server needs none).
+	@umask 077; $(PY) manage.py collectstatic --noinput -v 0
+
+.PHONY: dev
+dev:
+	@DJANGO_DEBUG=1 $(MAKE) --no-print-directory run
 
 run: migrate
 	@umask 077; mkdir -p .data/redis  # not only in the stamp's recipe: `make clean-data` removes the folder and keeps the stamp

@@ -378,7 +378,10 @@ REPLAY_FAULT_CRASH_AFTER = env.int("REPLAY_FAULT_CRASH_AFTER", default=0)
 MSG_AUDIT_HASH_KEY = ("AUDIT_HASH_KEY must be set, and differ from SECRET_KEY, outside development (DJANGO_DEBUG "
                       "off): it is the key of the audit chain and of the witness topic's records.")
 AUDIT_HASH_KEY = env("AUDIT_HASH_KEY", default=SECRET_KEY if DEBUG else "")
-if not DEBUG and (not AUDIT_HASH_KEY or AUDIT_HASH_KEY == SECRET_KEY):
+# A database a development console wrote before `make run` ran without DEBUG has its chain keyed with SECRET_KEY;
+# `make` names that key for it and says so (AUDIT_HASH_KEY_OF_DEVELOPMENT), rather than break the chain's check.
+_SHARED_KEY_ALLOWED = env.bool("AUDIT_HASH_KEY_OF_DEVELOPMENT", default=False)
+if not DEBUG and (not AUDIT_HASH_KEY or (AUDIT_HASH_KEY == SECRET_KEY and not _SHARED_KEY_ALLOWED)):
     raise ImproperlyConfigured(MSG_AUDIT_HASH_KEY)
 # The audit witness (console/audit/witness/): every audit event is published, in order, to one Kafka topic the
 # database cannot rewrite, and audit_verify compares the two. Cluster: a registered cluster's name; empty means

@@ -4,6 +4,10 @@ creates and deletes topics behind the console's back.
 
     flock /tmp/console-suite.lock .venv/bin/python bench/scale.py [--topics 10000] [--groups 50000] [--loads 200]
     flock /tmp/console-suite.lock .venv/bin/python bench/scale.py --topics 500 --groups 2000 --loads 60 --cold 2
+    flock /tmp/console-suite.lock .venv/bin/python bench/scale.py --stack run --topics 4000 --groups 50000
+
+`--stack run` measures `make run`'s own kind of stack instead: one broker, SQLite, and the web process as
+console/devstack/web.py starts it (gunicorn, its default workers and threads, DEBUG off).
 
 Everything is started here, on free ports in a temporary folder, and stopped at the end: a three-node KRaft
 cluster (console.devstack.kafka.KafkaCluster: each node broker and controller, replication factor 1 for the
@@ -76,6 +80,8 @@ PAGES = ("topic list", "topic search", "topic page", "groups list", "group page"
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--stack", choices=["production", "run"], default="production",
+                        help="production: three brokers, PostgreSQL; run: make run's one broker and SQLite")
     parser.add_argument("--topics", type=int, default=10_000)
     parser.add_argument("--groups", type=int, default=50_000)
     parser.add_argument("--records", type=int, default=2, help="records on every partition")
@@ -100,13 +106,15 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="bench-scale-"))
     stack = Stack(work)
     redis_node = RedisNode(home=work / "redis", port=free_port())
-    cluster = KafkaCluster(work / "kafka", size=3, heap=("-Xms512m", f"-Xmx{args.heap}"),
+    run_stack = args.stack == "run"
+    brokers = 1 if run_stack else 3
+    cluster = KafkaCluster(work / "kafka", size=brokers, heap=("-Xms512m", f"-Xmx{args.heap}"),
                            offsets_partitions=DEV_CLUSTER_OFFSETS_PARTITIONS)
     postgres_dir = work / "postgres"
     started_all = time.perf_counter()
     os.environ["KAFKA_CLIENT_SOCKET_DIR"] = str(stack.client_dir)  # this process's own clients too (wait_ready)
     try:
-        database_url = start_postgres(postgres_dir)
+        database_url = (f"sqlite:///{work / 'console.sqlite3'}" if run_stack else start_postgres(postgres_dir))
         redis_node.start()
         cluster.start()  # raises the soft open-file limit to the hard one for each node, as make run does
         cluster.wait_ready(timeout=180)
@@ -139,12 +147,18 @@ def main() -> None:
         manage(env, "createsuperuser", "--noinput")
         access_log = work / "access.log"
         access_log.touch()
-        gunicorn = stack.spawn("gunicorn", [str(ROOT / ".venv" / "bin" / "gunicorn"), "console.wsgi:application",
-                                            "--bind", f"127.0.0.1:{port}", "--workers", str(args.web_workers),
-                                            "--timeout", "30", "--no-control-socket",
-                                            "--access-logfile", str(access_log),
+        if run_stack:  # the web process exactly as make run starts it, its access log where this bench reads it
+            os.environ["WEB_WORKERS"] = str(args.web_workers)
+            from console.devstack.web import command as web_command
+
+            web_argv = web_command(f"127.0.0.1:{port}")
+            web_argv = web_argv[:web_argv.index("--access-logfile")]  # this bench's own access log instead
+        else:
+            web_argv = [str(ROOT / ".venv" / "bin" / "gunicorn"), "console.wsgi:application",
+                        "--bind", f"127.0.0.1:{port}", "--workers", str(args.web_workers), "--timeout", "30"]
+        gunicorn = stack.spawn("gunicorn", [*web_argv, "--no-control-socket", "--access-logfile", str(access_log),
                                             "--access-logformat", "%(p)s %(s)s %(U)s"],
-                            env)
+                               {**env, "WEB_WORKERS": str(args.web_workers)})
         worker = stack.spawn("worker", [PYTHON, "-m", "celery", "-A", "console", "worker", "--concurrency=2",
                                "--loglevel=WARNING", f"--hostname=scale-bench-{os.getpid()}@%h"],
                     {**env, "LAG_SWEEP_LOG_LEVEL": "DEBUG", "TOPIC_SNAPSHOT_LOG_LEVEL": "DEBUG"})
@@ -253,7 +267,8 @@ def main() -> None:
         stack.stop()
         cluster.stop(kill=True)
         redis_node.stop()
-        stop_postgres(postgres_dir)
+        if not run_stack:
+            stop_postgres(postgres_dir)
         total_s = time.perf_counter() - started_all
         worker_log = work / "worker.log"
         sweeps_s: list[float] = []  # every sweep of the run, as offsets/lag/sampler.py logs it once stored
@@ -280,21 +295,28 @@ def main() -> None:
     def verdict(ok: bool) -> str:
         return "**met**" if ok else "**not met**"
 
-    size = f"{args.topics}x{args.groups}"
+    size = f"{args.topics}x{args.groups}" + ("-run" if run_stack else "")
+    stack_text = (f"`make run`'s kind of stack: one KRaft node (Kafka 4.3.1, -Xmx{args.heap}, "
+                  f"{DEV_CLUSTER_OFFSETS_PARTITIONS} `__consumer_offsets` partitions), SQLite, Redis, the web process "
+                  f"as console/devstack/web.py starts it (gunicorn, {args.web_workers} workers with threads), a "
+                  f"Celery worker (concurrency 2) and beat, DEBUG off; all on this machine." if run_stack else
+                  f"Three KRaft nodes (Kafka 4.3.1, each broker and controller, -Xmx{args.heap}, "
+                  f"{DEV_CLUSTER_OFFSETS_PARTITIONS} `__consumer_offsets` partitions), PostgreSQL (Debian), Redis, "
+                  f"gunicorn with {args.web_workers} sync workers, a Celery worker (concurrency 2) and beat, DEBUG off; "
+                  f"all on this machine.")
     lines = [
         f"## Big cluster: {args.topics:,} topics × {PARTITIONS} partitions, {args.groups:,} groups "
         f"({datetime.now(UTC):%Y-%m-%d})",
         "",
-        f"`flock /tmp/console-suite.lock .venv/bin/python bench/scale.py --topics {args.topics} --groups {args.groups} "
+        f"`flock /tmp/console-suite.lock .venv/bin/python bench/scale.py{' --stack run' if run_stack else ''} "
+        f"--topics {args.topics} --groups {args.groups} "
         f"--records {args.records} --loads {args.loads} --cold {args.cold} --web-workers {args.web_workers} "
         f"--heap {args.heap} --idle {args.idle:g} --cli-repeat {args.cli_repeat}"
         f"{f' --broker-profile {args.broker_profile}' if args.broker_profile else ''}`",
         "",
-        f"Machine: {machine()}. Three KRaft nodes (Kafka 4.3.1, each broker and controller, -Xmx{args.heap}, "
-        f"{DEV_CLUSTER_OFFSETS_PARTITIONS} `__consumer_offsets` partitions), PostgreSQL (Debian), Redis, gunicorn with "
-        f"{args.web_workers} sync workers, a Celery worker (concurrency 2) and beat, DEBUG off; all on this machine.",
+        f"Machine: {machine()}. {stack_text}",
         f"Data: {args.topics:,} topics × {PARTITIONS} = {args.topics * PARTITIONS:,} partitions (replication factor 1, "
-        f"about {args.topics * PARTITIONS // 3:,} a broker; created and led in {seeded['topics']:.0f} s), "
+        f"about {args.topics * PARTITIONS // brokers:,} a broker; created and led in {seeded['topics']:.0f} s), "
         f"{args.records} records on each ({seeded['records']:.0f} s), {args.groups:,} groups committing 4 partitions "
         f"each ({args.groups * PARTITIONS:,} committed partitions, {seeded['groups']:.0f} s). The whole run took "
         f"{total_s / 60:.1f} min; the first shared topic table was in Redis {table_wait:.0f} s after the console "
@@ -342,7 +364,7 @@ def main() -> None:
           for kind in PAGES for ms, phases in sorted(timings[kind], key=lambda t: t[0])[-2:]],
         "",
         f"What the brokers' request threads did during the mix (Kafka's RequestMetrics through JmxTool, summed over "
-        f"the three brokers, read in the gap after a lag sweep, so the last reading includes up to one sweep after "
+        f"the {brokers} broker(s), read in the gap after a lag sweep, so the last reading includes up to one sweep after "
         f"the mix; `in threads` is LocalTimeMs, `waiting` RequestQueueTimeMs; the eight busiest):",
         "",
         "| request | requests | in threads | waiting |",

@@ -28,7 +28,8 @@ def command(bind: str) -> list[str]:
     bin_dir = Path(sys.executable).parent
     if debug_on():
         return [sys.executable, "manage.py", "runserver", bind]
-    return [str(bin_dir / "gunicorn"), "console.wsgi:application", "--bind", bind, "--workers", str(WORKERS),
+    workers = int(os.environ.get("WEB_WORKERS", WORKERS))
+    return [str(bin_dir / "gunicorn"), "console.wsgi:application", "--bind", bind, "--workers", str(workers),
             "--threads", str(THREADS), "--timeout", str(TIMEOUT_S), "--graceful-timeout", "10",
             "--access-logfile", "-", "--access-logformat", '%(h)s "%(r)s" %(s)s %(b)s %(M)sms']
 

@@ -36,3 +36,18 @@ def duration_s(value) -> str:
     if seconds < 7200:
         return f"{seconds / 60:.0f} min"
     return f"{seconds / 3600:.0f} h"
+
+
+SHORT_ERROR_CHARS = 90
+
+
+@register.filter
+def short_error(text) -> str:
+    """An error's first sentence or line, cut to a table cell's width: the whole text goes behind "details"."""
+    text = str(text or "").strip()
+    first = text.splitlines()[0] if text else ""
+    for end in (". ", ": "):
+        if end in first[20:]:
+            first = first[:first.index(end, 20) + 1]
+            break
+    return first if len(first) <= SHORT_ERROR_CHARS else first[:SHORT_ERROR_CHARS - 1].rstrip() + "…"

@@ -55,7 +55,10 @@ def test_clusters_page_shows_health_of_each_cluster(client_for, viewer):
     body = client_for(viewer).get("/clusters/").content.decode()
 
     assert "local" in body and "gone" in body
-    assert body.count('<span class="ok">yes</span>') == 1 and body.count('<span class="bad">no</span>') == 1
+    assert body.count('<span class="status status-OK">up</span>') == 1
+    assert body.count('<span class="status status-ERR">down</span>') == 1
+    # The down cluster's error is said once, short, with the whole text behind "details".
+    assert body.count('<details class="error-detail">') == 1 and "not running while the cluster is down" in body
 
 
 def test_cluster_detail_lists_brokers_and_controller(client_for, viewer, kafka_node):

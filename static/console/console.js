@@ -258,8 +258,15 @@
     var number = text.replace(/[ ,\u202f]/g, "");
     return /^-?\d+(\.\d+)?$/.test(number) ? parseFloat(number) : text.toLowerCase();
   }
+  function headers(table) {
+    // Every column header of a sortable table sorts by its column; data-nosort leaves one out.
+    return Array.prototype.filter.call(table.querySelectorAll("thead th"), function (th) { return !("nosort" in th.dataset); });
+  }
+  function sortKey(th) {
+    return th.dataset.sort || String(Array.prototype.indexOf.call(th.parentNode.children, th));
+  }
   function sortTable(table, key, dir) {
-    var header = table.querySelector('th[data-sort="' + key + '"]');
+    var header = headers(table).filter(function (th) { return sortKey(th) === key; })[0];
     if (!header || !table.tBodies[0]) { return; }
     var index = Array.prototype.indexOf.call(header.parentNode.children, header);
     var rows = Array.prototype.slice.call(table.tBodies[0].rows);
@@ -269,22 +276,23 @@
       return dir === "desc" ? -order : order;
     });
     rows.forEach(function (r) { table.tBodies[0].appendChild(r); });
-    table.querySelectorAll("th[data-sort]").forEach(function (th) { th.removeAttribute("aria-sort"); });
+    headers(table).forEach(function (th) { th.removeAttribute("aria-sort"); });
     header.setAttribute("aria-sort", dir === "desc" ? "descending" : "ascending");
   }
   function sortableTables(root) {
     var params = new URLSearchParams(window.location.search);
     (root || document).querySelectorAll("table[data-sortable]").forEach(function (table) {
       var id = table.id || "";
-      table.querySelectorAll("th[data-sort]").forEach(function (th) {
+      headers(table).forEach(function (th) {
         if (th.dataset.sortReady) { return; }
         th.dataset.sortReady = "1";
         th.tabIndex = 0;
+        th.classList.add("sortable");
         var go = function () {
           var dir = th.getAttribute("aria-sort") === "ascending" ? "desc" : "asc";
-          sortTable(table, th.dataset.sort, dir);
+          sortTable(table, sortKey(th), dir);
           var url = new URL(window.location.href);
-          url.searchParams.set(id ? id + "-sort" : "sort", th.dataset.sort + ":" + dir);
+          url.searchParams.set(id ? id + "-sort" : "sort", sortKey(th) + ":" + dir);
           window.history.replaceState(window.history.state, "", url);
         };
         th.addEventListener("click", go);

@@ -176,7 +176,7 @@ USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / ".data" / "static"
+STATIC_ROOT = env("DJANGO_STATIC_ROOT", default=str(BASE_DIR / ".data" / "static"))
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

@@ -1,4 +1,5 @@
-"""The frame as a person meets it, in Debian's chromium: every page in the navigation loads without a console error
+"""The frame as a person meets it, in Debian's chromium, served as `make run` serves it (gunicorn, DEBUG off,
+static files from WhiteNoise): every page in the navigation loads without a console error
 and without sideways scrolling on a phone; the navigation is one line on a wide screen; a refused form keeps the
 page and what was typed and shows the message at its field, in view; a request shows it is working and cannot be
 sent twice; the dark theme keeps text readable (axe-core's contrast rule); the README's screenshots are made here."""
@@ -40,8 +41,8 @@ def _unexpected(problems: list[str]) -> list[str]:
     return [p for p in problems if "the server responded with a status of 4" not in p]
 
 
-def _open(browser, live_server, user, viewport, *, scheme="light", bypass_csp=False):
-    context = browser.new_context(base_url=live_server.url, viewport=viewport, color_scheme=scheme,
+def _open(browser, server, user, viewport, *, scheme="light", bypass_csp=False):
+    context = browser.new_context(base_url=server.url, viewport=viewport, color_scheme=scheme,
                                   bypass_csp=bypass_csp)
     page = context.new_page()
     page.set_default_timeout(20_000)
@@ -61,8 +62,8 @@ def _nav_links(page) -> list[str]:
     return sorted(set(hrefs))
 
 
-def test_every_page_in_the_navigation_at_both_widths(browser, live_server, admin, cluster_with_data):
-    context, page, problems = _open(browser, live_server, admin, WIDE)
+def test_every_page_in_the_navigation_at_both_widths(browser, run_style_web, admin, cluster_with_data):
+    context, page, problems = _open(browser, run_style_web, admin, WIDE)
     page.goto("/clusters/local/")
     links = _nav_links(page)
     topic, group = cluster_with_data["topic"], cluster_with_data["group"]
@@ -83,7 +84,7 @@ def test_every_page_in_the_navigation_at_both_widths(browser, live_server, admin
         assert page.title().endswith("Kafka console") and page.title() != "Kafka console", (url, page.title())
     context.close()
 
-    context, page, problems = _open(browser, live_server, admin, PHONE)
+    context, page, problems = _open(browser, run_style_web, admin, PHONE)
     for url in pages:
         problems.clear()
         page.goto(url)
@@ -104,8 +105,8 @@ def _in_view(page, locator) -> bool:
     return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height
 
 
-def test_a_refused_filter_keeps_the_page_and_says_so_at_the_field(browser, live_server, viewer, cluster_with_data):
-    context, page, problems = _open(browser, live_server, viewer, WIDE)
+def test_a_refused_filter_keeps_the_page_and_says_so_at_the_field(browser, run_style_web, viewer, cluster_with_data):
+    context, page, problems = _open(browser, run_style_web, viewer, WIDE)
     page.goto("/clusters/local/topics/")
     page.check("input[name=regex]")
     page.wait_for_load_state("networkidle")
@@ -124,9 +125,9 @@ def test_a_refused_filter_keeps_the_page_and_says_so_at_the_field(browser, live_
     context.close()
 
 
-def test_a_refused_config_edit_shows_the_brokers_reason_next_to_the_field(browser, live_server, admin,
+def test_a_refused_config_edit_shows_the_brokers_reason_next_to_the_field(browser, run_style_web, admin,
                                                                          cluster_with_data):
-    context, page, problems = _open(browser, live_server, admin, WIDE)
+    context, page, problems = _open(browser, run_style_web, admin, WIDE)
     page.goto(f"/clusters/local/topics/{cluster_with_data['topic']}/?tab=configuration")
     field = page.locator("textarea[name=set_values]")
     field.scroll_into_view_if_needed()
@@ -141,8 +142,8 @@ def test_a_refused_config_edit_shows_the_brokers_reason_next_to_the_field(browse
     context.close()
 
 
-def test_a_request_shows_it_is_working_and_cannot_be_sent_twice(browser, live_server, admin, cluster_with_data):
-    context, page, problems = _open(browser, live_server, admin, WIDE)
+def test_a_request_shows_it_is_working_and_cannot_be_sent_twice(browser, run_style_web, admin, cluster_with_data):
+    context, page, problems = _open(browser, run_style_web, admin, WIDE)
     page.goto(f"/clusters/local/topics/{cluster_with_data['topic']}/?tab=configuration")
     held = []
 
@@ -164,11 +165,11 @@ def test_a_request_shows_it_is_working_and_cannot_be_sent_twice(browser, live_se
 
 
 @pytest.mark.skipif(not AXE.exists(), reason="axe-core is fetched by `make test-deps`")
-def test_dark_mode_keeps_text_readable(browser, live_server, admin, cluster_with_data):
+def test_dark_mode_keeps_text_readable(browser, run_style_web, admin, cluster_with_data):
     topic, group = cluster_with_data["topic"], cluster_with_data["group"]
     for scheme in ("dark", "light"):
         # axe is injected as a script of the test's, which the console's CSP would refuse: this context ignores it.
-        context, page, problems = _open(browser, live_server, admin, WIDE, scheme=scheme, bypass_csp=True)
+        context, page, problems = _open(browser, run_style_web, admin, WIDE, scheme=scheme, bypass_csp=True)
         for url in ("/clusters/", "/clusters/local/", "/clusters/local/topics/", f"/clusters/local/topics/{topic}/",
                     f"/clusters/local/topics/{topic}/?tab=configuration", "/clusters/local/groups/",
                     f"/clusters/local/groups/{group}/", "/audit/", "/alerts/"):
@@ -183,11 +184,11 @@ def test_dark_mode_keeps_text_readable(browser, live_server, admin, cluster_with
         context.close()
 
 
-def test_the_readmes_screenshots(browser, live_server, admin, cluster_with_data):
+def test_the_readmes_screenshots(browser, run_style_web, admin, cluster_with_data):
     """Made from the real pages on every run, so the README's pictures cannot drift from the console."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     topic, group = cluster_with_data["topic"], cluster_with_data["group"]
-    context, page, problems = _open(browser, live_server, admin, WIDE)
+    context, page, problems = _open(browser, run_style_web, admin, WIDE)
     for name, url in (("dashboard", "/clusters/local/"), ("topic", f"/clusters/local/topics/{topic}/?tab=partitions"),
                       ("group", f"/clusters/local/groups/{group}/")):
         page.goto(url)
@@ -195,7 +196,7 @@ def test_the_readmes_screenshots(browser, live_server, admin, cluster_with_data)
         page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
         assert (SCREENSHOTS / f"{name}.png").stat().st_size > 10_000
     context.close()
-    context, page, problems = _open(browser, live_server, admin, PHONE, scheme="dark")
+    context, page, problems = _open(browser, run_style_web, admin, PHONE, scheme="dark")
     page.goto(f"/clusters/local/groups/{group}/")
     page.wait_for_load_state("networkidle")
     page.screenshot(path=str(SCREENSHOTS / "group-phone-dark.png"))

@@ -1,7 +1,9 @@
-"""Shared set-up for benchmarks: a broker (the local one, or a fresh one), a throwaway database, timing helpers."""
+"""Shared set-up for benchmarks: a broker (the local one, or a fresh one), a throwaway database, timing helpers,
+the `--smoke` mode every bench script has, and the sections of bench/RESULTS.md."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 import re
@@ -12,10 +14,51 @@ import tempfile
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "RESULTS.md"
+# The line a smoke run ends with, once every check held (tests/bench/test_smoke.py looks for it).
+SMOKE_PASSED = "bench smoke run passed:"
+SMOKE_HELP = ("the same run at a tiny size (seconds of work beyond starting its servers): its checks still hold, "
+              "bench/RESULTS.md is not written")
+
+# Set by parse_args when the run is a smoke run: write_section then leaves bench/RESULTS.md alone, and tool_runs()
+# runs Kafka's command-line tools once instead of three times.
+SMOKE = False
+
+
+class BenchCheckFailed(SystemExit):
+    """A count the bench compares did not agree: its figures would mean nothing."""
+
+
+def parse_args(parser: argparse.ArgumentParser, *, smoke: dict[str, object]) -> argparse.Namespace:
+    """Adds --smoke to the bench's parser and parses the command line. With --smoke, `smoke` gives the defaults
+    (the bench's own options, at a tiny size); options given on the command line still win."""
+    global SMOKE
+    parser.add_argument("--smoke", action="store_true", help=SMOKE_HELP)
+    args = parser.parse_args()
+    if args.smoke:
+        unknown = sorted(set(smoke) - set(vars(args)))
+        if unknown:
+            raise ValueError(f"smoke sizes for options the bench does not have: {unknown}")
+        parser.set_defaults(**smoke)
+        args = parser.parse_args()
+        SMOKE = True
+    return args
+
+
+def check(ok: object, what: str) -> None:
+    """Fails the run when `ok` is false: the bench's sanity (what it compares must agree), in full and smoke runs
+    alike. Not `assert`, which `python -O` drops."""
+    if not ok:
+        raise BenchCheckFailed(f"bench check failed: {what}")
+
+
+def tool_runs(full: int = 3) -> int:
+    """How many times to time one of Kafka's command-line tools: `full`, or once in a smoke run (a JVM each)."""
+    return 1 if SMOKE else full
 
 
 @contextmanager
@@ -118,11 +161,30 @@ def machine() -> str:
     return f"{os.cpu_count()} cores ({cpu}){memory}; {platform.platform()}; Python {platform.python_version()}; {java}"
 
 
+def commit_line() -> str:
+    """Which code a section's figures were measured on: the commit checked out, and whether the tree had changes
+    beyond bench/RESULTS.md (which `make bench` rewrites as it goes), and the day (UTC)."""
+    day = f"{datetime.now(UTC):%Y-%m-%d}"
+    try:
+        sha = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                             check=True).stdout.strip()
+        changed = subprocess.run(["git", "status", "--porcelain", "--", ".", ":!bench/RESULTS.md"], cwd=ROOT,
+                                 capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return f"Commit: unknown (not a git checkout). Date: {day}."
+    return f"Commit: `{sha}`{' with uncommitted changes' if changed else ''}. Date: {day}."
+
+
 def write_section(name: str, body: str) -> None:
-    """Replaces this benchmark's section in bench/RESULTS.md, keeping the others."""
+    """Replaces this benchmark's section in bench/RESULTS.md, keeping the others; the commit and the day go under
+    its title. A smoke run writes nothing and says that it passed."""
+    if SMOKE:
+        print(f"{SMOKE_PASSED} {name} (bench/RESULTS.md not written)", flush=True)
+        return
     start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
     text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n\nReproduce each section with the command it names.\n"
-    block = f"{start}\n{body.rstrip()}\n{end}"
+    title, _, rest = body.strip().partition("\n")
+    block = f"{start}\n{title}\n\n{commit_line()}\n{rest.rstrip()}\n{end}"
     if start in text:
         text = re.sub(re.escape(start) + r".*?" + re.escape(end), lambda _: block, text, flags=re.S)
     else:

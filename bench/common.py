@@ -27,6 +27,9 @@ SMOKE_HELP = ("the same run at a tiny size (seconds of work beyond starting its 
 # Set by parse_args when the run is a smoke run: write_section then leaves bench/RESULTS.md alone, and tool_runs()
 # runs Kafka's command-line tools once instead of three times.
 SMOKE = False
+# The code a run measures is the tree as it was when the run started (parse_args): what changes during a long run
+# is not in its figures.
+_COMMIT_AT_START: str | None = None
 
 
 class BenchCheckFailed(SystemExit):
@@ -36,9 +39,10 @@ class BenchCheckFailed(SystemExit):
 def parse_args(parser: argparse.ArgumentParser, *, smoke: dict[str, object]) -> argparse.Namespace:
     """Adds --smoke to the bench's parser and parses the command line. With --smoke, `smoke` gives the defaults
     (the bench's own options, at a tiny size); options given on the command line still win."""
-    global SMOKE
+    global SMOKE, _COMMIT_AT_START
     parser.add_argument("--smoke", action="store_true", help=SMOKE_HELP)
     args = parser.parse_args()
+    _COMMIT_AT_START = commit_line()
     if args.smoke:
         unknown = sorted(set(smoke) - set(vars(args)))
         if unknown:
@@ -162,7 +166,7 @@ def machine() -> str:
 
 
 def commit_line() -> str:
-    """Which code a section's figures were measured on: the commit checked out, and whether the tree had changes
+    """Which code a section's figures were measured on: the commit checked out, whether the tree had changes
     beyond bench/RESULTS.md (which `make bench` rewrites as it goes), and the day (UTC)."""
     day = f"{datetime.now(UTC):%Y-%m-%d}"
     try:
@@ -184,7 +188,7 @@ def write_section(name: str, body: str) -> None:
     start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
     text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n\nReproduce each section with the command it names.\n"
     title, _, rest = body.strip().partition("\n")
-    block = f"{start}\n{title}\n\n{commit_line()}\n{rest.rstrip()}\n{end}"
+    block = f"{start}\n{title}\n\n{_COMMIT_AT_START or commit_line()}\n{rest.rstrip()}\n{end}"
     if start in text:
         text = re.sub(re.escape(start) + r".*?" + re.escape(end), lambda _: block, text, flags=re.S)
     else:

@@ -14,7 +14,6 @@ import tempfile
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -125,7 +124,8 @@ def bench_client():
 
     def get(url: str):
         response = client.get(url)
-        assert response.status_code == 200, response.content.decode()[-1500:]
+        check(response.status_code == 200, f"{url} answered {response.status_code}: "
+                                           f"{response.content.decode(errors='replace')[-1500:]}")
         return response
 
     return user, get
@@ -166,17 +166,16 @@ def machine() -> str:
 
 
 def commit_line() -> str:
-    """Which code a section's figures were measured on: the commit checked out, whether the tree had changes
-    beyond bench/RESULTS.md (which `make bench` rewrites as it goes), and the day (UTC)."""
-    day = f"{datetime.now(UTC):%Y-%m-%d}"
+    """Which code a section's figures were measured on: the commit checked out, and whether the tree had changes
+    beyond bench/RESULTS.md (which `make bench` rewrites as it goes). The day is in the section's title."""
     try:
         sha = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True, text=True,
                              check=True).stdout.strip()
         changed = subprocess.run(["git", "status", "--porcelain", "--", ".", ":!bench/RESULTS.md"], cwd=ROOT,
                                  capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
-        return f"Commit: unknown (not a git checkout). Date: {day}."
-    return f"Commit: `{sha}`{' with uncommitted changes' if changed else ''}. Date: {day}."
+        return "Commit: unknown (not a git checkout)."
+    return f"Commit: `{sha}`{' with uncommitted changes' if changed else ''}."
 
 
 def write_section(name: str, body: str) -> None:

@@ -63,7 +63,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import broker_profile, broker_requests  # noqa: E402
-from bench.common import ROOT, kafka_tool_ms, machine, write_section  # noqa: E402
+from bench import common  # noqa: E402
+from bench.common import ROOT, check, kafka_tool_ms, machine, parse_args, write_section  # noqa: E402
 from console.timing import PHASES  # noqa: E402
 from console.timing import parse as parse_timing  # noqa: E402
 from bench.scale_stack import (  # noqa: E402
@@ -98,7 +99,12 @@ def main() -> None:
                              "and Kafka method")
     parser.add_argument("--profile", type=Path, default=None,
                         help="a folder for py-spy profiles of web, worker and client processes during the mix")
-    args = parser.parse_args()
+    parser.add_argument("--sweep-every", type=int, default=None,
+                        help="seconds between lag sweeps (LAG_SAMPLE_INTERVAL_S; default: the console's)")
+    parser.add_argument("--table-every", type=float, default=None,
+                        help="seconds between topic table rebuilds (TOPIC_SNAPSHOT_INTERVAL_S; default: the console's)")
+    args = parse_args(parser, smoke={"topics": 20, "groups": 40, "loads": 12, "cold": 1, "idle": 1.0,
+                                     "cli_repeat": 1, "heap": "512m", "sweep_every": 5, "table_every": 3.0})
 
     from console.devstack.kafka import DEV_CLUSTER_OFFSETS_PARTITIONS, KafkaCluster, free_port
     from console.devstack.redis import RedisNode
@@ -127,7 +133,9 @@ def main() -> None:
                "PROCESS_STATUS_DIR": str(work / "processes"), "LOG_LEVEL": "WARNING",
                "KAFKA_CLIENT_SOCKET_DIR": str(stack.client_dir),
                "DJANGO_SUPERUSER_USERNAME": USERNAME, "DJANGO_SUPERUSER_PASSWORD": PASSWORD,
-               "DJANGO_SUPERUSER_EMAIL": "bench@example.invalid", "DJANGO_SETTINGS_MODULE": "console.settings"}
+               "DJANGO_SUPERUSER_EMAIL": "bench@example.invalid", "DJANGO_SETTINGS_MODULE": "console.settings",
+               **({"LAG_SAMPLE_INTERVAL_S": f"{args.sweep_every:g}"} if args.sweep_every else {}),
+               **({"TOPIC_SNAPSHOT_INTERVAL_S": f"{args.table_every:g}"} if args.table_every else {})}
         os.environ.update({k: v for k, v in env.items() if k not in ("DJANGO_SUPERUSER_PASSWORD",)})
         import django
 
@@ -282,6 +290,10 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
 
     bad = sum(n for code, n in statuses.items() if code >= 500 or code == 404)
+    check(sum(len(found) for found in samples.values()) == sum(statuses.values()) == args.loads + args.cold,
+          f"{sum(statuses.values())} page loads answered of {args.loads + args.cold}")
+    # A full run reports failed pages against the bounds; at a smoke run's size any is a fault.
+    check(not common.SMOKE or not failures, f"pages failed: {' / '.join(failures[:3])}")
     lists = {"topic list": [*samples["topic list, warm"], *samples["topic list, cold"]],
              "groups list": samples["groups list"]}
     cli = {"topic list": statistics.median(topics_list), "groups list": statistics.median(groups_list)}
@@ -312,7 +324,9 @@ def main() -> None:
         f"--topics {args.topics} --groups {args.groups} "
         f"--records {args.records} --loads {args.loads} --cold {args.cold} --web-workers {args.web_workers} "
         f"--heap {args.heap} --idle {args.idle:g} --cli-repeat {args.cli_repeat}"
-        f"{f' --broker-profile {args.broker_profile}' if args.broker_profile else ''}`",
+        f"{f' --broker-profile {args.broker_profile}' if args.broker_profile else ''}"
+        f"{f' --sweep-every {args.sweep_every}' if args.sweep_every else ''}"
+        f"{f' --table-every {args.table_every:g}' if args.table_every else ''}`",
         "",
         f"Machine: {machine()}. {stack_text}",
         f"Data: {args.topics:,} topics × {PARTITIONS} = {args.topics * PARTITIONS:,} partitions (replication factor 1, "

@@ -19,7 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import bench_client, bench_stack, kafka_tool_ms, machine, summary, timed, write_section  # noqa: E402
+from bench.common import (  # noqa: E402
+    bench_client, bench_stack, check, kafka_tool_ms, machine, parse_args, summary, timed, tool_runs, write_section)
 
 TOOL = "org.apache.kafka.tools.TransactionsCommand"
 
@@ -51,7 +52,7 @@ def main() -> None:
     parser.add_argument("--ids", type=int, default=200)
     parser.add_argument("--partitions", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=15)
-    args = parser.parse_args()
+    args = parse_args(parser, smoke={"ids": 6, "repeat": 2})
     with bench_stack("transactions"):
         import os
 
@@ -64,15 +65,20 @@ def main() -> None:
         open_producers = seed(bootstrap, args.ids, args.partitions)
         seeded_s = time.perf_counter() - started
         _, get = bench_client()
-        get("/clusters/local/transactions/")  # the JVM starts once per client process; measured warm below
+        # The JVM starts once per client process; measured warm below.
+        shown = get("/clusters/local/transactions/").content.decode()
+        check(all(f"tbench-{i:04d}" in shown for i in range(args.ids)), "the page leaves out transactional ids")
+        found = find_hanging("local", topic="tbench", max_timeout_minutes=0)
+        check(len(found) == len(open_producers), f"find-hanging found {len(found)} open transactions of "
+                                                 f"{len(open_producers)} left open")
         page = timed(lambda: get("/clusters/local/transactions/"), args.repeat)
         listed = timed(lambda: call_command("transactions", "list", stdout=open(os.devnull, "w")), args.repeat)
         hanging = timed(lambda: find_hanging("local", topic="tbench", max_timeout_minutes=0), args.repeat)
-        tool_runs = max(3, args.repeat // 5)
-        tool_list = [kafka_tool_ms(TOOL, "list") for _ in range(tool_runs)]
-        tool_describe = [kafka_tool_ms(TOOL, "describe", "--transactional-id", "tbench-0000") for _ in range(tool_runs)]
+        runs = tool_runs(max(3, args.repeat // 5))
+        tool_list = [kafka_tool_ms(TOOL, "list") for _ in range(runs)]
+        tool_describe = [kafka_tool_ms(TOOL, "describe", "--transactional-id", "tbench-0000") for _ in range(runs)]
         tool_hanging = [kafka_tool_ms(TOOL, "find-hanging", "--topic", "tbench", "--max-transaction-timeout", "0")
-                        for _ in range(tool_runs)]
+                        for _ in range(runs)]
         for producer in open_producers:
             producer.abort_transaction(30)
 

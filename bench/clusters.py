@@ -121,8 +121,10 @@ def main() -> None:
 
         connection = cluster_connection(Cluster.objects.get(name="local"))
         in_process, isolated = KafkaAdmin(connection, timeout=3), IsolatedKafkaAdmin(connection, timeout=3)
-        check(sorted(g.group_id for g in isolated.list_groups()) == sorted(g.group_id for g in in_process.list_groups()),
-              "the gateway in-process and in the client process list different groups")
+        listed = {way: sorted(g.group_id for g in admin.list_groups())
+                  for way, admin in (("in-process", in_process), ("isolated", isolated))}
+        check(listed["in-process"] == listed["isolated"],
+              "the gateway in-process and in the cluster's client process list different groups")
         gateway = {"in-process": timed(in_process.list_groups, args.repeat),
                    "in the cluster's client process": timed(isolated.list_groups, args.repeat)}
 

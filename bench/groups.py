@@ -113,7 +113,8 @@ def main() -> None:
         "",
         f"Machine: {machine()}. Single local KRaft broker (Kafka 4.3.1).",
         f"Data: {args.groups} groups, each with commits on 3 of {args.topics} topics × {args.partitions} partitions "
-        f"({3 * args.partitions} partitions per group), plus one group on a {args.big_partitions}-partition topic (seeded in {seed_s:.0f} s).",
+        f"({3 * args.partitions} partitions per group), plus one group on a {args.big_partitions}-partition topic "
+        f"(seeded in {seed_s:.0f} s).",
         "",
         "| what | time |",
         "|---|---|",

@@ -81,10 +81,16 @@ def commit_window(admin, requests: list) -> None:
 
 
 def child_peak_rss_mib() -> float | None:
-    """Peak RSS (VmHWM) of the cluster's Kafka client process, which holds librdkafka and its answers."""
-    from console.kafka import sandbox
+    """Peak RSS (VmHWM) of the cluster's Kafka client process the sweep goes through, which holds librdkafka and its
+    answers: the cluster's background lane's own process (KAFKA_BACKGROUND_CLIENT_PROCESS, the default), or the one
+    the pages share."""
+    from django.conf import settings
 
-    pid = sandbox.child_pids().get("local")
+    from console.kafka import sandbox
+    from console.kafka.types import BACKGROUND
+
+    lane = BACKGROUND if settings.KAFKA_BACKGROUND_CLIENT_PROCESS else ""
+    pid = sandbox.child_pids(lane).get("local")
     if pid is None:
         return None
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -126,8 +132,10 @@ def main() -> None:
             total = time.perf_counter() - started
             asked = result.asked_ms / 1000
             check(result.groups >= args.groups, f"the sweep listed {result.groups} of {args.groups} groups")
+            child_rss = child_peak_rss_mib()
+            check(child_rss is not None, "the sweep's Kafka client process is not found")
             runs.append((("cold" if i == 0 else "warm"), result, asked, total - asked, total, own_peak_rss_mib(),
-                         child_peak_rss_mib()))
+                         child_rss))
             print(runs[-1], flush=True)
         stored = LagSample.objects.filter(step=0).count()
         if any(r.skipped == 0 for _, r, *_ in runs):  # a sweep that sampled every group stored a row for each

@@ -14,6 +14,7 @@ one after the other until the big call ends. Writes bench/RESULTS.md (section of
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import threading
@@ -57,13 +58,13 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parse_args(parser, smoke={"topics": 5, "repeat": 1})
 
-    with bench_stack("offset-lookup") as node:
+    with bench_stack("offset-lookup"):
         from console.clusters.selectors import cluster_connection, cluster_get
         from console.kafka.admin import KafkaAdmin
         from console.kafka.librdkafka import offset_lookup
         from console.kafka.types import LATEST, STABLE, PartitionRef
 
-        names = seed(node.bootstrap, args.topics)
+        names = seed(os.environ["KAFKA_BOOTSTRAP_SERVERS"], args.topics)
         admin = KafkaAdmin(cluster_connection(cluster_get("local")), timeout=30, unreachable_backoff=5)
         refs = [PartitionRef(n, p) for n in names for p in range(PARTITIONS)]
         small = [PartitionRef(names[0], p) for p in range(PARTITIONS)]

@@ -210,8 +210,8 @@ def main() -> None:
         "",
         f"The resident driver started in {driver_up:.1f} s and had warmed up (generated rows through the Parquet and "
         f"Arrow paths) {warm_s:.1f} s after its start, as a worker starts it when it comes up. A first replay of "
-        f"{args.partitions * min(1000, per):,} records: start-up {first_up:.2f} s, whole run {first_s:.1f} s. Then, one after "
-        "the other:",
+        f"{args.partitions * min(1000, per):,} records: start-up {first_up:.2f} s, whole run {first_s:.1f} s. Then, one "
+        "after the other:",
         "",
         "| round | what | start-up | processing (Spark's own) | whole run |",
         "|---|---|---|---|---|",

@@ -47,6 +47,7 @@ What a broker of such a cluster needs (the nodes here get them; `KAFKA_BROKERS=3
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import random
 import re
@@ -299,7 +300,9 @@ def main() -> None:
     cli = {"topic list": statistics.median(topics_list), "groups list": statistics.median(groups_list)}
     worst_web = max(hwm for _, hwm in web_memory.values())
     page_p95 = max(p95(samples["topic page"]), p95(samples["group page"]))
-    warm_p95 = max(p95(samples["topic list, warm"]), p95(samples["groups list"]))
+    # No warm topic list load (every one the first of its worker since beat's last table) leaves the bound unmet.
+    warm_p95 = max(p95(samples["topic list, warm"]) if samples["topic list, warm"] else math.inf,
+                   p95(samples["groups list"]))
     slower = [f"{k} max {max(v):.0f} ms vs `--list` {cli[k]:.0f} ms" for k, v in lists.items() if max(v) > cli[k]]
     sweep_s = max([sweep.duration_ms / 1000, *sweeps_s])  # the slowest sweep of the run
     sweep_failed = bool(sweep.last_error_at and sweep.last_ok_at and sweep.last_error_at > sweep.last_ok_at)
@@ -392,7 +395,7 @@ def main() -> None:
         "Against the issue's \"Done when\":",
         f"- no 5xx and no 404 across the page loads while topics were created and deleted: {bad} "
         f"→ {verdict(bad == 0)}",
-        f"- topic and group lists p95 under 300 ms warm: topic list {p95(samples['topic list, warm']):.0f} ms, "
+        f"- topic and group lists p95 under 300 ms warm: topic list {_p95_text(samples['topic list, warm'])}, "
         f"groups list {p95(samples['groups list']):.0f} ms → {verdict(warm_p95 < 300)}",
         f"- lists never slower than Kafka's `--list` in the same run (cold JVM, medians {cli['topic list']:.0f} and "
         f"{cli['groups list']:.0f} ms): " + ("; ".join(slower) if slower else "every list load was faster")
@@ -409,6 +412,10 @@ def main() -> None:
     print("\n".join(lines))
     if profile_lines:
         print("\n".join(["Profiles (py-spy, during the mix):", *profile_lines]))
+
+
+def _p95_text(samples: list[float]) -> str:
+    return f"{p95(samples):.0f} ms" if samples else "no load measured"
 
 
 def _seconds(value: float | None) -> str:

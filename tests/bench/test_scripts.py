@@ -1,13 +1,15 @@
 """What the smoke test relies on, read from the sources (fast): the helpers in bench/ are not scripts, and every
-script parses its command line with bench/common.py:parse_args, which gives it --smoke and its smoke sizes."""
+script parses its command line with bench/common.py:parse_args, which gives it --smoke and its smoke sizes, and
+`make bench` runs every script once."""
 
 from __future__ import annotations
 
 import ast
+import re
 
 import pytest
 
-from tests.bench.scripts import BENCH, HELPERS, bench_scripts
+from tests.bench.scripts import BENCH, HELPERS, ROOT, bench_scripts
 
 
 def _runs_as_script(tree: ast.Module) -> bool:
@@ -36,3 +38,9 @@ def test_a_script_has_a_smoke_mode(script):
     assert _runs_as_script(tree)
     assert len(_smoke_sizes(tree)) == 1, \
         f"bench/{script.name} must parse its options with bench.common.parse_args(parser, smoke={{...}})"
+
+
+def test_make_bench_runs_every_script_once():
+    makefile = (ROOT / "Makefile").read_text()
+    listed = re.search(r"^BENCHES := ((?:.*\\\n)*.*)$", makefile, re.M).group(1).replace("\\\n", " ").split()
+    assert sorted(listed) == [path.stem for path in bench_scripts()] and len(set(listed)) == len(listed)

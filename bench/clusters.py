@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import (  # noqa: E402
-    bench_client, bench_stack, check, machine, parse_args, summary, timed, write_section)
+    bench_client, bench_stack, check, machine, parse_args, summary, timed, wait_for_leaders, write_section)
 
 
 SWEEPER = """
@@ -44,7 +44,7 @@ def seed(bootstrap: str, topics: int, groups: int) -> None:
     names = [f"cbench-{i:03d}" for i in range(topics)]
     for future in admin.create_topics([NewTopic(n, 3, 1) for n in names]).values():
         future.result()
-    time.sleep(3)
+    wait_for_leaders(admin, names)
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20})
     for name in names:
         for p in range(3):

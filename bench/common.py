@@ -195,6 +195,22 @@ def write_section(name: str, body: str) -> None:
     RESULTS.write_text(text)
 
 
+def wait_for_leaders(admin, topics: list[str], timeout: float = 120.0) -> None:
+    """Returns once the broker's metadata names a leader for every partition of `topics` (`admin` a confluent-kafka
+    AdminClient): a fresh topic's partitions get theirs within moments, and what is produced or committed before
+    is retried or refused."""
+    wanted = set(topics)
+    deadline = time.monotonic() + timeout
+    while True:
+        found = admin.list_topics(timeout=30).topics
+        if all(name in found and found[name].error is None and found[name].partitions
+               and all(p.leader >= 0 for p in found[name].partitions.values()) for name in wanted):
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"not every partition of {len(wanted)} topics had a leader after {timeout:.0f} s")
+        time.sleep(0.2)
+
+
 def produce_filler(producer, topics: list[str], partitions: int, records: int) -> None:
     """`records` small records on every partition of `topics`, waiting out a full local queue; then flushes."""
     for name in topics:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import ROOT, bench_stack, check, machine, parse_args, write_section  # noqa: E402
+from bench.common import ROOT, bench_stack, check, machine, parse_args, wait_for_leaders, write_section  # noqa: E402
 
 
 
@@ -38,7 +38,7 @@ def produce(bootstrap: str, topic: str, records: int, size: int, partitions: int
 
     admin = AdminClient({"bootstrap.servers": bootstrap})  # held: a client collected early cancels its futures
     admin.create_topics([NewTopic(topic, partitions, 1)])[topic].result()
-    time.sleep(2)
+    wait_for_leaders(admin, [topic])
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 50, "batch.size": 1_000_000,
                          "queue.buffering.max.messages": 2_000_000, "compression.type": "lz4"})
     started = time.perf_counter()
@@ -193,7 +193,7 @@ def main() -> None:
 
         admin = AdminClient({"bootstrap.servers": bootstrap})
         admin.create_topics([NewTopic(target, args.partitions, 1)])[target].result()
-        time.sleep(2)
+        wait_for_leaders(admin, [target])
         source = work / "import.jsonl"
         import_file(source, args.lines)
         import_s, import_rss, stdout = manage("messages", "import", "--topic", target, "--file", str(source),

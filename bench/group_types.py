@@ -22,7 +22,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import (  # noqa: E402
-    bench_client, bench_stack, check, kafka_tool_ms, machine, parse_args, summary, timed, tool_runs, write_section)
+    bench_client, bench_stack, check, kafka_tool_ms, machine, parse_args, summary, timed, tool_runs, wait_for_leaders,
+    write_section)
 
 GROUPS_COMMAND = "org.apache.kafka.tools.GroupsCommand"
 SHARE_COMMAND = "org.apache.kafka.tools.consumer.group.ShareGroupCommand"
@@ -82,7 +83,7 @@ def seed(bootstrap: str, consumer: int, share: int, streams: int) -> float:
     admin = AdminClient({"bootstrap.servers": bootstrap})
     for future in admin.create_topics([NewTopic(TOPIC, 3, 1), NewTopic(OUTPUT, 3, 1)]).values():
         future.result()
-    time.sleep(3)
+    wait_for_leaders(admin, [TOPIC, OUTPUT])
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20})
     for i in range(300):
         producer.produce(TOPIC, value=b"x" * 100, partition=i % 3)

@@ -19,7 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import (  # noqa: E402
-    bench_client, bench_stack, check, kafka_tool_ms, machine, parse_args, summary, timed, tool_runs, write_section)
+    bench_client, bench_stack, check, kafka_tool_ms, machine, parse_args, summary, timed, tool_runs, wait_for_leaders,
+    write_section)
 
 GROUP_COMMAND = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
 
@@ -34,7 +35,7 @@ def seed(bootstrap: str, groups: int, topics: int, partitions: int, big_partitio
     futures = admin.create_topics([NewTopic(n, partitions, 1) for n in names] + [NewTopic("gbench-big", big_partitions, 1)])
     for future in futures.values():
         future.result()
-    time.sleep(5)  # let every partition get its leader before producing
+    wait_for_leaders(admin, [*names, "gbench-big"])
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20})
     for name in names:
         for p in range(partitions):

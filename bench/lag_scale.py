@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import (  # noqa: E402
-    bench_stack, check, kafka_tool_ms, machine, parse_args, produce_filler, write_section)
+    bench_stack, check, kafka_tool_ms, machine, parse_args, produce_filler, wait_for_leaders, write_section)
 
 GROUP_COMMAND = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
 SEED_IN_FLIGHT = 500  # admin commits awaited together (one group per request: the client allows no more)
@@ -49,7 +49,7 @@ def seed(bootstrap: str, groups: int, topics: int, records: int) -> float:
             except KafkaException as exc:  # the smoke runs share a broker: groups_list's and lanes' seeds made them
                 if exc.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
                     raise
-    time.sleep(5)  # every partition gets its leader before producing
+    wait_for_leaders(admin, names)
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20})
     produce_filler(producer, names, PARTITIONS_PER_TOPIC, records)
     requests = [ConsumerGroupTopicPartitions(f"lagscale-group-{g:05d}",

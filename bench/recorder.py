@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import bench_stack, check, machine, parse_args, write_section  # noqa: E402
+from bench.common import bench_stack, check, machine, parse_args, wait_for_leaders, write_section  # noqa: E402
 
 OFFSETS_TOPIC = "__consumer_offsets"
 
@@ -34,7 +34,7 @@ def seed(bootstrap: str, commits: int, groups: int, partitions: int, members: in
     started = time.perf_counter()
     admin = AdminClient({"bootstrap.servers": bootstrap})
     admin.create_topics([NewTopic("rbench", partitions, 1)])["rbench"].result()
-    time.sleep(3)
+    wait_for_leaders(admin, ["rbench"])
     producer = Producer({"bootstrap.servers": bootstrap})
     for p in range(partitions):
         producer.produce("rbench", value=b"x", partition=p)

@@ -105,7 +105,7 @@ def main() -> None:
     parser.add_argument("--table-every", type=float, default=None,
                         help="seconds between topic table rebuilds (TOPIC_SNAPSHOT_INTERVAL_S; default: the console's)")
     args = parse_args(parser, smoke={"topics": 20, "groups": 40, "loads": 12, "cold": 1, "idle": 1.0,
-                                     "cli_repeat": 1, "heap": "512m", "sweep_every": 5, "table_every": 3.0})
+                                     "cli_repeat": 1, "heap": "512m", "sweep_every": 2, "table_every": 2.0})
 
     from console.devstack.kafka import DEV_CLUSTER_OFFSETS_PARTITIONS, KafkaCluster, free_port
     from console.devstack.redis import RedisNode

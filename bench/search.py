@@ -22,7 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import bench_client, bench_stack, check, machine, parse_args, write_section  # noqa: E402
+from bench.common import (  # noqa: E402
+    bench_client, bench_stack, check, machine, parse_args, wait_for_leaders, write_section)
 
 NEEDLE = b"needle-7f3a"
 
@@ -33,7 +34,7 @@ def produce(bootstrap: str, topic: str, records: int, size: int, partitions: int
 
     admin = AdminClient({"bootstrap.servers": bootstrap})
     admin.create_topics([NewTopic(topic, partitions, 1)])[topic].result()
-    time.sleep(2)
+    wait_for_leaders(admin, [topic])
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 50, "batch.size": 1_000_000,
                          "queue.buffering.max.messages": 2_000_000, "compression.type": "lz4"})
     filler = (b"order shipped to warehouse; amount 12.50 EUR; " * 10)[:size]

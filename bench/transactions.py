@@ -20,7 +20,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import (  # noqa: E402
-    bench_client, bench_stack, check, kafka_tool_ms, machine, parse_args, summary, timed, tool_runs, write_section)
+    bench_client, bench_stack, check, kafka_tool_ms, machine, parse_args, summary, timed, tool_runs, wait_for_leaders,
+    write_section)
 
 TOOL = "org.apache.kafka.tools.TransactionsCommand"
 
@@ -31,7 +32,7 @@ def seed(bootstrap: str, ids: int, partitions: int) -> list:
 
     admin = AdminClient({"bootstrap.servers": bootstrap})
     admin.create_topics([NewTopic("tbench", partitions, 1)])["tbench"].result()
-    time.sleep(2)
+    wait_for_leaders(admin, ["tbench"])
     open_producers = []
     for i in range(ids):
         producer = Producer({"bootstrap.servers": bootstrap, "transactional.id": f"tbench-{i:04d}",

@@ -27,8 +27,9 @@ SMOKE_HELP = ("the same run at a tiny size (seconds of work beyond starting its 
 # runs Kafka's command-line tools once instead of three times.
 SMOKE = False
 # The code a run measures is the tree as it was when the run started (parse_args): what changes during a long run
-# is not in its figures.
+# is not in its figures. So is the machine's load then, before the bench's own: others' work shares the cores.
 _COMMIT_AT_START: str | None = None
+_LOAD_AT_START: float | None = None
 
 
 class BenchCheckFailed(SystemExit):
@@ -38,10 +39,10 @@ class BenchCheckFailed(SystemExit):
 def parse_args(parser: argparse.ArgumentParser, *, smoke: dict[str, object]) -> argparse.Namespace:
     """Adds --smoke to the bench's parser and parses the command line. With --smoke, `smoke` gives the defaults
     (the bench's own options, at a tiny size); options given on the command line still win."""
-    global SMOKE, _COMMIT_AT_START
+    global SMOKE, _COMMIT_AT_START, _LOAD_AT_START
     parser.add_argument("--smoke", action="store_true", help=SMOKE_HELP)
     args = parser.parse_args()
-    _COMMIT_AT_START = commit_line()
+    _COMMIT_AT_START, _LOAD_AT_START = commit_line(), os.getloadavg()[0]
     if args.smoke:
         unknown = sorted(set(smoke) - set(vars(args)))
         if unknown:
@@ -162,7 +163,9 @@ def machine() -> str:
     except (OSError, AttributeError):
         pass
     java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()[0]
-    return f"{os.cpu_count()} cores ({cpu}){memory}; {platform.platform()}; Python {platform.python_version()}; {java}"
+    load = "" if _LOAD_AT_START is None else f"; load average {_LOAD_AT_START:.2f} (1 min) as the run started"
+    return (f"{os.cpu_count()} cores ({cpu}){memory}; {platform.platform()}; Python {platform.python_version()}; "
+            f"{java}{load}")
 
 
 def commit_line() -> str:

@@ -16,6 +16,7 @@ COMMIT_LINE = re.compile(r"^Commit: `[0-9a-f]{12}`( with uncommitted changes)?\.
 def parser(monkeypatch):
     monkeypatch.setattr(common, "SMOKE", False)
     monkeypatch.setattr(common, "_COMMIT_AT_START", None)
+    monkeypatch.setattr(common, "_LOAD_AT_START", None)
     made = argparse.ArgumentParser()
     made.add_argument("--records", type=int, default=1_000_000)
     made.add_argument("--rounds", type=int, default=3)
@@ -87,3 +88,10 @@ def test_the_commit_is_the_trees_when_the_run_started(parser, monkeypatch, tmp_p
 
 def test_the_commit_line_names_the_checkout():
     assert COMMIT_LINE.match(common.commit_line())
+
+
+def test_the_machine_line_says_the_load_when_the_run_started(parser, monkeypatch):
+    monkeypatch.setattr("sys.argv", ["bench.py"])
+    monkeypatch.setattr(common.os, "getloadavg", lambda: (3.25, 2.0, 1.0))
+    common.parse_args(parser, smoke={})
+    assert common.machine().endswith("; load average 3.25 (1 min) as the run started")

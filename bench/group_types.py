@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -100,6 +101,7 @@ def seed(bootstrap: str, consumer: int, share: int, streams: int) -> float:
         producer.flush(60)
         list(pool.map(lambda g: _streams_group(jvm, bootstrap, f"types-streams-{g:04d}", f"{state}/{g}"),
                       range(streams)))
+    shutil.rmtree(state, ignore_errors=True)  # the closed streams' local state
     return time.perf_counter() - started
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -99,6 +100,7 @@ def main() -> None:
             listing = timed(lambda: kafka_tool_ms(GROUP_COMMAND, "--list"), tool_runs())
     finally:
         redis_node.stop()
+        shutil.rmtree(redis_node.home, ignore_errors=True)
 
     warm = rows["list page, warm"]
     cold_samples = rows["list page, cold (list in Redis, not yet decoded by this process)"]

@@ -15,7 +15,6 @@ import itertools
 import json
 import os
 import sys
-import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -150,10 +149,12 @@ def main() -> None:
     parser.add_argument("--partitions", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=3, help="replays of each sink, one after the other")
     args = parse_args(parser, smoke={"records": 4000, "rounds": 1})
-    work = Path(tempfile.mkdtemp(prefix="bench-replay-"))
     with bench_stack("replay"):
         from django.conf import settings
 
+        # The driver's folder and the Parquet files go in the bench's scratch folder, which bench_stack removes.
+        work = Path(os.environ["KAFKA_CLIENT_SOCKET_DIR"]).parent / "replays"
+        work.mkdir()
         settings.REPLAY_OUTPUT_DIR = str(work)
         bootstrap = os.environ["KAFKA_BOOTSTRAP_SERVERS"]
         produce_s = produce(bootstrap, "replay-source", args.records, args.size, args.partitions)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -115,6 +116,7 @@ def main() -> None:
             listing = timed(lambda: kafka_tool_ms(TOPIC_COMMAND, "--list"), tool_runs())
     finally:
         redis_node.stop()
+        shutil.rmtree(redis_node.home, ignore_errors=True)
 
     partitions = args.topics * args.partitions
     lines = [

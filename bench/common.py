@@ -182,8 +182,8 @@ def commit_line() -> str:
 
 
 def write_section(name: str, body: str) -> None:
-    """Replaces this benchmark's section in bench/RESULTS.md, keeping the others; the commit and the day go under
-    its title. A smoke run writes nothing and says that it passed."""
+    """Replaces this benchmark's section in bench/RESULTS.md, keeping the others; the commit goes under its title
+    (which holds the day). A smoke run writes nothing and says that it passed."""
     if SMOKE:
         print(f"{SMOKE_PASSED} {name} (bench/RESULTS.md not written)", flush=True)
         return

@@ -63,16 +63,28 @@ def plain_consumer(bootstrap: str, topic: str, ranges: dict[int, tuple[int, int]
     return elapsed
 
 
-def spark_replay(bootstrap: str, topic: str, ranges: dict, sink, work: Path) -> tuple[float, float, dict]:
-    """(wall seconds, start-up seconds, the application's result) of one replay of `ranges` to `sink` (a FileSink or
-    a TopicSink), its spec written as the console writes one (sparkjobs/jobs/replay_spec.py)."""
-    from sparkjobs import runner
+# Replays in one driver need ids of their own; the console's are ReplayJob primary keys, integers.
+_JOB_IDS = itertools.count(1)
+
+
+def replay_spec(bootstrap: str, topic: str, ranges: dict, sink):
+    """The spec of one replay of `ranges` to `sink` (a FileSink or a TopicSink), typed as the console's are
+    (sparkjobs/jobs/replay_spec.py), with an id of its own among the bench's replays."""
     from sparkjobs.jobs.replay_spec import KafkaSource, ReplaySpec
 
     job_id = next(_JOB_IDS)
-    spec = ReplaySpec(job_id=job_id, job_key=f"bench-{job_id}-{time.time_ns()}", topic=topic,
+    return ReplaySpec(job_id=job_id, job_key=f"bench-{job_id}-{time.time_ns()}", topic=topic,
                       ranges={p: tuple(r) for p, r in ranges.items()}, source=KafkaSource(bootstrap), sink=sink,
                       isolation="read_committed")
+
+
+def spark_replay(bootstrap: str, topic: str, ranges: dict, sink, work: Path) -> tuple[float, float, dict]:
+    """(wall seconds, start-up seconds, the application's result) of one replay, through the runner the Celery
+    worker uses."""
+    from sparkjobs import runner
+
+    spec = replay_spec(bootstrap, topic, ranges, sink)
+    job_id = spec.job_id
     spec_path = work / f"spec-{job_id}-{sink.kind}.json"
     spec_path.write_text(spec.to_json())
     ready: list[float] = []
@@ -94,10 +106,6 @@ def spark_replay(bootstrap: str, topic: str, ranges: dict, sink, work: Path) -> 
                                                    f"records of {planned} read, with no filter")
     check(ready, f"the {sink.kind} replay reported no progress")
     return elapsed, ready[0], outcome["result"]
-
-
-# Replays in one driver need ids of their own; the console's are ReplayJob primary keys, integers.
-_JOB_IDS = itertools.count(1)
 
 
 PROFILE = """\

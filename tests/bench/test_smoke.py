@@ -18,6 +18,8 @@ import pytest
 from bench.common import SMOKE_PASSED
 from tests.bench.scripts import BENCH, ROOT, bench_scripts
 
+# slow: CI's PostgreSQL pass leaves it out, so it runs once; kafka and spark: it starts brokers and a Spark driver, so
+# the unit tests' selection (not kafka and not spark and not browser), run without the suite lock, leaves it out too.
 pytestmark = [pytest.mark.slow, pytest.mark.kafka, pytest.mark.spark]
 
 SMOKE_TIMEOUT_S = 600  # the slowest (bench/scale.py: three brokers, PostgreSQL, gunicorn, Celery) takes minutes

@@ -55,13 +55,15 @@ run migrate: export CONNECT_LOCAL_PASSWORD_ENV ?= CONSOLE_SECRET_LOCAL_CONNECT_P
 endif
 run migrate: export CONNECT_URL ?= http://127.0.0.1:8083
 
-.PHONY: help deps test-deps run test test-db migrate clean-data
+.PHONY: help deps test-deps run test test-db migrate clean-data bench bench-smoke
 help:
 	@echo "make run    start Kafka, Kafka Connect, Redis, Celery worker and beat, and the console (gunicorn) on http://127.0.0.1:8000"
 	@echo "make dev    the same with Django's development server (DEBUG on, autoreload)"
 	@echo "           (KAFKA_BROKERS=3 make run: a three-broker Kafka cluster instead of one broker)"
 	@echo "make clean-data  remove what make run stored (brokers, Redis, registry, database), not .env"
 	@echo "make test   install what the tests need and run the whole suite against a real broker"
+	@echo "make bench  run every bench at its documented size and rewrite its figures in bench/RESULTS.md (about an hour)"
+	@echo "make bench-smoke  run every bench at a tiny size, checking it still works (what the suite runs)"
 
 # The dependencies are installed with uv (from PyPI, into the venv): the same versions pip resolves (compared with
 # `pip freeze`), in about half pip's time on a fresh machine, since it unpacks packages side by side.
@@ -249,6 +251,24 @@ test-db:
 	@umask 077; $(PY) -m console.devstack.private_data
 	umask 077; bash console/devstack/pytest.sh $(PY) -m pytest \
 	  -m "database and not slow and not spark and not browser and not parity and not engine_neutral and (not kafka or postgres)" $(PYTEST_ARGS)
+
+# Every bench script at its documented size, one after the other in this order (bench/RESULTS.md's top says why and
+# how long each takes), each rewriting its section of bench/RESULTS.md. Each runs under the lock the test suites of
+# this machine share, so that neither slows the other; a suite waits for one bench, not for the whole set. A bench
+# starts its own broker unless KAFKA_BOOTSTRAP_SERVERS is set: a cluster the shell names is not what the figures
+# describe, so it is unset here. tests/bench/test_scripts.py checks that BENCHES names every script in bench/.
+BENCH_LOCK ?= /tmp/console-suite.lock
+BENCHES := metrics after_sweep_reads lag_storing tool_jvm transactions client_processes clusters groups topics \
+	search export_import replay recorder broker_sampling group_types offset_lookup groups_list lag_scale lanes scale
+bench:
+	@$(SETUP) test-deps
+	@umask 077; for name in $(BENCHES); do echo "== bench/$$name.py ($$(date -u +%H:%M:%S) UTC)"; \
+	  env -u KAFKA_BOOTSTRAP_SERVERS flock $(BENCH_LOCK) $(PY) bench/$$name.py || exit 1; done
+
+# The same scripts at a tiny size (`--smoke`), as the suite runs them (tests/bench/test_smoke.py).
+bench-smoke:
+	@$(SETUP) test-deps
+	umask 077; flock $(BENCH_LOCK) bash console/devstack/pytest.sh $(PY) -m pytest tests/bench -q $(PYTEST_ARGS)
 
 # Everything `make run` keeps between runs, not what it was set up with: .env (SECRET_KEY, REDIS_PASSWORD and Connect's
 # password) stays, and so do the .data/.redis-password and .connect-password stamps, which only say .env holds them.

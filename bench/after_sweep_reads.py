@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import machine, write_section  # noqa: E402
+from bench.common import check, machine, parse_args, write_section  # noqa: E402
 from bench.scale_stack import django_on_postgres  # noqa: E402
 
 THRESHOLD = 10_000
@@ -32,7 +32,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--groups", type=int, default=50_000)
     parser.add_argument("--repeat", type=int, default=5)
-    args = parser.parse_args()
+    args = parse_args(parser, smoke={"groups": 500, "repeat": 1})
 
     with django_on_postgres("bench-after-sweep-"):
         rows = _timed(args.groups, args.repeat)
@@ -92,17 +92,28 @@ def _timed(groups: int, repeat: int) -> list[tuple[str, float, float]]:
                 GroupLagStatus.objects.filter(cluster="bench").values_list("group", "status", "totals", "sampled_at")
                 .iterator(5000)}
 
-    pairs = [("alert facts", lambda: facts_gather(rules, now), facts_before),
-             ("groups list's status briefs", lambda: group_status_briefs("bench"), briefs_before),
-             ("next sweep's order (each group's last two totals)", lambda: _previous_samples("bench"), order_before)]
+    def held(facts) -> set:  # the groups a rule holds for, read either way
+        return {(f.cluster, f.group) for f in (facts.groups if hasattr(facts, "groups") else facts)
+                if f.status in ("ERR", "STOP") or (f.lag or 0) > THRESHOLD}
+
+    made_to_hold = sum(1 for g in range(groups) if g % 50 == 0 or g % 20 == 0)
+    # Each way's answer, and whether the two agree (the reads now must give what the reads before gave).
+    pairs = [("alert facts", lambda: facts_gather(rules, now), facts_before,
+              lambda new, old: held(new) == held(old) and len(held(old)) == made_to_hold),
+             ("groups list's status briefs", lambda: group_status_briefs("bench"), briefs_before,
+              lambda new, old: new == old and len(new) == groups),
+             ("next sweep's order (each group's last two totals)", lambda: _previous_samples("bench"), order_before,
+              lambda new, old: new == old and len(new) == groups)]
     found = []
-    for name, now_way, old_way in pairs:
+    for name, now_way, old_way, agree in pairs:
         times: dict[str, list[float]] = {"now": [], "before": []}
+        answers = {}
         for _ in range(repeat):
             for key, run in (("now", now_way), ("before", old_way)):
                 started = time.perf_counter()
-                run()
+                answers[key] = run()
                 times[key].append((time.perf_counter() - started) * 1000)
+        check(agree(answers["now"], answers["before"]), f"{name}: the reads now and before give different answers")
         found.append((name, statistics.median(times["now"]), statistics.median(times["before"])))
     return found
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import machine, write_section  # noqa: E402
+from bench.common import check, machine, parse_args, write_section  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -57,7 +57,8 @@ def main() -> None:
     parser.add_argument("--topics", type=int, default=50)
     parser.add_argument("--sweeps", type=int, default=30)
     parser.add_argument("--interval", type=float, default=30.0)
-    args = parser.parse_args()
+    parser.add_argument("--idle", type=float, default=10.0, help="seconds the brokers' idle CPU is measured over")
+    args = parse_args(parser, smoke={"topics": 3, "sweeps": 2, "idle": 1.0})
 
     work = Path(tempfile.mkdtemp(prefix="bench-broker-sampling-"))
     os.environ.update({"DJANGO_DEBUG": "1", "DATABASE_URL": f"sqlite:///{work / 'bench.sqlite3'}",
@@ -104,7 +105,7 @@ def main() -> None:
             return sum(cpu_s(pid) for pid in brokers)
 
         idle_start, idle_wall = broker_cpu(), time.monotonic()
-        time.sleep(10)
+        time.sleep(args.idle)
         idle_rate = (broker_cpu() - idle_start) / (time.monotonic() - idle_wall)
         console_before = sum(cpu_s(pid) for pid in console_pids)
         broker_before, wall_before = broker_cpu(), time.monotonic()
@@ -113,11 +114,16 @@ def main() -> None:
             began = time.monotonic()
             outcome = broker_metrics_sample_all()
             durations.append(time.monotonic() - began)
-            assert outcome == {"bench3": "ok"}, outcome
+            check(outcome == {"bench3": "ok"}, f"a sweep of the three brokers said {outcome}")
         wall = time.monotonic() - wall_before
         console_cpu = sum(cpu_s(pid) for pid in console_pids) - console_before
         broker_extra = max(0.0, broker_cpu() - broker_before - idle_rate * wall)
         rows = BrokerSample.objects.filter(cluster="bench3").count()
+        raw = BrokerSample.objects.filter(cluster="bench3", step=BrokerSample.RAW)
+        brokers_read = set(raw.filter(topic="").values_list("broker", flat=True))
+        topics_read = set(raw.exclude(topic="").values_list("topic", flat=True))
+        check(brokers_read == {n.node_id for n in cluster.nodes}, f"brokers sampled: {sorted(brokers_read)}")
+        check(topics_read >= set(names), f"topics sampled: {len(topics_read & set(names))} of {len(names)}")
         stop_host_processes()
     finally:
         cluster.stop(kill=True)
@@ -133,7 +139,7 @@ def main() -> None:
                "rows_stored": rows}
     body = f"""## Broker metrics sampling ({time.strftime('%Y-%m-%d')})
 
-`.venv/bin/python bench/broker_sampling.py --topics {args.topics} --sweeps {args.sweeps} --interval {args.interval:g}`
+`.venv/bin/python bench/broker_sampling.py --topics {args.topics} --sweeps {args.sweeps} --interval {args.interval:g} --idle {args.idle:g}`
 
 Machine: {machine()}. Three KRaft brokers (Kafka 4.3.1) started by the benchmark, JMX on loopback; {args.topics} topics
 × 3 partitions × 3 replicas, each written to, so every broker has {args.topics} topics' meters to read.
@@ -147,7 +153,7 @@ Machine: {machine()}. Three KRaft brokers (Kafka 4.3.1) started by the benchmark
 | rows stored ({args.sweeps} sweeps: a row per broker and per topic on each broker) | {rows:,} |
 
 Sweeps ran back to back after three warm-up sweeps; CPU from /proc (utime + stime) of each process and its
-descendants. The brokers' share is their CPU during the sweeps minus their idle rate over 10 s before.
+descendants. The brokers' share is their CPU during the sweeps minus their idle rate over {args.idle:g} s before.
 """
     write_section("broker-sampling", body)
     print(json.dumps(figures))

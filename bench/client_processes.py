@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import bench_stack, machine, summary, write_section  # noqa: E402
+from bench.common import bench_stack, check, machine, parse_args, summary, write_section  # noqa: E402
 
 WORKER = """
 import json, sys, time, django
@@ -63,7 +63,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=8)
     parser.add_argument("--clusters", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=30)
-    args = parser.parse_args()
+    args = parse_args(parser, smoke={"workers": 2, "clusters": 3, "repeat": 2})
 
     sockets = Path(tempfile.mkdtemp(prefix="bench-kc-"))
     os.environ["KAFKA_CLIENT_SOCKET_DIR"] = str(sockets)  # never a `make run`'s client processes
@@ -77,7 +77,7 @@ def main() -> None:
                                          str(args.repeat), str(go)], cwd=Path(__file__).resolve().parents[1],
                                         stdout=subprocess.PIPE, text=True) for _ in range(args.workers)]
             for worker in workers:
-                assert worker.stdout.readline().strip() == "ready", "a worker failed"
+                check(worker.stdout.readline().strip() == "ready", "a worker failed before asking every cluster")
             go.touch()  # all at once
             results = [json.loads(worker.communicate(timeout=600)[0].strip().splitlines()[-1]) for worker in workers]
             pids = sorted({pid for result in results for pid in result["pids"].values()})
@@ -89,6 +89,9 @@ def main() -> None:
     shared = [ms for result in results for ms in result["shared"]]
     direct = [ms for result in results for ms in result["direct"]]
     same = all(result["pids"] == results[0]["pids"] for result in results)
+    check(same and len(pids) == args.clusters, f"{len(pids)} client processes for {args.clusters} clusters, the "
+                                               f"same in every worker: {same}")
+    check(len(shared) == len(direct) == args.workers * args.repeat, "a worker timed fewer calls than asked")
     before = args.workers * args.clusters
     median_size = statistics.median(sizes)
     body = f"""## Kafka client processes per host ({datetime.now(UTC):%Y-%m-%d})

@@ -21,7 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import bench_client, bench_stack, machine, summary, timed, write_section  # noqa: E402
+from bench.common import (  # noqa: E402
+    bench_client, bench_stack, check, machine, parse_args, summary, timed, wait_for_leaders, write_section)
 
 
 SWEEPER = """
@@ -43,7 +44,7 @@ def seed(bootstrap: str, topics: int, groups: int) -> None:
     names = [f"cbench-{i:03d}" for i in range(topics)]
     for future in admin.create_topics([NewTopic(n, 3, 1) for n in names]).values():
         future.result()
-    time.sleep(3)
+    wait_for_leaders(admin, names)
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20})
     for name in names:
         for p in range(3):
@@ -97,7 +98,8 @@ def main() -> None:
     parser.add_argument("--down", type=int, default=5)
     parser.add_argument("--topics", type=int, default=50)
     parser.add_argument("--groups", type=int, default=30)
-    args = parser.parse_args()
+    args = parse_args(parser, smoke={"repeat": 2, "healthy": 3, "down": 2, "topics": 3, "groups": 3})
+    alias = f"healthy-{min(7, args.healthy - 1):02d}"  # a healthy registration of the broker other than `local`
 
     with bench_stack("clusters"):
         import os
@@ -119,7 +121,10 @@ def main() -> None:
 
         connection = cluster_connection(Cluster.objects.get(name="local"))
         in_process, isolated = KafkaAdmin(connection, timeout=3), IsolatedKafkaAdmin(connection, timeout=3)
-        isolated.list_groups()
+        listed = {way: sorted(g.group_id for g in admin.list_groups())
+                  for way, admin in (("in-process", in_process), ("isolated", isolated))}
+        check(listed["in-process"] == listed["isolated"],
+              "the gateway in-process and in the cluster's client process list different groups")
         gateway = {"in-process": timed(in_process.list_groups, args.repeat),
                    "in the cluster's client process": timed(isolated.list_groups, args.repeat)}
 
@@ -154,7 +159,7 @@ def main() -> None:
             thread.start()
         time.sleep(5)
         crowded = pages(get, "local", args.repeat)
-        crowded_alias = pages(get, "healthy-07", args.repeat)
+        crowded_alias = pages(get, alias, args.repeat)
         stopping.set()
         for thread in threads:
             thread.join(60)
@@ -183,7 +188,7 @@ keeps loading the down clusters' group pages ({background["down pages"]} loads) 
 over all of them back to back ({len(sweeps)} sweeps, {summary(sweeps) if sweeps else "none finished"}).
 Pages through Django's test client, each cluster's Kafka calls in its own client process.
 
-| page | alone | 20 clusters, `local` | 20 clusters, `healthy-07` | ratio (median) |
+| page | alone | 20 clusters, `local` | 20 clusters, `{alias}` | ratio (median) |
 |---|---|---|---|---|
 {chr(10).join(rows)}
 

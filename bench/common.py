@@ -1,7 +1,9 @@
-"""Shared set-up for benchmarks: a broker (the local one, or a fresh one), a throwaway database, timing helpers."""
+"""Shared set-up for benchmarks: a broker (the local one, or a fresh one), a throwaway database, timing helpers,
+the `--smoke` mode every bench script has, and the sections of bench/RESULTS.md."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 import re
@@ -16,6 +18,51 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "RESULTS.md"
+# The line a smoke run ends with, once every check held (tests/bench/test_smoke.py looks for it).
+SMOKE_PASSED = "bench smoke run passed:"
+SMOKE_HELP = ("the same run at a tiny size (seconds of work beyond starting its servers): its checks still hold, "
+              "bench/RESULTS.md is not written")
+
+# Set by parse_args when the run is a smoke run: write_section then leaves bench/RESULTS.md alone, and tool_runs()
+# runs Kafka's command-line tools once instead of three times.
+SMOKE = False
+# The code a run measures is the tree as it was when the run started (parse_args): what changes during a long run
+# is not in its figures. So is the machine's load then, before the bench's own: others' work shares the cores.
+_COMMIT_AT_START: str | None = None
+_LOAD_AT_START: float | None = None
+
+
+class BenchCheckFailed(SystemExit):
+    """A count the bench compares did not agree: its figures would mean nothing."""
+
+
+def parse_args(parser: argparse.ArgumentParser, *, smoke: dict[str, object]) -> argparse.Namespace:
+    """Adds --smoke to the bench's parser and parses the command line. With --smoke, `smoke` gives the defaults
+    (the bench's own options, at a tiny size); options given on the command line still win."""
+    global SMOKE, _COMMIT_AT_START, _LOAD_AT_START
+    parser.add_argument("--smoke", action="store_true", help=SMOKE_HELP)
+    args = parser.parse_args()
+    _COMMIT_AT_START, _LOAD_AT_START = commit_line(), os.getloadavg()[0]
+    if args.smoke:
+        unknown = sorted(set(smoke) - set(vars(args)))
+        if unknown:
+            raise ValueError(f"smoke sizes for options the bench does not have: {unknown}")
+        parser.set_defaults(**smoke)
+        args = parser.parse_args()
+        SMOKE = True
+    return args
+
+
+def check(ok: object, what: str) -> None:
+    """Fails the run when `ok` is false: the bench's sanity (what it compares must agree), in full and smoke runs
+    alike. Not `assert`, which `python -O` drops."""
+    if not ok:
+        raise BenchCheckFailed(f"bench check failed: {what}")
+
+
+def tool_runs(full: int = 3) -> int:
+    """How many times to time one of Kafka's command-line tools: `full`, or once in a smoke run (a JVM each)."""
+    return 1 if SMOKE else full
 
 
 @contextmanager
@@ -78,7 +125,8 @@ def bench_client():
 
     def get(url: str):
         response = client.get(url)
-        assert response.status_code == 200, response.content.decode()[-1500:]
+        check(response.status_code == 200, f"{url} answered {response.status_code}: "
+                                           f"{response.content.decode(errors='replace')[-1500:]}")
         return response
 
     return user, get
@@ -115,19 +163,55 @@ def machine() -> str:
     except (OSError, AttributeError):
         pass
     java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()[0]
-    return f"{os.cpu_count()} cores ({cpu}){memory}; {platform.platform()}; Python {platform.python_version()}; {java}"
+    load = "" if _LOAD_AT_START is None else f"; load average {_LOAD_AT_START:.2f} (1 min) as the run started"
+    return (f"{os.cpu_count()} cores ({cpu}){memory}; {platform.platform()}; Python {platform.python_version()}; "
+            f"{java}{load}")
+
+
+def commit_line() -> str:
+    """Which code a section's figures were measured on: the commit checked out, and whether the tree had changes
+    beyond bench/RESULTS.md (which `make bench` rewrites as it goes). The day is in the section's title."""
+    try:
+        sha = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                             check=True).stdout.strip()
+        changed = subprocess.run(["git", "status", "--porcelain", "--", ".", ":!bench/RESULTS.md"], cwd=ROOT,
+                                 capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "Commit: unknown (not a git checkout)."
+    return f"Commit: `{sha}`{' with uncommitted changes' if changed else ''}."
 
 
 def write_section(name: str, body: str) -> None:
-    """Replaces this benchmark's section in bench/RESULTS.md, keeping the others."""
+    """Replaces this benchmark's section in bench/RESULTS.md, keeping the others; the commit goes under its title
+    (which holds the day). A smoke run writes nothing and says that it passed."""
+    if SMOKE:
+        print(f"{SMOKE_PASSED} {name} (bench/RESULTS.md not written)", flush=True)
+        return
     start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
     text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n\nReproduce each section with the command it names.\n"
-    block = f"{start}\n{body.rstrip()}\n{end}"
+    title, _, rest = body.strip().partition("\n")
+    block = f"{start}\n{title}\n\n{_COMMIT_AT_START or commit_line()}\n{rest.rstrip()}\n{end}"
     if start in text:
         text = re.sub(re.escape(start) + r".*?" + re.escape(end), lambda _: block, text, flags=re.S)
     else:
         text = text.rstrip() + "\n\n" + block + "\n"
     RESULTS.write_text(text)
+
+
+def wait_for_leaders(admin, topics: list[str], timeout: float = 120.0) -> None:
+    """Returns once the broker's metadata names a leader for every partition of `topics` (`admin` a confluent-kafka
+    AdminClient): a fresh topic's partitions get theirs within moments, and what is produced or committed before
+    is retried or refused."""
+    wanted = set(topics)
+    deadline = time.monotonic() + timeout
+    while True:
+        found = admin.list_topics(timeout=30).topics
+        if all(name in found and found[name].error is None and found[name].partitions
+               and all(p.leader >= 0 for p in found[name].partitions.values()) for name in wanted):
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"not every partition of {len(wanted)} topics had a leader after {timeout:.0f} s")
+        time.sleep(0.2)
 
 
 def produce_filler(producer, topics: list[str], partitions: int, records: int) -> None:

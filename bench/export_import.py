@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import ROOT, bench_stack, machine, write_section  # noqa: E402
+from bench.common import ROOT, bench_stack, check, machine, parse_args, wait_for_leaders, write_section  # noqa: E402
 
 
 
@@ -38,7 +38,7 @@ def produce(bootstrap: str, topic: str, records: int, size: int, partitions: int
 
     admin = AdminClient({"bootstrap.servers": bootstrap})  # held: a client collected early cancels its futures
     admin.create_topics([NewTopic(topic, partitions, 1)])[topic].result()
-    time.sleep(2)
+    wait_for_leaders(admin, [topic])
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 50, "batch.size": 1_000_000,
                          "queue.buffering.max.messages": 2_000_000, "compression.type": "lz4"})
     started = time.perf_counter()
@@ -155,7 +155,7 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=200)
     parser.add_argument("--partitions", type=int, default=4)
     parser.add_argument("--lines", type=int, default=100_000)
-    args = parser.parse_args()
+    args = parse_args(parser, smoke={"records": 2000, "lines": 300})
     with bench_stack("export-import") as _:
         from django.contrib.auth import get_user_model
 
@@ -183,8 +183,8 @@ def main() -> None:
                                          "--output", str(out), "--actor", "bench")
         export_client = client_process_hwm_kib()
         got = export_digest(out)
-        if (got.count, got.hexdigest()) != (raw.count, raw.hexdigest()) or raw.count != args.records:
-            raise SystemExit(f"export and raw read differ: {got.count} vs {raw.count} records")
+        check((got.count, got.hexdigest()) == (raw.count, raw.hexdigest()) and raw.count == args.records,
+              f"export and raw read differ: {got.count} vs {raw.count} records")
         file_mib = out.stat().st_size / 2**20
         out.unlink()
 
@@ -193,7 +193,7 @@ def main() -> None:
 
         admin = AdminClient({"bootstrap.servers": bootstrap})
         admin.create_topics([NewTopic(target, args.partitions, 1)])[target].result()
-        time.sleep(2)
+        wait_for_leaders(admin, [target])
         source = work / "import.jsonl"
         import_file(source, args.lines)
         import_s, import_rss, stdout = manage("messages", "import", "--topic", target, "--file", str(source),
@@ -202,8 +202,8 @@ def main() -> None:
         report = json.loads(stdout.strip().splitlines()[-1])
         _, imported = raw_read(bootstrap, target, args.partitions)
         bad = [b["line"] for b in report["bad_lines"]]
-        if bad != list(bad_lines(args.lines)) or imported.count != args.lines - 3 or report["records"] != args.lines - 3:
-            raise SystemExit(f"import: bad lines {bad}, {imported.count} records in the topic")
+        check(bad == list(bad_lines(args.lines)) and imported.count == report["records"] == args.lines - 3,
+              f"import: bad lines {bad}, {imported.count} records in the topic")
     n = args.records
     figures = {"records": n, "export_s": round(export_s, 2), "export_records_per_s": round(n / export_s),
                "raw_s": round(raw_s, 2), "export_file_mib": round(file_mib, 1), "digest_equal": True,

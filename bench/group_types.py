@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -22,7 +23,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import (  # noqa: E402
-    bench_client, bench_stack, kafka_tool_ms, machine, summary, timed, write_section)
+    bench_client, bench_stack, check, kafka_tool_ms, machine, parse_args, summary, timed, tool_runs, wait_for_leaders,
+    write_section)
 
 GROUPS_COMMAND = "org.apache.kafka.tools.GroupsCommand"
 SHARE_COMMAND = "org.apache.kafka.tools.consumer.group.ShareGroupCommand"
@@ -82,7 +84,7 @@ def seed(bootstrap: str, consumer: int, share: int, streams: int) -> float:
     admin = AdminClient({"bootstrap.servers": bootstrap})
     for future in admin.create_topics([NewTopic(TOPIC, 3, 1), NewTopic(OUTPUT, 3, 1)]).values():
         future.result()
-    time.sleep(3)
+    wait_for_leaders(admin, [TOPIC, OUTPUT])
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20})
     for i in range(300):
         producer.produce(TOPIC, value=b"x" * 100, partition=i % 3)
@@ -99,6 +101,7 @@ def seed(bootstrap: str, consumer: int, share: int, streams: int) -> float:
         producer.flush(60)
         list(pool.map(lambda g: _streams_group(jvm, bootstrap, f"types-streams-{g:04d}", f"{state}/{g}"),
                       range(streams)))
+    shutil.rmtree(state, ignore_errors=True)  # the closed streams' local state
     return time.perf_counter() - started
 
 
@@ -108,7 +111,7 @@ def main() -> None:
     parser.add_argument("--share", type=int, default=150)
     parser.add_argument("--streams", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=10)
-    args = parser.parse_args()
+    args = parse_args(parser, smoke={"consumer": 3, "share": 2, "streams": 2, "repeat": 1})
     total = args.consumer + args.share + args.streams
 
     with bench_stack("group-types"):
@@ -121,8 +124,10 @@ def main() -> None:
         kinds = {}
         for g in listed:
             kinds[g.group_type or g.protocol] = kinds.get(g.group_type or g.protocol, 0) + 1
-        assert not problem and len(listed) >= total, (problem, kinds)
+        check(not problem and len(listed) >= total and kinds.get("share", 0) >= args.share
+              and kinds.get("streams", 0) >= args.streams, f"listed {kinds}, problem: {problem}")
         get("/clusters/local/groups/")  # warm: the JVM is up and the clients connected
+        share_shown, streams_shown = min(7, args.share - 1), min(7, args.streams - 1)
         rows = {
             f"groups page, every type ({total} groups, first page of 100), warm":
                 timed(lambda: get("/clusters/local/groups/"), args.repeat),
@@ -132,11 +137,13 @@ def main() -> None:
                 timed(lambda: get("/clusters/local/groups/?type=streams"), args.repeat),
             "groups page, last page (mixed types), warm":
                 timed(lambda: get(f"/clusters/local/groups/?page={(total + 99) // 100}"), args.repeat),
-            "one share group page": timed(lambda: get("/clusters/local/groups/types-share-0007/"), args.repeat),
-            "one streams group page": timed(lambda: get("/clusters/local/groups/types-streams-0007/"), args.repeat),
+            "one share group page": timed(lambda: get(f"/clusters/local/groups/types-share-{share_shown:04d}/"),
+                                          args.repeat),
+            "one streams group page": timed(lambda: get(f"/clusters/local/groups/types-streams-{streams_shown:04d}/"),
+                                            args.repeat),
         }
-        kafka_list = timed(lambda: kafka_tool_ms(GROUPS_COMMAND, "--list"), 3)
-        kafka_share = timed(lambda: kafka_tool_ms(SHARE_COMMAND, "--describe", "--all-groups"), 3)
+        kafka_list = timed(lambda: kafka_tool_ms(GROUPS_COMMAND, "--list"), tool_runs())
+        kafka_share = timed(lambda: kafka_tool_ms(SHARE_COMMAND, "--describe", "--all-groups"), tool_runs())
 
     listed_kinds = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
     lines = [

@@ -19,7 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import (  # noqa: E402
-    bench_client, bench_stack, kafka_tool_ms, machine, summary, timed, write_section)
+    bench_client, bench_stack, check, kafka_tool_ms, machine, parse_args, summary, timed, tool_runs, wait_for_leaders,
+    write_section)
 
 GROUP_COMMAND = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
 
@@ -34,7 +35,7 @@ def seed(bootstrap: str, groups: int, topics: int, partitions: int, big_partitio
     futures = admin.create_topics([NewTopic(n, partitions, 1) for n in names] + [NewTopic("gbench-big", big_partitions, 1)])
     for future in futures.values():
         future.result()
-    time.sleep(5)  # let every partition get its leader before producing
+    wait_for_leaders(admin, [*names, "gbench-big"])
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20})
     for name in names:
         for p in range(partitions):
@@ -63,7 +64,7 @@ def main() -> None:
     parser.add_argument("--partitions", type=int, default=10)
     parser.add_argument("--big-partitions", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=10)
-    args = parser.parse_args()
+    args = parse_args(parser, smoke={"groups": 4, "topics": 3, "partitions": 2, "big_partitions": 10, "repeat": 1})
 
     with bench_stack("groups"):
 
@@ -81,12 +82,17 @@ def main() -> None:
         from offsets.selectors import group_snapshot_refresh
 
         sweeps = timed(lambda: lag_sample(cluster="local"), args.repeat)  # also gives every group a status
+        from offsets.models import GroupLagStatus
+
+        swept = GroupLagStatus.objects.filter(cluster="local", group__startswith="gbench-").count()
+        check(swept == args.groups + 1, f"the lag sweep stored a status for {swept} of {args.groups + 1} groups")
         group_snapshot_refresh("local", wait_s=60)  # what the sweep's task does after each sweep
         get("/clusters/local/groups/")
         rows = {
             f"lag sample sweep ({args.groups + 1} groups, ListGroups + OffsetFetch + ListOffsets + store)": sweeps,
             f"groups page ({args.groups + 1} groups, first page of 100)": timed(lambda: get("/clusters/local/groups/"), args.repeat),
-            "one group page": timed(lambda: get("/clusters/local/groups/gbench-group-0007/"), args.repeat),
+            "one group page": timed(lambda: get(f"/clusters/local/groups/gbench-group-{min(7, args.groups - 1):04d}/"),
+                                    args.repeat),
             "one group page (1,000 partitions)": timed(lambda: get("/clusters/local/groups/gbench-big-group/"),
                                                        args.repeat),
         }
@@ -98,7 +104,7 @@ def main() -> None:
             lambda: group_offsets_reset(actor=actor, cluster="local", group="gbench-big-group", scope=ALL_TOPICS,
                                         strategy=ShiftBy(next(shift)), reason="bench", confirm="gbench-big-group"),
             args.repeat)
-        describe = timed(lambda: kafka_tool_ms(GROUP_COMMAND, "--describe", "--all-groups"), 3)
+        describe = timed(lambda: kafka_tool_ms(GROUP_COMMAND, "--describe", "--all-groups"), tool_runs())
 
     lines = [
         f"## Consumer groups ({datetime.now(UTC):%Y-%m-%d})",
@@ -108,7 +114,8 @@ def main() -> None:
         "",
         f"Machine: {machine()}. Single local KRaft broker (Kafka 4.3.1).",
         f"Data: {args.groups} groups, each with commits on 3 of {args.topics} topics × {args.partitions} partitions "
-        f"(30 partitions per group), plus one group on a {args.big_partitions}-partition topic (seeded in {seed_s:.0f} s).",
+        f"({3 * args.partitions} partitions per group), plus one group on a {args.big_partitions}-partition topic "
+        f"(seeded in {seed_s:.0f} s).",
         "",
         "| what | time |",
         "|---|---|",

@@ -24,7 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import bench_stack, kafka_tool_ms, machine, produce_filler, write_section  # noqa: E402
+from bench.common import (  # noqa: E402
+    bench_stack, check, kafka_tool_ms, machine, parse_args, produce_filler, wait_for_leaders, write_section)
 
 GROUP_COMMAND = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
 SEED_IN_FLIGHT = 500  # admin commits awaited together (one group per request: the client allows no more)
@@ -34,7 +35,7 @@ PARTITIONS_PER_TOPIC = 4
 def seed(bootstrap: str, groups: int, topics: int, records: int) -> float:
     """`topics` topics of 4 partitions with `records` records each; group g commits on the 4 partitions of topic
     g % topics, at an offset that varies with g so lags differ."""
-    from confluent_kafka import ConsumerGroupTopicPartitions, Producer, TopicPartition
+    from confluent_kafka import ConsumerGroupTopicPartitions, KafkaError, KafkaException, Producer, TopicPartition
     from confluent_kafka.admin import AdminClient, NewTopic
 
     admin = AdminClient({"bootstrap.servers": bootstrap})
@@ -43,8 +44,12 @@ def seed(bootstrap: str, groups: int, topics: int, records: int) -> float:
     for start in range(0, topics, 500):
         futures = admin.create_topics([NewTopic(n, PARTITIONS_PER_TOPIC, 1) for n in names[start:start + 500]])
         for future in futures.values():
-            future.result()
-    time.sleep(5)  # every partition gets its leader before producing
+            try:
+                future.result()
+            except KafkaException as exc:  # the smoke runs share a broker: groups_list's and lanes' seeds made them
+                if exc.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
+                    raise
+    wait_for_leaders(admin, names)
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20})
     produce_filler(producer, names, PARTITIONS_PER_TOPIC, records)
     requests = [ConsumerGroupTopicPartitions(f"lagscale-group-{g:05d}",
@@ -76,10 +81,16 @@ def commit_window(admin, requests: list) -> None:
 
 
 def child_peak_rss_mib() -> float | None:
-    """Peak RSS (VmHWM) of the cluster's Kafka client process, which holds librdkafka and its answers."""
-    from console.kafka import sandbox
+    """Peak RSS (VmHWM) of the cluster's Kafka client process the sweep goes through, which holds librdkafka and its
+    answers: the cluster's background lane's own process (KAFKA_BACKGROUND_CLIENT_PROCESS, the default), or the one
+    the pages share."""
+    from django.conf import settings
 
-    pid = sandbox.child_pids().get("local")
+    from console.kafka import sandbox
+    from console.kafka.types import BACKGROUND
+
+    lane = BACKGROUND if settings.KAFKA_BACKGROUND_CLIENT_PROCESS else ""
+    pid = sandbox.child_pids(lane).get("local")
     if pid is None:
         return None
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -99,7 +110,7 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=20, help="records per partition")
     parser.add_argument("--sweeps", type=int, default=3, help="sweeps in all: the first cold, the others warm")
     parser.add_argument("--describe-timeout", type=float, default=300.0)
-    args = parser.parse_args()
+    args = parse_args(parser, smoke={"groups": 40, "topics": 4, "sweeps": 2})
 
     with bench_stack("lag-scale", offsets_partitions=50):
         from django.conf import settings
@@ -120,10 +131,17 @@ def main() -> None:
             result = dataclasses.replace(lag_sample(cluster="local"), listed=None)
             total = time.perf_counter() - started
             asked = result.asked_ms / 1000
+            check(result.groups >= args.groups, f"the sweep listed {result.groups} of {args.groups} groups")
+            child_rss = child_peak_rss_mib()
+            check(child_rss is not None, "the sweep's Kafka client process is not found")
             runs.append((("cold" if i == 0 else "warm"), result, asked, total - asked, total, own_peak_rss_mib(),
-                         child_peak_rss_mib()))
+                         child_rss))
             print(runs[-1], flush=True)
         stored = LagSample.objects.filter(step=0).count()
+        if any(r.skipped == 0 for _, r, *_ in runs):  # a sweep that sampled every group stored a row for each
+            with_rows = (LagSample.objects.filter(step=0, group__startswith="lagscale-group-")
+                         .values("group").distinct().count())
+            check(with_rows >= args.groups, f"raw samples stored for {with_rows} of {args.groups} groups")
         try:
             describe = f"{kafka_tool_ms(GROUP_COMMAND, '--describe', '--all-groups', timeout=args.describe_timeout) / 1000:.1f} s"
         except subprocess.TimeoutExpired:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import machine, write_section  # noqa: E402
+from bench.common import check, machine, parse_args, write_section  # noqa: E402
 from bench.scale_stack import django_on_postgres  # noqa: E402
 
 PARTITIONS = 4
@@ -33,12 +33,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--groups", type=int, default=50_000)
     parser.add_argument("--sweeps", type=int, default=14, help="sweeps in all, the window's first ones untimed")
-    args = parser.parse_args()
+    args = parse_args(parser, smoke={"groups": 300, "sweeps": 12})
 
     with django_on_postgres("bench-lag-storing-"):
         from django.conf import settings
 
+        from offsets.models import GroupLagStatus
+
         timed = _sweeps(args.groups, args.sweeps, settings.LAG_STATUS_WINDOW)
+        statuses = GroupLagStatus.objects.filter(cluster="bench").values_list("totals", flat=True)
+        full = sum(1 for totals in statuses if len(totals) == settings.LAG_STATUS_WINDOW)
+        check(len(statuses) == full == args.groups, f"{len(statuses)} statuses stored for {args.groups} groups, "
+                                                    f"{full} with a full window")
+        check(all(timed.values()), f"--sweeps {args.sweeps} leaves no timed sweep of each way after the "
+                                   f"{settings.LAG_STATUS_WINDOW} that fill the windows")
 
     lines = [
         f"## A lag sweep's storing at {args.groups:,} groups, PostgreSQL ({datetime.now(UTC):%Y-%m-%d})",

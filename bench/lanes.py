@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import bench_stack, machine, summary, write_section  # noqa: E402
+from bench.common import bench_stack, check, machine, parse_args, summary, write_section  # noqa: E402
 from bench.lag_scale import PARTITIONS_PER_TOPIC, seed  # noqa: E402
 
 PAGE_EVERY_S = 0.1
@@ -79,9 +79,10 @@ def phase(mode: str, seconds: float, topics: list[str], groups: list[str]) -> tu
     time.sleep(2.0)  # its Django start, so that the pages are timed against the work itself
     samples = page_loads(seconds - 2.0, topics, groups)
     out, _ = worker.communicate(timeout=seconds + 300)
-    if worker.returncode != 0:
-        raise RuntimeError(f"the background process failed ({worker.returncode})")
+    check(worker.returncode == 0, f"the background process failed ({worker.returncode})")
     sweeps, sweep_s, rebuilds, rebuild_s = out.split()
+    check(int(sweeps) >= 1 and int(rebuilds) >= 1 and samples, f"{mode}: {sweeps} sweeps, {rebuilds} rebuilds, "
+                                                               f"{len(samples)} page loads")
     return samples, f"{sweeps} sweeps ({float(sweep_s) / max(1, int(sweeps)):.1f} s each), {rebuilds} rebuilds " \
                     f"({float(rebuild_s) / max(1, int(rebuilds)):.1f} s each)"
 
@@ -94,7 +95,7 @@ def main() -> None:
     parser.add_argument("--phase-s", type=float, default=40.0)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--background", type=float, help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parse_args(parser, smoke={"topics": 7, "groups": 26, "phase_s": 4.0, "rounds": 1})
     if args.background is not None:
         background(args.background)
         return

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import machine, summary, timed, write_section  # noqa: E402
+from bench.common import check, machine, parse_args, summary, timed, write_section  # noqa: E402
 
 TOKEN = uuid.uuid4().hex
 CLUSTER = "local"
@@ -101,7 +101,7 @@ def main() -> None:
     parser.add_argument("--sweeps", type=int, default=720)
     parser.add_argument("--audit", type=int, default=20000)
     parser.add_argument("--repeat", type=int, default=50)
-    args = parser.parse_args()
+    args = parse_args(parser, smoke={"groups": 20, "sweeps": 10, "audit": 100, "repeat": 2})
 
     work = scratch_database()
     try:
@@ -115,7 +115,8 @@ def main() -> None:
 
         def scrape(query: str = "") -> bytes:
             response = client.get("/metrics" + query, headers={"Authorization": f"Bearer {TOKEN}"})
-            assert response.status_code == 200, response.content[:500]
+            check(response.status_code == 200, f"/metrics{query} answered {response.status_code}: "
+                                               f"{response.content[:500]!r}")
             return response.content
 
         # The process's first scrape counts the whole audit log; later ones only the events appended since.
@@ -126,6 +127,10 @@ def main() -> None:
                 body = scrape(query)
             series = sum(len(f.samples) for f in text_string_to_metric_families(body.decode()))
             shapes[query] = (len(queries), series, len(body))
+            named = {sample.labels["group"] for family in text_string_to_metric_families(body.decode())
+                     for sample in family.samples if "group" in sample.labels}
+            check(named >= {f"bench-group-{g:04d}" for g in range(args.groups)},
+                  f"/metrics{query} names {len(named)} groups of the {args.groups} stored")
         plain = timed(scrape, args.repeat)
         detailed = timed(lambda: scrape("?partitions=1"), args.repeat)
     finally:

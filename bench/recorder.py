@@ -21,12 +21,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import bench_stack, machine, write_section  # noqa: E402
+from bench.common import bench_stack, check, machine, parse_args, wait_for_leaders, write_section  # noqa: E402
 
 OFFSETS_TOPIC = "__consumer_offsets"
 
 
-def seed(bootstrap: str, commits: int, groups: int, partitions: int) -> tuple[int, float]:
+def seed(bootstrap: str, commits: int, groups: int, partitions: int, members: int) -> tuple[int, float]:
     """Offset commits until the internal topic holds `commits` records; returns (records in it, seconds)."""
     from confluent_kafka import Consumer, Producer, TopicPartition
     from confluent_kafka.admin import AdminClient, NewTopic
@@ -34,13 +34,13 @@ def seed(bootstrap: str, commits: int, groups: int, partitions: int) -> tuple[in
     started = time.perf_counter()
     admin = AdminClient({"bootstrap.servers": bootstrap})
     admin.create_topics([NewTopic("rbench", partitions, 1)])["rbench"].result()
-    time.sleep(3)
+    wait_for_leaders(admin, ["rbench"])
     producer = Producer({"bootstrap.servers": bootstrap})
     for p in range(partitions):
         producer.produce("rbench", value=b"x", partition=p)
     producer.flush(30)
     for protocol in ("classic", "consumer"):  # some group metadata records among the commits
-        for _ in range(3):
+        for _ in range(members):
             member = Consumer({"bootstrap.servers": bootstrap, "group.id": f"rbench-live-{protocol}",
                                "group.protocol": protocol, "enable.auto.commit": False})
             member.subscribe(["rbench"])
@@ -111,7 +111,9 @@ def main() -> None:
     parser.add_argument("--groups", type=int, default=40)
     parser.add_argument("--partitions", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=5)
-    args = parser.parse_args()
+    parser.add_argument("--members", type=int, default=3,
+                        help="consumers of each protocol that join and leave (group metadata records)")
+    args = parse_args(parser, smoke={"commits": 500, "groups": 4, "partitions": 2, "repeat": 2, "members": 1})
 
     with bench_stack("recorder", offsets_partitions=10):
         from offsets.models import ConsumerGroupState, GroupCommitStat, GroupGeneration, RecorderPosition
@@ -119,7 +121,7 @@ def main() -> None:
         from offsets.history.records import commit_group, commit_timestamp, decode_record
 
         bootstrap = os.environ["KAFKA_BOOTSTRAP_SERVERS"]
-        records, seed_s = seed(bootstrap, args.commits, args.groups, args.partitions)
+        records, seed_s = seed(bootstrap, args.commits, args.groups, args.partitions, args.members)
         raw_runs, decode_runs, shortcut_runs, record_runs = [], [], [], []
         # One pass of each before the timed runs: it starts the cluster's client process (the recorder asks it for
         # topic names at the first KIP-848 record) once, as a recorder that runs for days does once.
@@ -140,7 +142,7 @@ def main() -> None:
             raw_runs.append(read / seconds)
             if stored is None:
                 stored = record_run()
-            assert stored == read, (stored, read)
+            check(stored == read, f"the recorder stored {stored} records, the raw consumer read {read}")
             started = time.perf_counter()
             for key, value in kept:
                 decode_record(key, value)
@@ -160,7 +162,7 @@ def main() -> None:
         f"## Group recorder ({datetime.now(UTC):%Y-%m-%d})",
         "",
         f"`.venv/bin/python bench/recorder.py --commits {args.commits} --groups {args.groups} "
-        f"--partitions {args.partitions} --repeat {args.repeat}`",
+        f"--partitions {args.partitions} --repeat {args.repeat} --members {args.members}`",
         "",
         f"Machine: {machine()}. Single local KRaft broker (Kafka 4.3.1), `__consumer_offsets` with 10 partitions, "
         "scratch SQLite database.",

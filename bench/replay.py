@@ -11,17 +11,17 @@ the application measures from there to its result (reading, writing, counting). 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sys
-import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import bench_stack, machine, write_section  # noqa: E402
+from bench.common import bench_stack, check, machine, parse_args, wait_for_leaders, write_section  # noqa: E402
 
 
 def produce(bootstrap: str, topic: str, records: int, size: int, partitions: int) -> float:
@@ -30,7 +30,7 @@ def produce(bootstrap: str, topic: str, records: int, size: int, partitions: int
 
     admin = AdminClient({"bootstrap.servers": bootstrap})  # kept alive until the future resolves
     admin.create_topics([NewTopic(topic, partitions, 1)])[topic].result()
-    time.sleep(2)
+    wait_for_leaders(admin, [topic])
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 50, "batch.size": 1_000_000,
                          "queue.buffering.max.messages": 2_000_000, "compression.type": "lz4"})
     payload = b"x" * size
@@ -63,15 +63,30 @@ def plain_consumer(bootstrap: str, topic: str, ranges: dict[int, tuple[int, int]
     return elapsed
 
 
-def spark_replay(bootstrap: str, topic: str, ranges: dict, sink: dict, work: Path) -> tuple[float, float, dict]:
-    """(wall seconds, start-up seconds, the application's result)."""
+# Replays in one driver need ids of their own; the console's are ReplayJob primary keys, integers.
+_JOB_IDS = itertools.count(1)
+
+
+def replay_spec(bootstrap: str, topic: str, ranges: dict, sink):
+    """The spec of one replay of `ranges` to `sink` (a FileSink or a TopicSink), typed as the console's are
+    (sparkjobs/jobs/replay_spec.py), with an id of its own among the bench's replays."""
+    from sparkjobs.jobs.replay_spec import KafkaSource, ReplaySpec
+
+    job_id = next(_JOB_IDS)
+    return ReplaySpec(job_id=job_id, job_key=f"bench-{job_id}-{time.time_ns()}", topic=topic,
+                      ranges={p: tuple(r) for p, r in ranges.items()}, source=KafkaSource(bootstrap), sink=sink,
+                      isolation="read_committed")
+
+
+def spark_replay(bootstrap: str, topic: str, ranges: dict, sink, work: Path) -> tuple[float, float, dict]:
+    """(wall seconds, start-up seconds, the application's result) of one replay, through the runner the Celery
+    worker uses."""
     from sparkjobs import runner
 
-    spec = {"job_id": sink["kind"], "job_key": f"bench-{time.time_ns()}", "topic": topic,
-            "ranges": {str(p): list(r) for p, r in ranges.items()}, "filter": "", "isolation": "read_committed",
-            "source": {"bootstrap": bootstrap, "config": {}}, "sink": sink}
-    spec_path = work / f"spec-{sink['kind']}.json"
-    spec_path.write_text(json.dumps(spec))
+    spec = replay_spec(bootstrap, topic, ranges, sink)
+    job_id = spec.job_id
+    spec_path = work / f"spec-{job_id}-{sink.kind}.json"
+    spec_path.write_text(spec.to_json())
     ready: list[float] = []
     started = time.perf_counter()
 
@@ -79,13 +94,17 @@ def spark_replay(bootstrap: str, topic: str, ranges: dict, sink: dict, work: Pat
         if not ready:
             ready.append(time.perf_counter() - started)
 
-    outcome = runner.run(spec_path, work / f"{sink['kind']}.log",
+    outcome = runner.run(spec_path, work / f"{job_id}-{sink.kind}.log",
                          on_progress=on_progress, should_cancel=lambda: False)
     elapsed = time.perf_counter() - started
     if outcome["state"] != "succeeded":
         raise RuntimeError(outcome["error"])
-    if outcome["result"]["read"] != sum(e - s for s, e in ranges.values()):
-        raise RuntimeError(f"read {outcome['result']['read']} records, not the whole range")
+    planned = sum(e - s for s, e in ranges.values())
+    check(outcome["result"]["read"] == planned, f"the {sink.kind} replay read {outcome['result']['read']} records "
+                                                f"of a range of {planned}")
+    check(outcome["result"]["written"] == planned, f"the {sink.kind} replay wrote {outcome['result']['written']} "
+                                                   f"records of {planned} read, with no filter")
+    check(ready, f"the {sink.kind} replay reported no progress")
     return elapsed, ready[0], outcome["result"]
 
 
@@ -137,11 +156,13 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=200)
     parser.add_argument("--partitions", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=3, help="replays of each sink, one after the other")
-    args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="bench-replay-"))
+    args = parse_args(parser, smoke={"records": 4000, "rounds": 1})
     with bench_stack("replay"):
         from django.conf import settings
 
+        # The driver's folder and the Parquet files go in the bench's scratch folder, which bench_stack removes.
+        work = Path(os.environ["KAFKA_CLIENT_SOCKET_DIR"]).parent / "replays"
+        work.mkdir()
         settings.REPLAY_OUTPUT_DIR = str(work)
         bootstrap = os.environ["KAFKA_BOOTSTRAP_SERVERS"]
         produce_s = produce(bootstrap, "replay-source", args.records, args.size, args.partitions)
@@ -150,6 +171,7 @@ def main() -> None:
         ranges = {p: (0, per + (1 if p < args.records % args.partitions else 0)) for p in range(args.partitions)}
         plain_s = plain_consumer(bootstrap, "replay-source", ranges)
         from sparkjobs import runner
+        from sparkjobs.jobs.replay_spec import FileSink, TopicSink
 
         try:
             # The driver as a worker starts it when it comes up: started, then warmed up in the background.
@@ -159,16 +181,16 @@ def main() -> None:
             while (driver.ask({"ping": True}) or {}).get("warming"):
                 time.sleep(0.2)
             warm_s = time.perf_counter() - started
-            first_s, first_up, _ = spark_replay(bootstrap, "replay-source", {p: (0, 1000) for p in ranges},
-                                                {"kind": "parquet", "path": str(work / "out-first")}, work)
+            first_s, first_up, _ = spark_replay(bootstrap, "replay-source", {p: (0, min(1000, per)) for p in ranges},
+                                                FileSink(kind="parquet", path=str(work / "out-first")), work)
             rounds = []
             for n_round in range(args.rounds):
                 rounds.append({
                     "parquet": spark_replay(bootstrap, "replay-source", ranges,
-                                            {"kind": "parquet", "path": str(work / f"out-parquet-{n_round}")}, work),
+                                            FileSink(kind="parquet", path=str(work / f"out-parquet-{n_round}")), work),
                     "topic": spark_replay(bootstrap, "replay-source", ranges,
-                                          {"kind": "topic", "topic": "replay-target", "bootstrap": bootstrap,
-                                           "config": {}, "keep_partitions": True}, work)})
+                                          TopicSink(topic="replay-target", bootstrap=bootstrap, keep_partitions=True),
+                                          work)})
         finally:
             runner.stop_drivers()
     n = args.records
@@ -197,13 +219,17 @@ def main() -> None:
         "",
         f"The resident driver started in {driver_up:.1f} s and had warmed up (generated rows through the Parquet and "
         f"Arrow paths) {warm_s:.1f} s after its start, as a worker starts it when it comes up. A first replay of "
-        f"{args.partitions * 1000:,} records: start-up {first_up:.2f} s, whole run {first_s:.1f} s. Then, one after "
-        "the other:",
+        f"{args.partitions * min(1000, per):,} records: start-up {first_up:.2f} s, whole run {first_s:.1f} s. Then, one "
+        "after the other:",
         "",
         "| round | what | start-up | processing (Spark's own) | whole run |",
         "|---|---|---|---|---|",
         *table,
         f"| – | plain confluent-kafka consumer, same range (read only, one process) | – | {rate(plain_s)} | – |",
+        "",
+        f"Against the plain consumer of this run, the best round's processing: Parquet {n / best['parquet']:,.0f} "
+        f"records/s (**{plain_s / best['parquet']:.2f}** of the consumer's {n / plain_s:,.0f}), topic "
+        f"{n / best['topic']:,.0f} records/s (**{plain_s / best['topic']:.2f}**).",
         "",
         PROFILE,
     ]
@@ -218,6 +244,8 @@ def main() -> None:
                       "parquet_startup_s": [round(r["parquet"][1], 3) for r in rounds],
                       "topic_startup_s": [round(r["topic"][1], 3) for r in rounds],
                       "best_parquet_rps": round(n / best["parquet"]), "best_topic_rps": round(n / best["topic"]),
+                      "best_parquet_to_plain": round(plain_s / best["parquet"], 3),
+                      "best_topic_to_plain": round(plain_s / best["topic"], 3),
                       "last_parquet_wall_s": round(last["parquet"][0], 2),
                       "last_topic_wall_s": round(last["topic"][0], 2)}))
 

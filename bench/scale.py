@@ -47,6 +47,7 @@ What a broker of such a cluster needs (the nodes here get them; `KAFKA_BROKERS=3
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import random
 import re
@@ -63,7 +64,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import broker_profile, broker_requests  # noqa: E402
-from bench.common import ROOT, kafka_tool_ms, machine, write_section  # noqa: E402
+from bench import common  # noqa: E402
+from bench.common import ROOT, check, kafka_tool_ms, machine, parse_args, write_section  # noqa: E402
 from console.timing import PHASES  # noqa: E402
 from console.timing import parse as parse_timing  # noqa: E402
 from bench.scale_stack import (  # noqa: E402
@@ -98,7 +100,12 @@ def main() -> None:
                              "and Kafka method")
     parser.add_argument("--profile", type=Path, default=None,
                         help="a folder for py-spy profiles of web, worker and client processes during the mix")
-    args = parser.parse_args()
+    parser.add_argument("--sweep-every", type=int, default=None,
+                        help="seconds between lag sweeps (LAG_SAMPLE_INTERVAL_S; default: the console's)")
+    parser.add_argument("--table-every", type=float, default=None,
+                        help="seconds between topic table rebuilds (TOPIC_SNAPSHOT_INTERVAL_S; default: the console's)")
+    args = parse_args(parser, smoke={"topics": 20, "groups": 40, "loads": 12, "cold": 1, "idle": 1.0,
+                                     "cli_repeat": 1, "heap": "512m", "sweep_every": 2, "table_every": 2.0})
 
     from console.devstack.kafka import DEV_CLUSTER_OFFSETS_PARTITIONS, KafkaCluster, free_port
     from console.devstack.redis import RedisNode
@@ -127,7 +134,9 @@ def main() -> None:
                "PROCESS_STATUS_DIR": str(work / "processes"), "LOG_LEVEL": "WARNING",
                "KAFKA_CLIENT_SOCKET_DIR": str(stack.client_dir),
                "DJANGO_SUPERUSER_USERNAME": USERNAME, "DJANGO_SUPERUSER_PASSWORD": PASSWORD,
-               "DJANGO_SUPERUSER_EMAIL": "bench@example.invalid", "DJANGO_SETTINGS_MODULE": "console.settings"}
+               "DJANGO_SUPERUSER_EMAIL": "bench@example.invalid", "DJANGO_SETTINGS_MODULE": "console.settings",
+               **({"LAG_SAMPLE_INTERVAL_S": f"{args.sweep_every:g}"} if args.sweep_every else {}),
+               **({"TOPIC_SNAPSHOT_INTERVAL_S": f"{args.table_every:g}"} if args.table_every else {})}
         os.environ.update({k: v for k, v in env.items() if k not in ("DJANGO_SUPERUSER_PASSWORD",)})
         import django
 
@@ -282,12 +291,18 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
 
     bad = sum(n for code, n in statuses.items() if code >= 500 or code == 404)
+    check(sum(len(found) for found in samples.values()) == sum(statuses.values()) == args.loads + args.cold,
+          f"{sum(statuses.values())} page loads answered of {args.loads + args.cold}")
+    # A full run reports failed pages against the bounds; at a smoke run's size any is a fault.
+    check(not common.SMOKE or not failures, f"pages failed: {' / '.join(failures[:3])}")
     lists = {"topic list": [*samples["topic list, warm"], *samples["topic list, cold"]],
              "groups list": samples["groups list"]}
     cli = {"topic list": statistics.median(topics_list), "groups list": statistics.median(groups_list)}
     worst_web = max(hwm for _, hwm in web_memory.values())
     page_p95 = max(p95(samples["topic page"]), p95(samples["group page"]))
-    warm_p95 = max(p95(samples["topic list, warm"]), p95(samples["groups list"]))
+    # No warm topic list load (every one the first of its worker since beat's last table) leaves the bound unmet.
+    warm_p95 = max(p95(samples["topic list, warm"]) if samples["topic list, warm"] else math.inf,
+                   p95(samples["groups list"]))
     slower = [f"{k} max {max(v):.0f} ms vs `--list` {cli[k]:.0f} ms" for k, v in lists.items() if max(v) > cli[k]]
     sweep_s = max([sweep.duration_ms / 1000, *sweeps_s])  # the slowest sweep of the run
     sweep_failed = bool(sweep.last_error_at and sweep.last_ok_at and sweep.last_error_at > sweep.last_ok_at)
@@ -312,7 +327,9 @@ def main() -> None:
         f"--topics {args.topics} --groups {args.groups} "
         f"--records {args.records} --loads {args.loads} --cold {args.cold} --web-workers {args.web_workers} "
         f"--heap {args.heap} --idle {args.idle:g} --cli-repeat {args.cli_repeat}"
-        f"{f' --broker-profile {args.broker_profile}' if args.broker_profile else ''}`",
+        f"{f' --broker-profile {args.broker_profile}' if args.broker_profile else ''}"
+        f"{f' --sweep-every {args.sweep_every}' if args.sweep_every else ''}"
+        f"{f' --table-every {args.table_every:g}' if args.table_every else ''}`",
         "",
         f"Machine: {machine()}. {stack_text}",
         f"Data: {args.topics:,} topics × {PARTITIONS} = {args.topics * PARTITIONS:,} partitions (replication factor 1, "
@@ -378,7 +395,7 @@ def main() -> None:
         "Against the issue's \"Done when\":",
         f"- no 5xx and no 404 across the page loads while topics were created and deleted: {bad} "
         f"→ {verdict(bad == 0)}",
-        f"- topic and group lists p95 under 300 ms warm: topic list {p95(samples['topic list, warm']):.0f} ms, "
+        f"- topic and group lists p95 under 300 ms warm: topic list {_p95_text(samples['topic list, warm'])}, "
         f"groups list {p95(samples['groups list']):.0f} ms → {verdict(warm_p95 < 300)}",
         f"- lists never slower than Kafka's `--list` in the same run (cold JVM, medians {cli['topic list']:.0f} and "
         f"{cli['groups list']:.0f} ms): " + ("; ".join(slower) if slower else "every list load was faster")
@@ -395,6 +412,10 @@ def main() -> None:
     print("\n".join(lines))
     if profile_lines:
         print("\n".join(["Profiles (py-spy, during the mix):", *profile_lines]))
+
+
+def _p95_text(samples: list[float]) -> str:
+    return f"{p95(samples):.0f} ms" if samples else "no load measured"
 
 
 def _seconds(value: float | None) -> str:

@@ -22,7 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import bench_client, bench_stack, machine, write_section  # noqa: E402
+from bench.common import (  # noqa: E402
+    bench_client, bench_stack, check, machine, parse_args, wait_for_leaders, write_section)
 
 NEEDLE = b"needle-7f3a"
 
@@ -33,7 +34,7 @@ def produce(bootstrap: str, topic: str, records: int, size: int, partitions: int
 
     admin = AdminClient({"bootstrap.servers": bootstrap})
     admin.create_topics([NewTopic(topic, partitions, 1)])[topic].result()
-    time.sleep(2)
+    wait_for_leaders(admin, [topic])
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 50, "batch.size": 1_000_000,
                          "queue.buffering.max.messages": 2_000_000, "compression.type": "lz4"})
     filler = (b"order shipped to warehouse; amount 12.50 EUR; " * 10)[:size]
@@ -103,7 +104,7 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--size", type=int, default=200)
     parser.add_argument("--partitions", type=int, default=4)
-    args = parser.parse_args()
+    args = parse_args(parser, smoke={"records": 2000})
     with bench_stack("search"):
         from console.clusters.services import cluster_seed_local
 
@@ -116,9 +117,10 @@ def main() -> None:
         console_search(topic)  # warms the client process, as a running console has it
         plain_s, plain_found = plain_search(bootstrap, topic, ranges)
         console_s, console_found, state = console_search(topic)
-        if console_found != plain_found or state.scanned != args.records:
-            raise SystemExit(f"the searches disagree: console {len(console_found)} matches in {state.scanned} "
-                             f"records, plain {len(plain_found)}")
+        needles = (args.records - 1) // 997 + 1  # produce() put the needle in every 997th record
+        check(console_found == plain_found and len(plain_found) == needles and state.scanned == args.records,
+              f"the searches disagree: console {len(console_found)} matches in {state.scanned} records, plain "
+              f"{len(plain_found)}, {needles} produced")
         _, get = bench_client()
         page = f"/clusters/local/topics/{topic}/"
         idle_ms = page_latency(get, page)
@@ -128,6 +130,7 @@ def main() -> None:
         time.sleep(0.5)
         busy_ms = page_latency(get, page)
         runner.join()
+        check(during.get("result", (None, None))[1] == console_found, "the search beside the pages found other records")
     n = args.records
     figures = {"records": n, "size": args.size, "partitions": args.partitions, "matches": len(console_found),
                "console_records_per_s": round(n / console_s), "plain_records_per_s": round(n / plain_s),

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import bench_stack, machine, write_section  # noqa: E402
+from bench.common import bench_stack, check, machine, parse_args, write_section  # noqa: E402
 
 TOOLS = {
     "kafka-consumer-groups --describe": ("org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
@@ -46,7 +46,7 @@ def _timed(command: list[str]) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=5)
-    args = parser.parse_args()
+    args = parse_args(parser, smoke={"repeat": 1})
 
     from confluent_kafka import Consumer, TopicPartition
     from confluent_kafka.admin import AdminClient, NewTopic
@@ -81,6 +81,8 @@ def main() -> None:
                         command = java_command(main_class, *tool, heap=("-Xmx256m",), classpath=classpath)
                     results.setdefault((label, way), []).append(_timed(command))
         shutil.rmtree(archives, ignore_errors=True)
+    check(sorted(len(runs) for runs in results.values()) == [args.repeat] * 2 * len(TOOLS),
+          "a tool did not run as often both ways")
 
     lines = [
         f"## Kafka's tools as short-lived JVMs ({time.strftime('%Y-%m-%d')})",

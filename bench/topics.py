@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
+import shutil
 import sys
 import tempfile
 import time
@@ -21,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import (  # noqa: E402
-    bench_client, bench_stack, kafka_tool_ms, machine, summary, timed, write_section)
+    bench_client, bench_stack, check, kafka_tool_ms, machine, parse_args, summary, timed, tool_runs, write_section)
 
 TOPIC_COMMAND = "org.apache.kafka.tools.TopicCommand"
 REBUILD_REMEMBERED = ("rebuild of the shared table, log starts remembered (what beat runs: Metadata, topic ids, "
@@ -47,7 +49,7 @@ def main() -> None:
     parser.add_argument("--topics", type=int, default=2000)
     parser.add_argument("--partitions", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=15)
-    args = parser.parse_args()
+    args = parse_args(parser, smoke={"topics": 20, "partitions": 2, "repeat": 2})
 
     from console.devstack.kafka import free_port
     from console.devstack.redis import RedisNode
@@ -75,10 +77,13 @@ def main() -> None:
             # rebuilds in a row are complete (every partition has a leader and answered), at most 5 minutes.
             settle_started, complete_in_a_row = time.perf_counter(), 0
             while complete_in_a_row < 3 and time.perf_counter() - settle_started < 300:
-                complete = topic_snapshot_refresh("local", wait_s=60).complete
-                complete_in_a_row = complete_in_a_row + 1 if complete else 0
+                snapshot = topic_snapshot_refresh("local", wait_s=60)
+                complete_in_a_row = complete_in_a_row + 1 if snapshot.complete else 0
                 time.sleep(1)
             settle_s = time.perf_counter() - settle_started
+            made = [row for row in snapshot.rows if re.fullmatch(r"bench-\d{5}", row.name)]
+            check(len(made) == args.topics and all(row.partitions == args.partitions for row in made),
+                  f"the shared table holds {len(made)} of the {args.topics} topics made")
             blob = redis.Redis.from_url(redis_node.url).get("console:topics:snapshot:local")
 
             def cold():  # a web process that has not read the table yet: it is in Redis, not decoded here
@@ -107,10 +112,11 @@ def main() -> None:
                 "substring search (page 2), warm": timed(lambda: get(search_url), args.repeat),
                 "regex search, warm": timed(lambda: get(regex_url), args.repeat),
             })
-            describe = timed(lambda: kafka_tool_ms(TOPIC_COMMAND, "--describe"), 3)
-            listing = timed(lambda: kafka_tool_ms(TOPIC_COMMAND, "--list"), 3)
+            describe = timed(lambda: kafka_tool_ms(TOPIC_COMMAND, "--describe"), tool_runs())
+            listing = timed(lambda: kafka_tool_ms(TOPIC_COMMAND, "--list"), tool_runs())
     finally:
         redis_node.stop()
+        shutil.rmtree(redis_node.home, ignore_errors=True)
 
     partitions = args.topics * args.partitions
     lines = [

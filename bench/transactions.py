@@ -19,7 +19,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import bench_client, bench_stack, kafka_tool_ms, machine, summary, timed, write_section  # noqa: E402
+from bench.common import (  # noqa: E402
+    bench_client, bench_stack, check, kafka_tool_ms, machine, parse_args, summary, timed, tool_runs, wait_for_leaders,
+    write_section)
 
 TOOL = "org.apache.kafka.tools.TransactionsCommand"
 
@@ -30,7 +32,7 @@ def seed(bootstrap: str, ids: int, partitions: int) -> list:
 
     admin = AdminClient({"bootstrap.servers": bootstrap})
     admin.create_topics([NewTopic("tbench", partitions, 1)])["tbench"].result()
-    time.sleep(2)
+    wait_for_leaders(admin, ["tbench"])
     open_producers = []
     for i in range(ids):
         producer = Producer({"bootstrap.servers": bootstrap, "transactional.id": f"tbench-{i:04d}",
@@ -51,28 +53,40 @@ def main() -> None:
     parser.add_argument("--ids", type=int, default=200)
     parser.add_argument("--partitions", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=15)
-    args = parser.parse_args()
+    args = parse_args(parser, smoke={"ids": 6, "repeat": 2})
     with bench_stack("transactions"):
         import os
 
         from django.core.management import call_command
 
-        from transactions.selectors import find_hanging
+        from console.clusters.selectors import cluster_admin
+        from console.kafka.types import PartitionRef
+        from transactions.selectors import find_hanging, open_transactions
 
         bootstrap = os.environ["KAFKA_BOOTSTRAP_SERVERS"]
         started = time.perf_counter()
         open_producers = seed(bootstrap, args.ids, args.partitions)
         seeded_s = time.perf_counter() - started
         _, get = bench_client()
-        get("/clusters/local/transactions/")  # the JVM starts once per client process; measured warm below
+        # The JVM starts once per client process; measured warm below.
+        shown = get("/clusters/local/transactions/").content.decode()
+        check(all(f"tbench-{i:04d}" in shown for i in range(args.ids)), "the page leaves out transactional ids")
+        # Every transaction left open is seen open, and none hangs: their coordinator still tracks each.
+        refs = [PartitionRef("tbench", p) for p in range(args.partitions)]
+        still_open = open_transactions(cluster_admin("local").describe_producers(refs), max_timeout_ms=0,
+                                       at_ms=int(time.time() * 1000))
+        hanging_now = find_hanging("local", topic="tbench", max_timeout_minutes=0)
+        check(len(still_open) == len(open_producers) and not hanging_now,
+              f"{len(still_open)} transactions seen open of {len(open_producers)} left open, {len(hanging_now)} "
+              "hanging")
         page = timed(lambda: get("/clusters/local/transactions/"), args.repeat)
         listed = timed(lambda: call_command("transactions", "list", stdout=open(os.devnull, "w")), args.repeat)
         hanging = timed(lambda: find_hanging("local", topic="tbench", max_timeout_minutes=0), args.repeat)
-        tool_runs = max(3, args.repeat // 5)
-        tool_list = [kafka_tool_ms(TOOL, "list") for _ in range(tool_runs)]
-        tool_describe = [kafka_tool_ms(TOOL, "describe", "--transactional-id", "tbench-0000") for _ in range(tool_runs)]
+        runs = tool_runs(max(3, args.repeat // 5))
+        tool_list = [kafka_tool_ms(TOOL, "list") for _ in range(runs)]
+        tool_describe = [kafka_tool_ms(TOOL, "describe", "--transactional-id", "tbench-0000") for _ in range(runs)]
         tool_hanging = [kafka_tool_ms(TOOL, "find-hanging", "--topic", "tbench", "--max-transaction-timeout", "0")
-                        for _ in range(tool_runs)]
+                        for _ in range(runs)]
         for producer in open_producers:
             producer.abort_transaction(30)
 

@@ -1,0 +1,81 @@
+"""Every bench script runs, in a subprocess, with --smoke: its own code path at a tiny size, its checks holding
+(the counts it compares agree), bench/RESULTS.md left as it was. The scripts are found by listing bench/, so a new
+one without a smoke mode fails here. The benches that start one broker of their own share one started here
+instead (bench/common.py:bench_stack takes KAFKA_BOOTSTRAP_SERVERS); the others start what they need."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bench.common import SMOKE_PASSED
+from tests.bench.scripts import BENCH, ROOT, bench_scripts
+
+# slow: CI's PostgreSQL pass leaves it out, so it runs once; kafka and spark: it starts brokers and a Spark driver, so
+# the unit tests' selection (not kafka and not spark and not browser), run without the suite lock, leaves it out too.
+pytestmark = [pytest.mark.slow, pytest.mark.kafka, pytest.mark.spark]
+
+SMOKE_TIMEOUT_S = 600  # the slowest (bench/scale.py: three brokers, PostgreSQL, gunicorn, Celery) takes minutes
+# What a developer's shell gives a bench: nothing of this session's own servers and folders (its Redis stand-in,
+# client sockets, settings module), which would otherwise reach the benches through the environment.
+PASSED_ON = {"PATH", "HOME", "USER", "LOGNAME", "LANG", "TERM", "TMPDIR", "TZ", "JAVA_HOME", "SHELL"}
+
+
+@pytest.fixture(scope="module")
+def shared_broker(tmp_path_factory):
+    from console.devstack.kafka import KafkaNode, free_ports
+
+    home = tmp_path_factory.mktemp("bench-broker")
+    port, controller = free_ports(2)
+    node = KafkaNode(home=home, port=port, controller_port=controller, heap=("-Xms512m", "-Xmx1g"))
+    with open(home / "broker.log", "w") as log:
+        node.start(stdout=log)
+        try:
+            node.wait_ready()
+        except Exception:
+            node.stop(kill=True)
+            raise
+    yield node
+    node.stop(kill=True)
+
+
+def run_smoke(script: Path, env: dict[str, str], output: Path) -> tuple[int, float]:
+    """(exit code, seconds). On a timeout the bench gets SIGINT first, so its `finally` blocks stop the servers it
+    started; then its process group is killed."""
+    started = time.monotonic()
+    with open(output, "w") as out:
+        process = subprocess.Popen([sys.executable, str(script), "--smoke"], cwd=ROOT, env=env, stdout=out,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            code = process.wait(SMOKE_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            process.send_signal(signal.SIGINT)
+            try:
+                process.wait(60)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+            code = -1
+    return code, time.monotonic() - started
+
+
+@pytest.mark.parametrize("script", bench_scripts(), ids=lambda path: path.stem)
+def test_smoke(script: Path, shared_broker, tmp_path):
+    results = BENCH / "RESULTS.md"
+    before = hashlib.sha256(results.read_bytes()).hexdigest()
+    env = {name: value for name, value in os.environ.items() if name in PASSED_ON or name.startswith("LC_")}
+    env["KAFKA_BOOTSTRAP_SERVERS"] = shared_broker.bootstrap
+    output = tmp_path / f"{script.stem}.log"
+    code, seconds = run_smoke(script, env, output)
+    printed = output.read_text(errors="replace")
+    tail = "\n".join(printed.splitlines()[-60:])
+    assert code == 0, f"bench/{script.name} --smoke exited with {code} after {seconds:.0f} s:\n{tail}"
+    assert f"{SMOKE_PASSED} " in printed, f"bench/{script.name} --smoke never reached its report:\n{tail}"
+    assert hashlib.sha256(results.read_bytes()).hexdigest() == before, f"bench/{script.name} --smoke wrote RESULTS.md"

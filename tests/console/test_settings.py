@@ -64,9 +64,30 @@ def test_make_writes_the_env_file_once_and_keeps_it(tmp_path):
     first = subprocess.run(["make", "-s", ".env"], cwd=tmp_path, capture_output=True, text=True, timeout=30)
     assert first.returncode == 0, first.stderr
     written = (tmp_path / ".env").read_text()
-    assert "DJANGO_DEBUG=1" in written and len(written.split("SECRET_KEY=dev-")[1].split()[0]) == 64
+    # No DJANGO_DEBUG: make run serves with DEBUG off, make dev and make test say otherwise themselves.
+    assert "DJANGO_DEBUG" not in written and len(written.split("SECRET_KEY=local-")[1].split()[0]) == 64
     subprocess.run(["make", "-s", ".env"], cwd=tmp_path, capture_output=True, text=True, timeout=30)
     assert (tmp_path / ".env").read_text() == written
+    # The audit chain's key of its own, as DEBUG off needs; written once too.
+    (tmp_path / ".data").mkdir()
+    keyed = subprocess.run(["make", "-s", ".data/.audit-key"], cwd=tmp_path, capture_output=True, text=True,
+                           timeout=30)
+    assert keyed.returncode == 0, keyed.stderr
+    key = (tmp_path / ".env").read_text().split("AUDIT_HASH_KEY=audit-")[1].split()[0]
+    assert len(key) == 64 and key not in written
+
+
+def test_an_env_of_a_development_database_keeps_the_key_its_chain_was_written_with(tmp_path):
+    import shutil
+
+    shutil.copy(PROJECT_DIR / "Makefile", tmp_path / "Makefile")
+    (tmp_path / ".data").mkdir()
+    (tmp_path / ".data" / "console.sqlite3").write_bytes(b"")
+    (tmp_path / ".env").write_text("DJANGO_DEBUG=1\nSECRET_KEY=dev-abc\n")
+    subprocess.run(["make", "-s", ".data/.audit-key"], cwd=tmp_path, capture_output=True, text=True, timeout=30,
+                   check=True)
+    env = (tmp_path / ".env").read_text()
+    assert "AUDIT_HASH_KEY=dev-abc\n" in env and "AUDIT_HASH_KEY_OF_DEVELOPMENT=1" in env
 
 
 def test_single_sign_on_needs_the_issuer():
@@ -79,3 +100,11 @@ def test_single_sign_on_needs_the_issuer():
     without = _django_setup(sso)
     assert without.returncode != 0 and "single sign-on also needs OIDC_OP_ISSUER" in without.stderr
     assert _django_setup({**sso, "OIDC_OP_ISSUER": "https://idp.example"}).returncode == 0
+
+
+def test_outside_development_the_audit_key_is_its_own_unless_a_development_database_needs_the_old_one():
+    same = {"DJANGO_SETTINGS_MODULE": "console.settings", "SECRET_KEY": "k" * 50, "AUDIT_HASH_KEY": "k" * 50,
+            "DJANGO_ENV_FILE": "", "DJANGO_DEBUG": "0"}
+    refused = _django_setup(same)
+    assert refused.returncode != 0 and "AUDIT_HASH_KEY must be set, and differ from SECRET_KEY" in refused.stderr
+    assert _django_setup({**same, "AUDIT_HASH_KEY_OF_DEVELOPMENT": "1"}).returncode == 0

@@ -11,7 +11,8 @@ from django.conf import settings
 from django.db.models import Q
 
 from console.audit.models import AuditEvent
-from offsets.lag.chart import ChartGeometry, chart_geometry, sparkline
+from console.audit.links import audit_event_url, audit_span_url
+from offsets.lag.chart import ChartGeometry, chart_geometry, sparkline, with_span_links
 from offsets.lag.last_total import LastTotal
 from offsets.models import GroupGeneration, GroupLagStatus, LagSample, LagSweep
 
@@ -122,8 +123,9 @@ def group_lag_chart(cluster: str, group: str, range_key: str | None = None, *,
                                     f"{g.generation}, {len(g.members)} member{'s' if len(g.members) != 1 else ''}")
                for g in GroupGeneration.objects.filter(cluster=cluster, group=group, time__gte=start)[:500]]
     markers += _audit_markers(cluster, f"group:{group}", start)
-    geometry = chart_geometry(series, start_s=start.timestamp(), end_s=now.timestamp(), gap_s=_gap_s(step),
-                              markers=markers, pointed=set(per_topic), points_per_series=RESET_POINTS_PER_TOPIC)
+    geometry = _span_links(chart_geometry(series, start_s=start.timestamp(), end_s=now.timestamp(),
+                                          gap_s=_gap_s(step), markers=markers, pointed=set(per_topic),
+                                          points_per_series=RESET_POINTS_PER_TOPIC), cluster, f"group:{group}")
     return LagChart(range_key=range_key, ranges=tuple(RANGES), step=step, geometry=geometry, has_data=bool(rows),
                     label=f"Lag of {group}",
                     sample_interval_s=settings.LAG_SAMPLE_INTERVAL_S, range_s=range_s)
@@ -151,8 +153,10 @@ def topic_lag_chart(cluster: str, topic: str, range_key: str | None = None, *,
     per_group: dict[str, list[tuple[float, int]]] = defaultdict(list)
     for group, _, at, lag, _, _ in rows:
         per_group[group].append((at.timestamp(), lag))
-    geometry = chart_geometry(sorted(per_group.items()), start_s=start.timestamp(), end_s=now.timestamp(),
-                              gap_s=_gap_s(step), markers=_audit_markers(cluster, f"topic:{topic}", start))
+    geometry = _span_links(chart_geometry(sorted(per_group.items()), start_s=start.timestamp(),
+                                          end_s=now.timestamp(), gap_s=_gap_s(step),
+                                          markers=_audit_markers(cluster, f"topic:{topic}", start)),
+                           cluster, f"topic:{topic}")
     return LagChart(range_key=range_key, ranges=tuple(RANGES), step=step, geometry=geometry, has_data=bool(rows),
                     label=f"Lag of the groups reading {topic}",
                     sample_interval_s=settings.LAG_SAMPLE_INTERVAL_S, range_s=range_s)
@@ -175,10 +179,16 @@ def group_lag_history(cluster: str, group: str, range_key: str | None = None, *,
     }
 
 
-def _audit_markers(cluster: str, target: str, start: datetime) -> list[tuple[float, str]]:
+def _audit_markers(cluster: str, target: str, start: datetime) -> list[tuple[float, str, str]]:
     events = AuditEvent.objects.filter(cluster=cluster, target=target, created_at__gte=start,
                                        outcome=AuditEvent.Outcome.SUCCESS).order_by("seq")[:200]
-    return [(e.created_at.timestamp(), f"{e.action} by {e.actor_name}") for e in events]
+    return [(e.created_at.timestamp(), f"#{e.seq} {e.action} by {e.actor_name}", audit_event_url(e.seq))
+            for e in events]
+
+
+def _span_links(geometry: ChartGeometry, cluster: str, target: str) -> ChartGeometry:
+    return with_span_links(geometry, lambda first_s, last_s: audit_span_url(cluster=cluster, first_s=first_s,
+                                                                            last_s=last_s, target=target))
 
 
 @dataclass(frozen=True)

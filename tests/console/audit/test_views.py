@@ -115,7 +115,7 @@ def test_the_page_shows_one_row_per_action_with_its_result_and_duration(client_f
 
     rows = re.findall(r'<details class="audit-action result-(\w+)"[^>]*data-seq="(\d+)"', body)
     assert rows == [("success", "6"), ("success", "4"), ("success", "2")]  # the outcome rows, newest first
-    assert "(3 actions)" in body and re.search(r'class="took">\d+(\.\d+)? s<', body)
+    assert "(3 actions)" in body and re.search(r'class="a-took">\d+(\.\d+)? s<', body)
     assert '<a href="/audit/5/">#5 intent</a>' in body and '<a href="/audit/6/">#6 success</a>' in body
 
 

@@ -8,14 +8,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from django.db.models import Q
-from django.urls import reverse
 
 from brokers import conf
 from brokers.models import BrokerSample, SamplerRun
 from brokers.series import summed
+from console.audit.links import audit_event_url, audit_span_url
 from console.audit.models import AuditEvent
 from console.errors import ConsoleError
-from offsets.lag.chart import ChartGeometry, chart_geometry
+from offsets.lag.chart import ChartGeometry, chart_geometry, with_span_links
 
 RANGES = {"1h": 3600, "6h": 6 * 3600, "24h": 86400, "7d": 7 * 86400, "30d": 30 * 86400}
 DEFAULT_RANGE = "1h"
@@ -24,20 +24,11 @@ MAX_MARKERS = 200
 
 
 @dataclass(frozen=True)
-class LinkedMarker:
-    x: float
-    title: str
-    url: str
-    seq: int
-
-
-@dataclass(frozen=True)
 class BrokerChart:
     title: str
     unit: str
     range_key: str
     geometry: ChartGeometry
-    markers: tuple[LinkedMarker, ...]
     has_data: bool
     step_label: str
 
@@ -89,13 +80,13 @@ def chart(cluster: str, *, title: str, series: list[tuple[str, str]], unit: str,
     rows, step = _rows(cluster, start=start, broker=broker, topic=topic)
     lines = [(label, summed(rows, name)) for label, name in series]
     gap = 3 * conf.sample_interval_s() if step == BrokerSample.RAW else 180.0
+    events = _markers(cluster, start=start, broker=broker, topic=topic)
     geometry = chart_geometry(lines, start_s=start.timestamp(), end_s=now.timestamp(), gap_s=gap, width=width,
-                              height=height)
-    span = max(1.0, now.timestamp() - start.timestamp())
-    markers = tuple(
-        LinkedMarker(x=geometry.left + (t - start.timestamp()) / span * (geometry.right - geometry.left), title=text,
-                     url=reverse("audit:detail", args=[seq]), seq=seq)
-        for t, text, seq in _markers(cluster, start=start, broker=broker, topic=topic))
-    return BrokerChart(title=title, unit=unit, range_key=key, geometry=geometry, markers=markers,
+                              height=height, markers=[(t, text, audit_event_url(seq)) for t, text, seq in events])
+    # A tick of several events leads to the log over their span (a broker's: its own changes).
+    target = f"broker:{broker}" if broker is not None and not topic else ""
+    geometry = with_span_links(geometry, lambda first_s, last_s: audit_span_url(
+        cluster=cluster, first_s=first_s, last_s=last_s, target=target))
+    return BrokerChart(title=title, unit=unit, range_key=key, geometry=geometry,
                        has_data=any(points for _, points in lines),
                        step_label="every sample" if step == BrokerSample.RAW else "minute averages")

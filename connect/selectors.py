@@ -8,9 +8,10 @@ from dataclasses import dataclass, field, replace
 
 from connect.masking import mask_config, scrub_text
 from connect.models import ConnectCluster, ConnectorEvent
+from connect.plugin_form import PluginForm, plugin_form
 from connect.registration import connect_client, connect_cluster_get, connect_clusters
 from console.connect.errors import ConnectError
-from console.connect.types import SINK, ConnectorInfo, ConnectorOverview, ConnectorState
+from console.connect.types import SINK, ConnectorInfo, ConnectorOverview, ConnectorState, PluginInfo
 from console.errors import ConsoleError
 
 SORTS = ("name", "state", "type", "failed", "plugin", "connect")
@@ -105,6 +106,13 @@ def declared_secrets(client, plugin: str) -> frozenset[str]:
         return frozenset(d.name for d in client.plugin_config(plugin) if d.secret)
     except ConnectError:
         return frozenset()
+
+
+def connector_form(client, plugin: PluginInfo, *, open_names: frozenset[str] = frozenset()) -> PluginForm:
+    """The create form of `plugin` from Connect's validation of a configuration holding only its class (which
+    lists every setting the worker takes, the framework's and the plugin's; nothing is created)."""
+    validation = client.validate(plugin.class_name, {"connector.class": plugin.class_name})
+    return plugin_form(validation, plugin_label=plugin.short_name, open_names=open_names)
 
 
 def sink_group(info: ConnectorInfo) -> str | None:

@@ -15,9 +15,10 @@ from django.db import connection, models
 
 
 def insert_rows(model: type[models.Model], fields: Sequence[str], rows: Iterable[Sequence], *,
-                conflict: Sequence[str], update: Sequence[str] = ()) -> None:
+                conflict: Sequence[str], update: Sequence[str] = (), unless_newer: str = "") -> None:
     """Inserts `rows` (values in the order of `fields`); a row that hits the unique `conflict` columns updates
-    `update` from the new row, or is skipped when `update` is empty. Callers wrap it in their transaction."""
+    `update` from the new row, or is skipped when `update` is empty. With `unless_newer` (a field), a stored row
+    whose value there is later than the new row's is kept as it is. Callers wrap it in their transaction."""
     quote, meta = connection.ops.quote_name, model._meta
     columns = [meta.get_field(name) for name in fields]
     names = [quote(field.column) for field in columns]
@@ -26,6 +27,9 @@ def insert_rows(model: type[models.Model], fields: Sequence[str], rows: Iterable
     if update:
         updated = [quote(meta.get_field(name).column) for name in update]
         sql += "DO UPDATE SET " + ", ".join(f"{column} = EXCLUDED.{column}" for column in updated)
+        if unless_newer:
+            stored = f"{quote(meta.db_table)}.{quote(meta.get_field(unless_newer).column)}"
+            sql += f" WHERE {stored} IS NULL OR {stored} <= EXCLUDED.{quote(meta.get_field(unless_newer).column)}"
     else:
         sql += "DO NOTHING"
     rows = list(rows)

@@ -23,6 +23,7 @@ STRATEGY_LABELS = {
     "from-group": "from-group: another group's committed offsets",
 }
 CHOSEN_SCOPE = "chosen"
+ALL_SCOPE = "all"
 CSV_UPLOAD_MAX = 1024 * 1024
 MSG_CSV_TOO_BIG = "The uploaded plan is over 1 MiB; split it, or reset from the shell with --from-file."
 # Which inputs each strategy reads: a problem with them is shown beside the first.
@@ -56,7 +57,7 @@ class ResetForm(forms.Form):
     it. `value` is the strategy's argument as the shell takes it: the preview's execute form and old links carry
     it; a strategy's own inputs win over it."""
 
-    scope = forms.ChoiceField(label="Reset", initial=CHOSEN_SCOPE)
+    scope = forms.ChoiceField(label="Reset", initial=ALL_SCOPE)
     topic = PatternMultipleField(form_input.TOPIC_NAME, what="a topic name")
     partition = PatternMultipleField(re.compile(form_input.TOPIC_NAME.pattern + r":\d{1,10}"),
                                      what="a topic:partition choice")
@@ -89,8 +90,9 @@ class ResetForm(forms.Form):
     def __init__(self, *args, kind: GroupKind = CONSUMER, now: datetime | None = None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.now = now or datetime.now(UTC)
-        self.fields["scope"].choices = [(CHOSEN_SCOPE, "the topics and partitions ticked below"),
-                                        ("all", kind.all_topics_label)]
+        # Every topic the group has offsets for by default, as --all-topics: nothing to tick for the usual reset.
+        self.fields["scope"].choices = [(ALL_SCOPE, f"{kind.all_topics_label} (--all-topics)"),
+                                        (CHOSEN_SCOPE, "the topics and partitions ticked below")]
         self.fields["strategy"].choices = [(name, STRATEGY_LABELS[name]) for name in strategies_for(kind)]
         self.fields["strategy"].initial = "to-datetime" if "to-datetime" in strategies_for(kind) else None
 
@@ -106,7 +108,7 @@ class ResetForm(forms.Form):
         if strategy == "from-file" or not data.get("scope"):
             return data  # Kafka takes from-file's partitions from the file and ignores the scope
         ticked = data.get("topic") or data.get("partition") or (data.get("other_topics") or "").strip()
-        if data["scope"] == "all":
+        if data["scope"] == ALL_SCOPE:
             if ticked:
                 self.add_error("scope", form_input.MSG_ALL_AND_CHOSEN)
             return data
@@ -165,7 +167,7 @@ class ResetForm(forms.Form):
         data = self.cleaned_data
         if data["strategy"] == "from-file":
             return []
-        return ALL_TOPICS if data["scope"] == "all" else data["scope_list"]
+        return ALL_TOPICS if data["scope"] == ALL_SCOPE else data["scope_list"]
 
     def strategy_value(self, cluster: str):
         return strategy_from(cluster, self.cleaned_data["strategy"], self.cleaned_data.get("value_text"))
@@ -197,6 +199,8 @@ def initial_from_link(query) -> dict:
             numbers = [p for p in query.get("partitions", "").replace(" ", "").split(",") if p]
             initial["topic"], initial["partition"] = [], [f"{topic}:{p}" for p in numbers]
         initial["scope"] = CHOSEN_SCOPE
+    if "scope" not in initial and (initial["topic"] or initial["partition"] or initial.get("other_topics")):
+        initial["scope"] = CHOSEN_SCOPE  # a link that names topics means them, not the default of all topics
     field = LEGACY_VALUE_FIELD.get(query.get("strategy", ""))
     if field and "value" in query and field not in query:
         initial[field] = query["value"]

@@ -210,6 +210,11 @@ class PartitionLag:
     blocking: object | None = None  # transactions.selectors.BlockingTransaction the group waits on
 
     @property
+    def key(self) -> str:
+        """"topic-partition", as lag statuses name partitions."""
+        return str(self.ref)
+
+    @property
     def lag(self) -> int | None:
         return None if self.committed is None else max(0, self.log_end - self.committed)
 

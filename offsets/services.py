@@ -9,8 +9,9 @@ from console.clusters.selectors import cluster_admin
 from console.errors import Conflict, ConsoleError
 from console.kafka.types import PartitionRef
 from offsets import group_table
-from offsets.kinds import GroupKind, kind_for
+from offsets.kinds import CONSUMER, GroupKind, kind_for
 from offsets.kinds.consumer import delete_offsets
+from offsets.lag.recheck import lag_recheck_group
 from offsets.models import GROUP_ID_MAX_STORED
 from offsets.resets.planning import AllTopics
 
@@ -93,6 +94,7 @@ def group_offsets_delete(*, actor: Actor, cluster: str, group: str, topic: str, 
         record.after = offsets_json({ref: committed.get(ref) for ref in chosen})
         if failed:
             raise Conflict("Kafka refused some partitions: " + "; ".join(failed))
+    lag_recheck_group(cluster=cluster, group=group, kind=CONSUMER)  # judged on what is left, at once
     return record.after
 
 

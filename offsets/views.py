@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from urllib.parse import urlencode
 
 from django.contrib import messages
@@ -9,12 +10,14 @@ from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from console.accounts.decorators import role_required
 from console.accounts.roles import Role
 from console.audit.actor import Actor
+from console.audit.selectors import action_outcome
 from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError, error_status
 from console.kafka.errors import KafkaGatewayError
@@ -29,9 +32,11 @@ from offsets.resets.scope_options import other_groups, reset_scope_options
 from offsets.resets.totals import plan_totals
 from offsets.forms import ExecuteForm, ResetForm, initial_from_link, strategies_for
 from offsets.history.selectors import group_timeline, recorder_health
-from offsets.kinds import CONSUMER, SHARE, STREAMS, GroupKind, consumer_detail_or_kind, kind_for
+from offsets.kinds import (CONSUMER, SHARE, STREAMS, GroupKind, consumer_description_or_kind, consumer_detail_or_kind,
+                           kind_for)
 from offsets.group_table import filter_entries
 from offsets.list_rows import group_list_rows
+from offsets.lag.group_state import group_lag_state
 from offsets.lag.selectors import group_lag_chart, group_statuses, sampler_health
 
 LAG_STATUSES = ["ERR", "STOP", "BLOCKED", "WARN", "OK"]
@@ -76,24 +81,41 @@ def group_list(request: HtmxHttpRequest, cluster: str):
     return render(request, "offsets/list.html#group-table" if request.htmx else "offsets/list.html", context)
 
 
+GROUP_TABS = ("partitions", "members", "history")
+
+
 @require_GET
 @role_required(Role.VIEWER)
 def group_detail(request: HtmxHttpRequest, cluster: str, group: str):
-    kind, detail = consumer_detail_or_kind(cluster, group)
+    """The group's status from its last sample (offsets/lag/group_state.py) over three tabs, each reading only what
+    it shows: partitions (offsets read live), members (one describe), history (lag chart, rebalances, changes).
+    The status and the live tab refresh every 5 s (the htmx request); the charts and histories do not need to."""
+    tab = request.GET.get("tab", GROUP_TABS[0])
+    tab = tab if tab in GROUP_TABS else GROUP_TABS[0]
+    if tab == "partitions":
+        kind, detail = consumer_detail_or_kind(cluster, group)
+        description = detail.description if detail is not None else None
+    else:
+        (kind, description), detail = consumer_description_or_kind(cluster, group), None
     if kind is not CONSUMER:  # the page of kafka-share-groups' or kafka-streams-groups' --describe
         context = {"cluster": cluster, "group": group, "detail": kind.detail(cluster, group)}
         if kind is STREAMS:  # the share page shows no lag status
             context["lag_status"] = group_statuses(cluster, group=group).get(group)
         return render(request, f"offsets/{kind.name}_detail.html", context)
-    status = group_statuses(cluster, group=group).get(group)
-    context = {"cluster": cluster, "group": group, "detail": detail, "lag_status": status,
-               "partition_status": status.partitions if status else {}}
-    if not request.htmx:  # the live part refreshes every 5 s; the histories do not need to
+    live = None
+    if detail is not None:
+        live = {p.key: p.committed for p in detail.partitions}
+    state = group_lag_state(cluster, group, live=live, has_members=bool(description.members))
+    context = {"cluster": cluster, "group": group, "tab": tab, "description": description, "detail": detail,
+               "lag": state, "read_at": datetime.now(UTC)}
+    if request.htmx:
+        return render(request, "offsets/detail.html#group-live", context)
+    if tab == "history":
         context["history"] = list(reversed(group_timeline(cluster, group)))[:100]
         context["recorder"] = recorder_health(cluster)
         context.update(chart=group_lag_chart(cluster, group, request.GET.get("range")),
                        chart_url=reverse("offsets:lag", args=[cluster, group]))
-    return render(request, "offsets/detail.html#group-live" if request.htmx else "offsets/detail.html", context)
+    return render(request, "offsets/detail.html", context)
 
 
 @require_GET
@@ -164,8 +186,12 @@ def group_reset(request: HtmxHttpRequest, cluster: str, group: str):
         try:
             context.update(_preview_context(cluster, group, kind, form))
             status = 200
-        except (ConsoleError, KafkaGatewayError) as exc:  # shown over the form as typed, to correct it
-            context["error"], status = exc.message, error_status(exc)
+        except (ConsoleError, KafkaGatewayError) as exc:  # shown over the form as typed (or at its field)
+            status = error_status(exc)
+            if getattr(exc, "field", "") in form.fields:
+                form.add_error(exc.field, exc.message)
+            else:
+                context["error"] = exc.message
     return render(request, "offsets/reset.html", context, status=status)
 
 
@@ -188,12 +214,24 @@ def group_reset_execute(request: HtmxHttpRequest, cluster: str, group: str):
     form = ResetForm(request.POST, kind=kind)
     valid_data(form)
     execute = valid_data(ExecuteForm(request.POST))
+    audit = []
     resets.group_offsets_reset(actor=Actor.from_request(request), cluster=cluster, group=group,
                                scope=form.scope_value(), strategy=form.strategy_value(cluster),
                                reason=execute["reason"], confirm=execute["confirm"],
-                               expected_fingerprint=execute["fingerprint"], kind=kind)
-    messages.success(request, f"Offsets of {group} reset. The audit log has them before and after.")
+                               expected_fingerprint=execute["fingerprint"], kind=kind, on_audit=audit.append)
+    messages.success(request, _done_message(f"Offsets of {group} reset.", cluster, group, audit))
     return redirect_after_change(request, reverse("offsets:detail", args=[cluster, group]))
+
+
+def _done_message(text: str, cluster: str, group: str, audit: list):
+    """The flash after a reset: its audit event (before and after) and the revert of it, one click away."""
+    event = action_outcome(audit[0]) if audit else None
+    if event is None:
+        return f"{text} The audit log has the offsets before and after."
+    return format_html('{} <a href="{}">Audit event #{}</a> has the offsets before and after · '
+                       '<a class="button" href="{}">Undo: revert to before</a>', text,
+                       reverse("audit:detail", args=[event.seq]), event.seq,
+                       reverse("offsets:revert", args=[cluster, group, event.seq]))
 
 
 @require_http_methods(["GET", "POST"])
@@ -204,10 +242,12 @@ def group_revert(request: HtmxHttpRequest, cluster: str, group: str, seq: int):
     event, strategy, scope = resets.revert_strategy(seq, kind)
     if request.method == "POST":
         execute = valid_data(ExecuteForm(request.POST))
+        audit = []
         resets.group_offsets_revert(actor=Actor.from_request(request), cluster=cluster, seq=seq,
                                     reason=execute["reason"], confirm=execute["confirm"],
-                                    expected_fingerprint=execute["fingerprint"], kind=kind)
-        messages.success(request, f"Offsets of {group} are back to those before audit event #{seq}.")
+                                    expected_fingerprint=execute["fingerprint"], kind=kind, on_audit=audit.append)
+        messages.success(request, _done_message(f"Offsets of {group} are back to those before audit event #{seq}.",
+                                                cluster, group, audit))
         return redirect_after_change(request, reverse("offsets:detail", args=[cluster, group]))
     preview = reset_preview(event.cluster or cluster, group, scope, strategy, kind=kind)
     context = {"cluster": cluster, "group": group, "preview": preview, "event": event,

@@ -17,12 +17,9 @@ from connect.selectors import declared_secrets
 from console.accounts.decorators import role_required
 from console.accounts.roles import Role
 from console.audit.actor import Actor
-from console.connect.types import SINK
-from console.errors import ConsoleError
+from console.errors import ConsoleError, FormRefused
 from console.http import HtmxHttpRequest, redirect_after_change
 
-# Settings every connector has, asked before the plugin's own (Connect's framework settings).
-FRAMEWORK_FIELDS = ("tasks.max",)
 MSG_NO_PLUGIN = "Choose a connector plugin."
 
 
@@ -53,45 +50,60 @@ def connector_action(request: HtmxHttpRequest, cluster: str, connect: str, name:
                                                   args=[cluster, connect, name]))
 
 
+MSG_REFUSED_AT_FIELDS = "Connect refused the configuration ({count} problem(s)); nothing was created: see each setting."
+
+
 def _plugin_form_context(cluster: str, connect: str, plugin: str, values: dict, errors: dict) -> dict:
+    """The plugins to choose from and, for the one chosen, its form from Connect's definition (each setting once,
+    in Connect's groups and order), holding `values` with `errors` under their settings; settings no field stands
+    for go to the "other settings" lines."""
     client = connect_client(connect_cluster_get(cluster, connect))
     plugins = client.plugins()
     context = {"cluster": cluster, "connect": connect, "plugins": plugins, "plugin": plugin, "values": values,
-               "errors": errors, "fields": [], "extra": ""}
+               "errors": errors, "form": None, "extra": ""}
     if plugin:
         chosen = next((p for p in plugins if p.class_name == plugin), None)
         if chosen is None:
-            raise ConsoleError(f"Connect cluster {connect} has no plugin {plugin}.")
-        definitions = client.plugin_config(plugin)
-        own = {d.name for d in definitions}
-        asked = ["name", *FRAMEWORK_FIELDS, *(["topics"] if chosen.type == SINK else [])]
-        context.update(type=chosen.type, fields=[(key, None) for key in asked] + [(d.name, d) for d in definitions],
-                       extra=config_text({k: v for k, v in values.items()
-                                          if k not in own and k not in asked and k != "connector.class"}))
-        context["known_errors"] = {k for k in errors if k in own or k in asked}
+            raise ConsoleError(f"Connect cluster {connect} has no plugin {plugin}.", field="plugin")
+        form = selectors.connector_form(client, chosen, open_names=frozenset(values) | frozenset(errors))
+        others = {k: v for k, v in values.items() if k not in form.names and k != "connector.class"}
+        context.update(type=chosen.type, form=form, extra=config_text(others),
+                       other_errors={k: m for k, m in errors.items() if k not in form.names})
     return context
+
+
+def _at_fields(errors: dict[str, tuple[str, ...]]) -> dict[str, list[str]]:
+    """Connect's problems by setting, as the form's inputs are named ("cfg:KEY")."""
+    return {f"cfg:{key}": list(messages) for key, messages in errors.items()}
 
 
 @require_http_methods(["GET", "POST"])
 @role_required(Role.OPERATOR)
 def connector_create(request: HtmxHttpRequest, cluster: str, connect: str):
-    """GET: the plugins, then the chosen plugin's form. POST: Connect validates the settings; problems come back
-    beside each field (status 400) and nothing is created; a valid configuration creates the connector."""
+    """GET: the plugins, then the chosen plugin's form. POST: the console's rules, then Connect's validation;
+    problems come back at each setting and nothing is created (with htmx the form stays as typed; without, the page
+    comes back with what was typed, secrets apart); a valid configuration creates the connector."""
     plugin = (request.POST.get("plugin") if request.method == "POST" else request.GET.get("plugin", "")) or ""
     if request.method == "GET":
         return render(request, "connect/create.html", _plugin_form_context(cluster, connect, plugin, {}, {}))
     if not plugin:
-        raise ConsoleError(MSG_NO_PLUGIN)
+        raise ConsoleError(MSG_NO_PLUGIN, field="plugin")
     config = {**config_from_post(request.POST), "connector.class": plugin}
     name = config.pop("name", "")
     try:
         services.connector_create(actor=Actor.from_request(request), cluster=cluster, connect=connect, name=name,
                                   config=config, reason=request.POST.get("reason", ""))
     except services.ConfigInvalid as exc:
-        errors = {key: list(messages_) for key, messages_ in exc.errors.items()}
-        context = _plugin_form_context(cluster, connect, plugin, {**config, "name": name}, errors)
-        context["error"] = exc.message
+        if request.htmx:
+            message = MSG_REFUSED_AT_FIELDS.format(count=exc.validation.error_count)
+            raise FormRefused(message, errors={**_at_fields(exc.errors), "__all__": [message]}) from None
+        context = _plugin_form_context(cluster, connect, plugin, {**config, "name": name}, exc.errors)
+        context["error"] = MSG_REFUSED_AT_FIELDS.format(count=exc.validation.error_count)
         return render(request, "connect/create.html", context, status=400)
+    except ConsoleError as exc:
+        if exc.message == services.MSG_NAME:  # the name check, before anything is sent: at the name's field
+            raise ConsoleError(exc.message, field="cfg:name") from None
+        raise
     messages.success(request, f"Connector {name} created; Connect starts its tasks now.")
     return redirect_after_change(request, reverse("connect:connector", args=[cluster, connect, name]))
 

@@ -9,7 +9,10 @@ class AuditFilterForm(forms.Form):
     action = forms.CharField(required=False)
     target = forms.CharField(required=False, help_text="e.g. topic:orders or group:billing")
     cluster = forms.CharField(required=False)
-    outcome = forms.ChoiceField(required=False, choices=[("", "any")] + AuditEvent.Outcome.choices)
+    # Matches the row that ended each action; "intent" finds the actions nothing ended (yet).
+    outcome = forms.ChoiceField(required=False, label="Result", choices=[
+        ("", "any"), (AuditEvent.Outcome.SUCCESS, "success"), (AuditEvent.Outcome.FAILURE, "failure"),
+        (AuditEvent.Outcome.REFUSED, "refused"), (AuditEvent.Outcome.INTENT, "running or never ended")])
     since = forms.DateTimeField(required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"}))
     until = forms.DateTimeField(required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"}))
 

@@ -10,7 +10,7 @@ from console.accounts.decorators import role_required
 from console.accounts.roles import Role
 from console.audit.forms import AuditFilterForm
 from console.audit.models import AuditEvent
-from console.audit.selectors import audit_events
+from console.audit.selectors import audit_actions, audit_events, with_intents
 from console.audit.witness.records import event_json
 from console.audit.witness.status import witness_status
 from console.csv_cells import guard_formula
@@ -20,14 +20,19 @@ CSV_COLUMNS = ("seq", "created_at", "actor_name", "source", "remote_addr", "clus
                "outcome", "error", "correlation_id", "params", "before", "after", "prev_hash", "hash")
 
 
+ACTIONS_PER_PAGE = 50
+
+
 @require_GET
 @role_required(Role.VIEWER)
 def audit_list(request: HtmxHttpRequest):
+    """One row per action (its intent and outcome joined), filtered by the query string; the exports keep every
+    row of the log."""
     form = AuditFilterForm(request.GET or None)
-    page = Paginator(audit_events(form.filters()), 50).get_page(request.GET.get("page"))
+    page = Paginator(audit_actions(form.filters()), ACTIONS_PER_PAGE).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
-    context = {"form": form, "page": page, "query": query.urlencode()}
+    context = {"form": form, "page": page, "actions": with_intents(page.object_list), "query": query.urlencode()}
     if request.htmx:
         return render(request, "audit/list.html#audit-table", context)
     return render(request, "audit/list.html", {**context, "witness": witness_status()})
@@ -36,10 +41,14 @@ def audit_list(request: HtmxHttpRequest):
 @require_GET
 @role_required(Role.VIEWER)
 def audit_detail(request: HtmxHttpRequest, seq: int):
+    """The event and every row of its action; with htmx, only what it changed (the log's expanded row)."""
     event = get_object_or_404(AuditEvent, seq=seq)
     related = AuditEvent.objects.filter(correlation_id=event.correlation_id).order_by("seq")
     pretty = {name: json.dumps(getattr(event, name), indent=2, sort_keys=True) for name in ("params", "before", "after")}
-    return render(request, "audit/detail.html", {"event": event, "related": related, "pretty": pretty})
+    context = {"event": event, "related": related, "pretty": pretty}
+    if request.htmx:
+        return render(request, "audit/detail.html#event-changes", context)
+    return render(request, "audit/detail.html", context)
 
 
 # A spreadsheet runs a cell that starts with one of these as a formula (CSV injection); names, reasons and

@@ -54,7 +54,7 @@ class ConnectClient:
                                   visible=bool(item["value"].get("visible", True)))
                        for item in body.get("configs", []))
         return ConfigValidation(plugin=str(body.get("name", plugin)), error_count=int(body.get("error_count", 0)),
-                                fields=fields)
+                                fields=fields, groups=tuple(str(g) for g in body.get("groups") or ()))
 
     def connector_names(self) -> list[str]:
         """GET /connectors: the names of every connector."""
@@ -150,12 +150,20 @@ def _what(name: str) -> str:
     return f"connector named '{name}'"
 
 
+def _whole(value: Any, default: int) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
 def _definition(item: dict[str, Any]) -> ConfigDefinition:
     return ConfigDefinition(name=str(item["name"]), type=str(item.get("type", "STRING")),
                             required=bool(item.get("required")), default_value=item.get("default_value"),
                             importance=str(item.get("importance") or ""),
                             documentation=str(item.get("documentation") or ""), group=item.get("group"),
-                            display_name=str(item.get("display_name") or item["name"]))
+                            display_name=str(item.get("display_name") or item["name"]),
+                            order=_whole(item.get("order_in_group", item.get("order")), -1))
 
 
 def _info(body: dict) -> ConnectorInfo:

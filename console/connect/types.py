@@ -46,6 +46,7 @@ class ConfigDefinition:
     documentation: str
     group: str | None
     display_name: str
+    order: int = -1  # its place in its group (order_in_group); -1 when the plugin gives none
 
     @property
     def secret(self) -> bool:
@@ -68,6 +69,7 @@ class ConfigValidation:
     plugin: str
     error_count: int
     fields: tuple[FieldCheck, ...]
+    groups: tuple[str, ...] = ()  # the setting groups in Connect's order (Common, Transforms, ...)
 
     @property
     def errors(self) -> dict[str, tuple[str, ...]]:

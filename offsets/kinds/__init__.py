@@ -14,6 +14,7 @@ from offsets.kinds.share import SHARE
 from offsets.kinds.streams import STREAMS
 
 if TYPE_CHECKING:
+    from console.kafka.types import GroupDescription
     from offsets.selectors import GroupDetail
 
 KINDS: tuple[GroupKind, ...] = (CONSUMER, SHARE, STREAMS)
@@ -68,10 +69,25 @@ def consumer_detail_or_kind(cluster: str, group: str) -> tuple[GroupKind, GroupD
     return kind, detail if kind is CONSUMER else None
 
 
+def consumer_description_or_kind(cluster: str, group: str) -> tuple[GroupKind, GroupDescription | None]:
+    """(CONSUMER, its description) from one DescribeGroups for a live consumer group, the tabs of its page that show
+    no offsets; anything else (a Dead group, another kind, a name no one knows) goes consumer_detail_or_kind's way."""
+    try:
+        description = cluster_admin(cluster).describe_groups([group])[group]
+    except ClusterUnavailable:
+        raise
+    except KafkaGatewayError:
+        description = None
+    if description is not None and description.state != "Dead":
+        return CONSUMER, description
+    kind, detail = consumer_detail_or_kind(cluster, group)
+    return kind, detail.description if detail is not None else None
+
+
 def kind_of_reset(action: str) -> GroupKind | None:
     """The kind whose reset an audit event's action records, if any."""
     return next((kind for kind in KINDS if kind.reset_action == action), None)
 
 
-__all__ = ["CONSUMER", "KIND_NAMED", "KINDS", "SHARE", "STREAMS", "GroupKind", "consumer_detail_or_kind", "kind_for",
-           "kind_of_reset"]
+__all__ = ["CONSUMER", "KIND_NAMED", "KINDS", "SHARE", "STREAMS", "GroupKind", "consumer_description_or_kind",
+           "consumer_detail_or_kind", "kind_for", "kind_of_reset"]

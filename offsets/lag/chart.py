@@ -4,7 +4,7 @@ chart is a few polylines, readable without scripts and cheap to swap with htmx."
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 PALETTE = ("#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#a16207", "#db2777")
@@ -29,8 +29,42 @@ class Tick:
 
 @dataclass(frozen=True)
 class Marker:
+    """Events at one place on the time axis (those closer than MARKER_GAP are one tick), drawn as a small tick
+    under the plot, never across it: a busy ten minutes of changes would otherwise hide the data behind them."""
+
     x: float
-    title: str
+    titles: tuple[str, ...]
+    first_s: float = 0.0  # the time span of the events grouped here
+    last_s: float = 0.0
+    url: str = ""  # where the tick leads: the event, or the events of its span
+    count: int = 1  # events grouped here (titles names the first MARKER_TITLES_KEPT)
+
+    @property
+    def title(self) -> str:
+        return "\n".join(self.titles)
+
+
+MARKER_GAP = 12  # chart units (a 760-wide chart): ticks closer than this are grouped
+MARKER_TITLES_KEPT = 20  # a group's tooltip names this many events, then how many more
+
+
+def marker_ticks(events: list[tuple[float, float, str, str]], *, gap: float = MARKER_GAP) -> tuple[Marker, ...]:
+    """events: (x, time, title, url) in any order. Events closer than `gap` on the axis become one tick (at the
+    first one's place, oldest first); a group keeps the first event's url, which its caller may replace."""
+    ticks: list[list[tuple[float, float, str, str]]] = []
+    for event in sorted(events, key=lambda e: (e[0], e[1])):
+        if ticks and event[0] - ticks[-1][0][0] < gap:
+            ticks[-1].append(event)
+        else:
+            ticks.append([event])
+    out = []
+    for group in ticks:
+        titles = [title for _, _, title, _ in group]
+        if len(titles) > MARKER_TITLES_KEPT:
+            titles = titles[:MARKER_TITLES_KEPT] + [f"and {len(titles) - MARKER_TITLES_KEPT} more"]
+        out.append(Marker(x=group[0][0], titles=tuple(titles), first_s=group[0][1], last_s=group[-1][1],
+                          url=group[0][3], count=len(group)))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -136,12 +170,20 @@ def spread_samples(points: list[tuple[float, int]], *, start_s: float, end_s: fl
     return [chosen[k] for k in sorted(chosen)]
 
 
+def with_span_links(geometry: ChartGeometry, span_url) -> ChartGeometry:
+    """The geometry with each tick of several events leading to `span_url(first_s, last_s)` (the log over its
+    span) instead of its first event."""
+    return replace(geometry, markers=tuple(m if m.count == 1 else replace(m, url=span_url(m.first_s, m.last_s))
+                                           for m in geometry.markers))
+
+
 def chart_geometry(series: list[tuple[str, list[tuple[float, int]]]], *, start_s: float, end_s: float, gap_s: float,
-                   markers: list[tuple[float, str]] = (), width: int = 760, height: int = 220,
+                   markers: list[tuple] = (), width: int = 760, height: int = 220,
                    pointed: set[str] = frozenset(), points_per_series: int = 0) -> ChartGeometry:
     """series: (label, [(epoch seconds, lag), ...] oldest first). Times outside [start_s, end_s] are dropped.
-    The series named in `pointed` also get up to `points_per_series` dots at their samples."""
-    left, top, right, bottom = 56, 10, width - 10, height - 24
+    The series named in `pointed` also get up to `points_per_series` dots at their samples. markers: (epoch
+    seconds, title[, url]), grouped into ticks on the time axis (marker_ticks)."""
+    left, top, right, bottom = 56, 10, width - 10, height - 30  # below the plot: marker ticks, then times
     span = max(1.0, end_s - start_s)
     peak_all = max((v for _, pts in series for t, v in pts if start_s <= t <= end_s), default=0)
     values = value_ticks(peak_all)
@@ -174,7 +216,8 @@ def chart_geometry(series: list[tuple[str, list[tuple[float, int]]]], *, start_s
     x_ticks = tuple(Tick(pos=x_of(t), label=_time_label(t, span),
                          anchor="end" if x_of(t) > right - 20 else "start" if x_of(t) < left + 20 else "middle")
                     for t in times)
-    shown_markers = tuple(Marker(x=x_of(t), title=title) for t, title in markers if start_s <= t <= end_s)
+    shown_markers = marker_ticks([(x_of(m[0]), m[0], m[1], m[2] if len(m) > 2 else "")
+                                  for m in markers if start_s <= m[0] <= end_s])
     points = tuple(Point(x=x_of(t), y=y_of(v), series=label, time_s=t, lag=v)
                    for label, samples in series if label in pointed
                    for t, v in spread_samples(samples, start_s=start_s, end_s=end_s, most=points_per_series))

@@ -160,6 +160,18 @@ def _stored(cluster: str, now: datetime, parts, writer: BatchWriter, last_commit
                        asked_ms=int(finished.asked_s * 1000), listed=listing)
 
 
+def store_groups(cluster: str, now: datetime, listings: list[GroupListing], answer: Asked, *, size: int) -> int:
+    """Samples and statuses of a few groups asked outside a sweep (offsets/lag/recheck.py), stored and judged as a
+    sweep stores its batches. Returns the partitions sampled."""
+    writer = BatchWriter()
+    try:
+        last_commits = _trusted_last_commits(cluster, now, size * settings.LAG_SAMPLE_INTERVAL_S)
+        return _store_batch(cluster, now, list(_storable(cluster, listings).values()), answer, last_commits, size,
+                            writer)
+    finally:
+        writer.close()
+
+
 def _storable(cluster: str, listings: list[GroupListing]) -> dict[str, GroupListing]:
     too_long = [g.group_id for g in listings if len(g.group_id) > GROUP_ID_MAX_STORED]
     if too_long:  # one odd name must not stop the sweep for every other group
@@ -205,8 +217,10 @@ def _store_batch(cluster: str, now: datetime, batch: list[GroupListing], answer:
 def _write_batch(rows: list[tuple], statuses: list[tuple]) -> None:
     with transaction.atomic():
         insert_rows(LagSample, _SAMPLE_FIELDS, rows, conflict=_SAMPLE_KEY)
+        # A group re-checked after a change made here (offsets/lag/recheck.py) may hold a sample newer than this
+        # sweep's, which started before the change: that one stays.
         insert_rows(GroupLagStatus, _STATUS_FIELDS, statuses, conflict=("cluster", "group"),
-                    update=_STATUS_FIELDS[2:])
+                    update=_STATUS_FIELDS[2:], unless_newer="sampled_at")
 
 
 def _forget_gone_groups(cluster: str, listed: set[str]) -> None:

@@ -1,4 +1,4 @@
-"""Reads of the lag history: charts per group and per topic, the current trend, and statuses for the groups list."""
+"""Reads of the lag history: charts per group and per topic, and statuses for the groups list."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from django.conf import settings
 from django.db.models import Q
 
 from console.audit.models import AuditEvent
-from offsets.lag.chart import ChartGeometry, chart_geometry, sparkline
+from console.audit.links import audit_event_url, audit_span_url
+from offsets.lag.chart import ChartGeometry, chart_geometry, sparkline, with_span_links
 from offsets.lag.last_total import LastTotal
 from offsets.models import GroupGeneration, GroupLagStatus, LagSample, LagSweep
 
@@ -34,22 +35,12 @@ def step_for(range_s: int) -> int:
 
 
 @dataclass(frozen=True)
-class LagTrend:
-    lag: int
-    over_s: float
-    consume_per_s: float | None  # None after a reset moved the committed offsets back
-    produce_per_s: float
-    catch_up_s: float | None  # None when not catching up
-
-
-@dataclass(frozen=True)
 class LagChart:
     range_key: str
     ranges: tuple[str, ...]
     step: int
     geometry: ChartGeometry
     has_data: bool
-    trend: LagTrend | None
     label: str  # what the chart shows, for screen readers
     sample_interval_s: int
     range_s: int = 0  # the frame's length: RANGES[range_key], or what the fit chose
@@ -111,31 +102,6 @@ def _gap_s(step: int) -> float:
     return 2.5 * (step or settings.LAG_SAMPLE_INTERVAL_S)
 
 
-def group_lag_trend(cluster: str, group: str, *, now: datetime | None = None) -> LagTrend | None:
-    """Consume and produce rates over the status window's span of raw samples, summed over the group's topics,
-    and how long catching up takes at those rates."""
-    now = now or datetime.now(UTC)
-    since = now - timedelta(seconds=settings.LAG_STATUS_WINDOW * settings.LAG_SAMPLE_INTERVAL_S)
-    by_time: dict[datetime, list[int]] = defaultdict(lambda: [0, 0, 0])
-    for at, lag, committed, end in LagSample.objects.filter(cluster=cluster, group=group, step=0, time__gte=since,
-                                                            time__lte=now).values_list("time", "lag", "committed", "end"):
-        totals = by_time[at]
-        totals[0] += lag
-        totals[1] += committed
-        totals[2] += end
-    if len(by_time) < 2:
-        return None
-    (first_at, first), (last_at, last) = min(by_time.items()), max(by_time.items())
-    seconds = (last_at - first_at).total_seconds()
-    consumed, produced = last[1] - first[1], last[2] - first[2]
-    consume = consumed / seconds if consumed >= 0 else None
-    produce = max(0, produced) / seconds
-    catch_up = None
-    if consume is not None and last[0] > 0 and consume > produce:
-        catch_up = last[0] / (consume - produce)
-    return LagTrend(lag=last[0], over_s=seconds, consume_per_s=consume, produce_per_s=produce, catch_up_s=catch_up)
-
-
 def group_lag_chart(cluster: str, group: str, range_key: str | None = None, *,
                     now: datetime | None = None) -> LagChart:
     """The group's lag per topic (and in total when it reads several), with its rebalances and the changes made
@@ -157,10 +123,11 @@ def group_lag_chart(cluster: str, group: str, range_key: str | None = None, *,
                                     f"{g.generation}, {len(g.members)} member{'s' if len(g.members) != 1 else ''}")
                for g in GroupGeneration.objects.filter(cluster=cluster, group=group, time__gte=start)[:500]]
     markers += _audit_markers(cluster, f"group:{group}", start)
-    geometry = chart_geometry(series, start_s=start.timestamp(), end_s=now.timestamp(), gap_s=_gap_s(step),
-                              markers=markers, pointed=set(per_topic), points_per_series=RESET_POINTS_PER_TOPIC)
+    geometry = _span_links(chart_geometry(series, start_s=start.timestamp(), end_s=now.timestamp(),
+                                          gap_s=_gap_s(step), markers=markers, pointed=set(per_topic),
+                                          points_per_series=RESET_POINTS_PER_TOPIC), cluster, f"group:{group}")
     return LagChart(range_key=range_key, ranges=tuple(RANGES), step=step, geometry=geometry, has_data=bool(rows),
-                    trend=group_lag_trend(cluster, group, now=now), label=f"Lag of {group}",
+                    label=f"Lag of {group}",
                     sample_interval_s=settings.LAG_SAMPLE_INTERVAL_S, range_s=range_s)
 
 
@@ -186,10 +153,12 @@ def topic_lag_chart(cluster: str, topic: str, range_key: str | None = None, *,
     per_group: dict[str, list[tuple[float, int]]] = defaultdict(list)
     for group, _, at, lag, _, _ in rows:
         per_group[group].append((at.timestamp(), lag))
-    geometry = chart_geometry(sorted(per_group.items()), start_s=start.timestamp(), end_s=now.timestamp(),
-                              gap_s=_gap_s(step), markers=_audit_markers(cluster, f"topic:{topic}", start))
+    geometry = _span_links(chart_geometry(sorted(per_group.items()), start_s=start.timestamp(),
+                                          end_s=now.timestamp(), gap_s=_gap_s(step),
+                                          markers=_audit_markers(cluster, f"topic:{topic}", start)),
+                           cluster, f"topic:{topic}")
     return LagChart(range_key=range_key, ranges=tuple(RANGES), step=step, geometry=geometry, has_data=bool(rows),
-                    trend=None, label=f"Lag of the groups reading {topic}",
+                    label=f"Lag of the groups reading {topic}",
                     sample_interval_s=settings.LAG_SAMPLE_INTERVAL_S, range_s=range_s)
 
 
@@ -210,10 +179,16 @@ def group_lag_history(cluster: str, group: str, range_key: str | None = None, *,
     }
 
 
-def _audit_markers(cluster: str, target: str, start: datetime) -> list[tuple[float, str]]:
+def _audit_markers(cluster: str, target: str, start: datetime) -> list[tuple[float, str, str]]:
     events = AuditEvent.objects.filter(cluster=cluster, target=target, created_at__gte=start,
                                        outcome=AuditEvent.Outcome.SUCCESS).order_by("seq")[:200]
-    return [(e.created_at.timestamp(), f"{e.action} by {e.actor_name}") for e in events]
+    return [(e.created_at.timestamp(), f"#{e.seq} {e.action} by {e.actor_name}", audit_event_url(e.seq))
+            for e in events]
+
+
+def _span_links(geometry: ChartGeometry, cluster: str, target: str) -> ChartGeometry:
+    return with_span_links(geometry, lambda first_s, last_s: audit_span_url(cluster=cluster, first_s=first_s,
+                                                                            last_s=last_s, target=target))
 
 
 @dataclass(frozen=True)

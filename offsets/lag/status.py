@@ -52,6 +52,18 @@ def _since_rewind(committed: list[int]) -> int:
     return start
 
 
+OTHERS_NAMED = 5
+
+
+def others_not_ok(keys: list[str]) -> str:
+    """The group reason's tail naming the other partitions not OK: " (also not OK: t-1, t-4 and 3 more)"."""
+    if not keys:
+        return ""
+    named = ", ".join(keys[:OTHERS_NAMED])
+    rest = len(keys) - OTHERS_NAMED
+    return f" (also not OK: {named}{f' and {rest} more' if rest > 0 else ''})"
+
+
 def minutes_text(seconds: float) -> str:
     return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
 
@@ -115,6 +127,4 @@ def group_verdict(window: LagWindow, *, has_members: bool, last_commit_s: float 
     bad = {v.key: v.status for v in verdicts if v.status != OK}
     if worst.status == OK:
         return GroupVerdict(OK, f"{len(verdicts)} partition{'s' if len(verdicts) != 1 else ''} consuming or caught up")
-    others = len(bad) - 1
-    reason = worst.reason + (f" (and {others} more partition{'s' if others != 1 else ''} not OK)" if others else "")
-    return GroupVerdict(worst.status, reason, bad)
+    return GroupVerdict(worst.status, worst.reason + others_not_ok([k for k in bad if k != worst.key]), bad)

@@ -17,7 +17,8 @@ import zlib
 
 import numpy as np
 
-from offsets.lag.status import BLOCKED, ERR, MIN_SAMPLES, OK, SEVERITY, STOP, WARN, GroupVerdict, minutes_text
+from offsets.lag.status import (BLOCKED, ERR, MIN_SAMPLES, OK, SEVERITY, STOP, WARN, GroupVerdict, minutes_text,
+                                others_not_ok)
 from offsets.lag.window import _FORMAT, _HEADER, NONE, WIDTH, LagWindow
 
 _BY_SEVERITY = {level: status for status, level in SEVERITY.items()}
@@ -258,10 +259,9 @@ def _worded(batch: WindowBatch, severity, newest_lag, first_lag, newest_committe
                                              "or caught up"))
             continue
         worst = worst_rows[g]
-        others = len(group_bad) - 1
         verdicts.append(GroupVerdict(
             _BY_SEVERITY[words.severity[worst]],
-            words.reason(worst) + (f" (and {others} more partition{'s' if others != 1 else ''} not OK)" if others else ""),
+            words.reason(worst) + others_not_ok([k for k in group_bad if k != batch.keys[worst]]),
             group_bad))
     return verdicts
 

@@ -80,6 +80,16 @@ class PlanRow:
         return None if self.current is None or self.target is None else self.target - self.current
 
     @property
+    def lag_now(self) -> int | None:
+        """Records from the committed offset to the log end: the lag before the reset."""
+        return None if self.current is None else max(0, self.log_end - self.current)
+
+    @property
+    def lag_after(self) -> int | None:
+        """Records from the target to the log end: the lag right after the reset."""
+        return None if self.target is None else max(0, self.log_end - self.target)
+
+    @property
     def records_to_reread(self) -> int | None:
         """Records still in the log between target and current, which the group will consume again."""
         if self.current is None or self.target is None:

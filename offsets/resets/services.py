@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import uuid
+from collections.abc import Callable, Sequence
 
 from console.audit.actor import Actor
 from console.audit.models import AuditEvent
@@ -11,6 +12,7 @@ from console.audit.services import audit_refusal, audited
 from console.errors import Conflict, ConsoleError, NotFound
 from offsets import group_table
 from offsets.kinds import CONSUMER, GroupKind, kind_for, kind_of_reset
+from offsets.lag.recheck import lag_recheck_group
 from offsets.resets.planning import AllTopics, Strategy, ToRecorded, TopicScope, describe_strategy
 from offsets.resets.preview import reset_preview
 from offsets.services import MSG_CONFIRM_GROUP, MSG_REASON, check_storable, offsets_from_json, offsets_json, scope_text
@@ -20,11 +22,13 @@ MSG_DELETES_REFUSED = "Kafka refused to delete some offsets: "
 
 def group_offsets_reset(*, actor: Actor, cluster: str, group: str, scope: AllTopics | Sequence[TopicScope],
                         strategy: Strategy, reason: str, confirm: str, expected_fingerprint: str | None = None,
-                        revert_of: int | None = None, kind: GroupKind | None = None) -> dict:
+                        revert_of: int | None = None, kind: GroupKind | None = None,
+                        on_audit: Callable[[uuid.UUID], None] | None = None) -> dict:
     """Plans again from the state now, refuses unless the group has no members (Empty or Dead) and its positions
     did not move since the preview, then commits the targets as admin (OffsetCommit, AlterShareGroupOffsets or
-    AlterStreamsGroupOffsets), deletes those the plan deletes, reads them back and audits before and after.
-    Without `kind`, the group's kind is looked up."""
+    AlterStreamsGroupOffsets), deletes those the plan deletes, reads them back and audits before and after; then
+    samples the group's lag again, so its status is judged on the new offsets at once (offsets/lag/recheck.py).
+    Without `kind`, the group's kind is looked up. `on_audit` is told the audit's correlation id."""
     check_storable(group)
     if confirm != group:
         raise ConsoleError(MSG_CONFIRM_GROUP.format(group=group))
@@ -53,6 +57,8 @@ def group_offsets_reset(*, actor: Actor, cluster: str, group: str, scope: AllTop
     before = offsets_json({ref: preview.committed.get(ref) for ref in touched})
     with audited(actor=actor, action=kind.reset_action, cluster=cluster, target=target, reason=reason, params=params,
                  before=before) as record:
+        if on_audit is not None:
+            on_audit(record.intent.correlation_id)
         if targets:
             kind.alter(cluster, group, targets)
         failed = kind.delete_positions(cluster, group, deletions) if deletions else []
@@ -62,6 +68,7 @@ def group_offsets_reset(*, actor: Actor, cluster: str, group: str, scope: AllTop
             raise Conflict(MSG_DELETES_REFUSED + "; ".join(failed))
     if kind.creates_group_on_commit and preview.state == "Dead" and targets:
         group_table.note_created(cluster, group)
+    lag_recheck_group(cluster=cluster, group=group, kind=kind)
     return record.after
 
 
@@ -99,10 +106,12 @@ def recorded_scope(recorded) -> list[TopicScope]:
 
 
 def group_offsets_revert(*, actor: Actor, cluster: str, seq: int, reason: str, confirm: str,
-                         expected_fingerprint: str | None = None, kind: GroupKind | None = None) -> dict:
+                         expected_fingerprint: str | None = None, kind: GroupKind | None = None,
+                         on_audit: Callable[[uuid.UUID], None] | None = None) -> dict:
     """A reset to audit event `seq`'s "before" positions (see `revert_strategy`)."""
     event, strategy, scope = revert_strategy(seq, kind)
     kind = kind or kind_of_reset(event.action)
     return group_offsets_reset(actor=actor, cluster=event.cluster or cluster, group=event.target.removeprefix("group:"),
                                scope=scope, strategy=strategy, reason=reason, confirm=confirm,
-                               expected_fingerprint=expected_fingerprint, revert_of=event.seq, kind=kind)
+                               expected_fingerprint=expected_fingerprint, revert_of=event.seq, kind=kind,
+                               on_audit=on_audit)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
 from offsets.resets.planning import (
@@ -26,6 +28,34 @@ STRATEGY_TYPES = {"to-earliest": ToEarliest, "to-latest": ToLatest, "to-current"
 STRATEGIES = tuple(STRATEGY_TYPES)
 MSG_ONE_SCOPE = "One of the reset scopes should be defined: --all-topics, --topic."
 MSG_NEEDS_VALUE = "--{name} needs a value."
+MSG_SOURCE_UNKNOWN = "Consumer group '{source}' does not exist on cluster '{cluster}'."
+MSG_SOURCE_SUGGESTIONS = " The closest names: {names}."
+MSG_SOURCE_EMPTY = "Consumer group '{source}' exists but has no committed offsets to copy."
+SUGGESTIONS = 5
+
+
+def closest_names(typed: str, names: list[str], *, most: int = SUGGESTIONS) -> list[str]:
+    """The names most like `typed`: those holding it (any case) first, shortest first, then difflib's closest."""
+    folded = typed.casefold()
+    holding = sorted((n for n in names if folded and folded in n.casefold() and n != typed), key=lambda n: (len(n), n))
+    alike = difflib.get_close_matches(typed, [n for n in names if n != typed], n=most, cutoff=0.5)
+    return list(dict.fromkeys(holding + alike))[:most]
+
+
+def _from_group(cluster: str, source: str) -> FromGroup:
+    """Another consumer group's committed offsets. A name Kafka does not know (no members, no commits) is named as
+    such, with the cluster's closest group ids; one that exists but committed nothing says that."""
+    admin = cluster_admin(cluster)
+    offsets = admin.group_offsets([source])[source]
+    if offsets:
+        return FromGroup(offsets=offsets, source_group=source)
+    if admin.describe_groups([source])[source].state != "Dead":
+        raise ConsoleError(MSG_SOURCE_EMPTY.format(source=source), field="source_group")
+    names = closest_names(source, [g.group_id for g in admin.list_groups()])
+    message = MSG_SOURCE_UNKNOWN.format(source=source, cluster=cluster)
+    if names:
+        message += MSG_SOURCE_SUGGESTIONS.format(names=", ".join(f"'{n}'" for n in names))
+    raise ConsoleError(message, field="source_group")
 
 
 def scope_from(all_topics: bool, topics: list[str]):
@@ -62,9 +92,5 @@ def strategy_from(cluster: str, name: str, value: str | None):
     if name == "from-file":
         return FromFile(value)
     if name == "from-group":
-        source = value.strip()
-        offsets = cluster_admin(cluster).group_offsets([source])[source]
-        if not offsets:
-            raise ConsoleError(f"Consumer group '{source}' has no committed offsets to copy.")
-        return FromGroup(offsets=offsets, source_group=source)
+        return _from_group(cluster, value.strip())
     raise ConsoleError(f"Unknown strategy '{name}'.")

@@ -1,5 +1,6 @@
 // The reset wizard works as a plain form; this only saves clicks: it shows the inputs of the chosen strategy,
-// keeps a topic's box in step with its partitions' boxes, and switches the scope to "ticked" when one is ticked.
+// keeps a topic's box in step with its partitions' boxes, and switches the scope to "ticked" when one is ticked
+// (or a topic is named), back to all topics when nothing is ticked or named any more.
 (function () {
   "use strict";
 
@@ -46,10 +47,19 @@
         whole.checked = ticked === partitionsOf(topic).length;
         whole.indeterminate = ticked > 0 && !whole.checked;
       }
-      if (box.checked && scope) {
-        scope.value = "chosen";
-      }
+      followPicks();
     });
+    form.addEventListener("input", function (event) {
+      if (event.target.name === "other_topics") { followPicks(); }
+    });
+
+    function followPicks() {
+      if (!scope) { return; }
+      var other = form.querySelector("[name=other_topics]");
+      var picked = form.querySelector("input[data-topic]:checked, input[data-partition-of]:checked") !== null ||
+        (other && other.value.trim() !== "");
+      scope.value = picked ? "chosen" : "all";
+    }
 
     if (strategy) {
       showInputs();

@@ -4,6 +4,7 @@ every change refused to viewers."""
 
 from __future__ import annotations
 
+import html
 import re
 import socket
 import time
@@ -144,3 +145,61 @@ def test_a_down_connect_cluster_is_named_within_the_timeout_and_kafka_pages_do_n
     started = time.monotonic()
     assert web.get(reverse("topics:list", args=["local"])).status_code == 200
     assert time.monotonic() - started < 2.0
+
+
+def _inputs(page: str) -> list[str]:
+    return re.findall(r'<(?:input|select|textarea)[^>]*\bname="(cfg:[^"]+)"', page)
+
+
+def test_the_create_form_shows_each_of_connects_settings_once(connect_cluster, operator, client_for, connect_rest):
+    page = client_for(operator).get(reverse("connect:create", args=["local", "local"]),
+                                    {"plugin": FILE_SINK}).content.decode()
+
+    names = _inputs(page)
+    _, answer = connect_rest("PUT", "connector-plugins", FILE_SINK, "config", "validate",
+                             body={"connector.class": FILE_SINK})
+    defined = {c["definition"]["name"] for c in answer["configs"] if c["value"]["visible"]} - {"connector.class"}
+    assert len(names) == len(set(names)) and {n[4:] for n in names} == defined
+    assert names[:2] == ["cfg:name", "cfg:file"] and {"cfg:tasks.max", "cfg:topics"} <= set(names)
+    essentials = page.split('data-group="Essentials"')[1].split("</details>")[0]
+    assert 'name="cfg:name"' in essentials and " required " in essentials.split('name="cfg:name"')[1][:200]
+    assert "Globally unique name" in page  # Connect's documentation of the setting
+    assert re.search(r'<details class="settings-group" data-group="Error Handling">', page)  # closed
+
+
+def test_a_refused_create_keeps_what_was_typed_and_shows_connect_at_each_field(two, connect_cluster, operator,
+                                                                               client_for, connect_rest, tmp_path):
+    web = client_for(operator)
+    url = reverse("connect:create", args=["local", "local"])
+    typed = {"plugin": FILE_SINK, "cfg:name": "typed once", "cfg:file": str(tmp_path / "out.txt"),
+             "cfg:tasks.max": "zero", "cfg:errors.tolerance": "all", "reason": "try"}
+
+    refused = web.post(url, typed, headers={"HX-Request": "true"})
+
+    body = html.unescape(refused.content.decode())
+    assert refused.status_code == 400 and "nothing was created" in body
+    fields = dict(re.findall(r'<li data-field="([^"]+)" data-message="([^"]*)"', body))
+    # at their settings, which the page puts under them
+    assert set(fields) == {"cfg:tasks.max", "cfg:topics", "cfg:topics.regex"}
+    assert body.count(fields["cfg:tasks.max"]) == 2  # the item's attribute and its text: shown once
+    whole = web.post(url, typed)  # without JavaScript: the page again, as typed
+    page = whole.content.decode()
+    assert whole.status_code == 400 and 'name="cfg:name" value="typed once"' in page
+    assert f'name="cfg:file" value="{tmp_path / "out.txt"}"' in page and 'name="cfg:tasks.max" value="zero"' in page
+    shown = re.findall(r'class="field-error"[^>]*>([^<]*)<', page)  # Connect's 4 messages, each once, at its setting
+    assert len(shown) == 4 and page.count("Invalid value zero for configuration tasks.max") == 1 and "typed once" not in connect_rest("GET", "connectors")[1]
+    assert not AuditEvent.objects.filter(action="connector.create").exists()
+
+    created = web.post(url, {**typed, "cfg:tasks.max": "1", "cfg:topics": two})
+    assert created.status_code == 302
+    stored = connect_rest("GET", "connectors", "typed once")[1]["config"]
+    assert (stored["topics"], stored["tasks.max"], stored["errors.tolerance"]) == (two, "1", "all")
+
+
+def test_a_bad_name_is_shown_at_the_name_field(connect_cluster, operator, client_for):
+    from connect.services import MSG_NAME
+
+    refused = client_for(operator).post(reverse("connect:create", args=["local", "local"]),
+                                        {"plugin": FILE_SINK, "cfg:name": "a/b"}, headers={"HX-Request": "true"})
+    assert refused.status_code == 400
+    assert f'data-field="cfg:name" data-message="{html.escape(MSG_NAME)}"' in refused.content.decode()

@@ -54,3 +54,22 @@ def test_a_row_of_the_wrong_width_is_refused_before_anything_is_written():
         insert_rows(LagSample, SAMPLE_FIELDS, [("bulk", "g", "t", 0, AT, 1, 1, 1, 2)],
                     conflict=("cluster", "group", "topic", "step", "time"))
     assert not LagSample.objects.filter(cluster="bulk").exists()
+
+
+@pytest.mark.parametrize("rows", [3, bulk_sql.COPY_FROM_ROWS + 50])
+def test_unless_newer_keeps_a_stored_row_later_than_the_new_one(rows):
+    from datetime import timedelta
+
+    later, earlier = AT + timedelta(seconds=5), AT - timedelta(seconds=25)
+    with transaction.atomic():
+        insert_rows(GroupLagStatus, STATUS_FIELDS, [(*r[:7], later) for r in statuses(rows, "OK")],
+                    conflict=("cluster", "group"), update=STATUS_FIELDS[2:])
+    with transaction.atomic():  # a sweep that started before the row it meets was written
+        insert_rows(GroupLagStatus, STATUS_FIELDS, [(*r[:7], earlier) for r in statuses(rows, "ERR")],
+                    conflict=("cluster", "group"), update=STATUS_FIELDS[2:], unless_newer="sampled_at")
+    assert set(GroupLagStatus.objects.filter(cluster="bulk").values_list("status", "sampled_at")) == {("OK", later)}
+    with transaction.atomic():  # a later one replaces it
+        insert_rows(GroupLagStatus, STATUS_FIELDS, [(*r[:7], later + timedelta(seconds=30))
+                                                    for r in statuses(rows, "STOP")],
+                    conflict=("cluster", "group"), update=STATUS_FIELDS[2:], unless_newer="sampled_at")
+    assert set(GroupLagStatus.objects.filter(cluster="bulk").values_list("status", flat=True)) == {"STOP"}

@@ -68,11 +68,11 @@ def test_lag_chart_ranges_swap_in_place_and_the_list_shows_status(logged_in_page
     badge = page.locator(f"tr[data-group='{group}'] .status")
     assert badge.inner_text() == "STOP" and "no members" in badge.get_attribute("title")
 
-    page.goto(f"/clusters/local/groups/{group}/")
+    page.goto(f"/clusters/local/groups/{group}/?tab=history")
     chart = page.locator("#lag-chart")
     assert chart.locator(f"polyline[data-series='{topic}']").count() == 1
     assert "every sample" in chart.inner_text()
     chart.locator("a:has-text('24h')").click()
     page.get_by_text("5-minute buckets").wait_for()
-    assert page.url.endswith(f"/groups/{group}/")  # swapped in place, the page did not navigate
+    assert page.url.endswith(f"/groups/{group}/?tab=history")  # swapped in place, the page did not navigate
     assert page.locator("#lag-chart a.current").inner_text() == "24h"

@@ -64,6 +64,7 @@ def test_every_page_works_for_hostile_group_names_and_a_249_character_topic(
         page.goto(f"/clusters/local/groups/?q={token}")
         page.get_by_role("link", name=group, exact=True).click()
         page.locator("h1").filter(has_text=group[:40]).wait_for()
+        page.click("nav.tabs a:has-text('History')")
         assert page.locator("#lag-chart").count() == 1
         page.click("a:has-text('Reset offsets')")
         page.select_option("select[name=scope]", "all")

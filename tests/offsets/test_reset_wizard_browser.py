@@ -45,14 +45,16 @@ def test_the_wizard_with_mouse_keyboard_and_without_javascript(logged_in_page, m
     preview = page.locator("#reset-preview")
     preview.get_by_text("Execute this plan").wait_for()
     # p0 8 -> 10 and p1 2 -> 5 (its records are all older): 5 records skipped, none re-read
-    assert preview.locator("#reset-totals tbody tr").first.inner_text().split() == [topic, "2", "0", "5"]
+    # lag now 12 + 3, after 10 + 0
+    assert preview.locator("#reset-totals tbody tr").first.inner_text().split() == [topic, "2", "0", "5", "15", "→",
+                                                                                     "10"]
     assert _committed(group) == {PartitionRef(topic, 0): 8, PartitionRef(topic, 1): 2}
     preview.locator("input[name=reason]").fill("replay after the bad deploy")
     preview.locator("input[name=confirm]").fill(group)
     page.click("button:has-text('Execute this plan')")
     page.get_by_text(f"Offsets of {group} reset.").wait_for()
     assert _committed(group) == {PartitionRef(topic, 0): 10, PartitionRef(topic, 1): 5}
-    partitions = page.locator("#group-live table.grid").nth(1).locator("tbody tr")
+    partitions = page.locator("#partitions tbody tr")
     assert partitions.nth(0).locator("td").all_inner_texts()[:3] == [topic, "0", "10"]
     assert partitions.nth(1).locator("td").all_inner_texts()[:3] == [topic, "1", "5"]
 
@@ -65,7 +67,8 @@ def test_the_wizard_with_mouse_keyboard_and_without_javascript(logged_in_page, m
     _tab_to(page, "#reset-form button[type=submit]")
     page.keyboard.press("Enter")
     page.locator("#reset-totals").wait_for()
-    assert page.locator("#reset-totals tbody tr").first.inner_text().split() == [topic, "1", "0", "10"]  # 10 -> 20
+    assert page.locator("#reset-totals tbody tr").first.inner_text().split() == [topic, "1", "0", "10", "10", "→",
+                                                                                  "0"]  # 10 -> 20
 
     # Without JavaScript: plain forms, the preview in a whole page, execute answered with a redirect.
     context = browser.new_context(base_url=live_server.url, java_script_enabled=False)
@@ -77,12 +80,14 @@ def test_the_wizard_with_mouse_keyboard_and_without_javascript(logged_in_page, m
         plain.fill("input[name=password]", "pw-" + user.username)
         plain.click("button[type=submit]")
         plain.goto(f"/clusters/local/groups/{group}/reset/")
+        plain.select_option("select[name=scope]", "chosen")  # no script switches it from all topics
         plain.check(f"input[name=partition][value='{topic}:0']")
         plain.select_option("select[name=strategy]", "to-offset")
         plain.fill("input[name=offset]", "4")
         plain.click("button:has-text('Preview')")
         assert plain.locator("#reset-form input[name=partition][value$=':0']").is_checked()  # the form as it was sent
-        assert plain.locator("#reset-totals tbody tr").first.inner_text().split() == [topic, "1", "6", "0"]
+        assert plain.locator("#reset-totals tbody tr").first.inner_text().split() == [topic, "1", "6", "0", "10", "→",
+                                                                                       "16"]
         plain.fill("#reset-execute input[name=reason]", "no-js check")
         plain.fill("#reset-execute input[name=confirm]", group)
         plain.click("button:has-text('Execute this plan')")

@@ -55,7 +55,7 @@ def test_ticked_partitions_to_a_time_in_a_zone_preview_with_totals_then_execute(
 
     body = client.post(f"/clusters/local/groups/{group}/reset/", form, headers=HTMX).content.decode()
 
-    totals = re.search(r'<table class="grid totals".*?</table>', body, re.S).group(0)
+    totals = re.search(r'<table class="grid[^"]* totals".*?</table>', body, re.S).group(0)
     assert f'<th scope="row">{topic}</th><td>2</td><td>0</td><td>5</td>' in totals  # 2 + 3 records skipped
     assert re.search(re.escape(f"--to-datetime {form['at']}") + r"\+0[12]:00", body)  # Oslo's offset then
     assert _committed(group) == {PartitionRef(topic, 0): 8, PartitionRef(topic, 1): 2}
@@ -164,7 +164,7 @@ def test_the_lag_chart_has_reset_to_here_links_for_operators_only(client_for, op
                   lag_max=15, committed=10, end=25, partitions=2) for i in range(10))
     oldest = (now - timedelta(seconds=270)).strftime("%Y-%m-%dT%H:%M:%S")
 
-    page = client_for(operator).get(f"/clusters/local/groups/{group}/").content.decode()
+    page = client_for(operator).get(f"/clusters/local/groups/{group}/", {"tab": "history"}).content.decode()
     links = [html.unescape(h) for h in re.findall(r'<a class="reset-point" href="([^"]+)"', page)]
     assert 'aria-current="true">fit (15 min)<' in page  # five minutes of samples fill a 15-minute frame
     assert 5 <= len(links) <= 10  # 24 slices of 37.5 s over 30-second samples: one dot per slice with a sample
@@ -173,7 +173,7 @@ def test_the_lag_chart_has_reset_to_here_links_for_operators_only(client_for, op
     assert re.search(f'name="topic" value="{topic}"[^>]* checked', wizard)
     assert '<option value="to-datetime" selected>' in wizard and f'value="{oldest}"' in wizard
 
-    seen_by_viewer = client_for(viewer).get(f"/clusters/local/groups/{group}/").content.decode()
+    seen_by_viewer = client_for(viewer).get(f"/clusters/local/groups/{group}/", {"tab": "history"}).content.decode()
     assert "reset-point" not in seen_by_viewer and seen_by_viewer.count('class="sample-point"') == len(links)
 
 
@@ -182,3 +182,63 @@ def _as_lists(pairs):
     for name, value in pairs:
         data.setdefault(name, []).append(value)
     return data
+
+
+def test_the_default_scope_is_every_topic_with_commits_and_previews_with_nothing_ticked(client_for, operator, seeded,
+                                                                                      local_cluster):
+    group, topic = seeded["group"], seeded["topic"]
+    client = client_for(operator)
+    page = client.get(f"/clusters/local/groups/{group}/reset/").content.decode()
+    default = re.search(r'<select name="scope"[^>]*>.*?<option value="(\w+)" selected>([^<]+)<', page, re.S)
+    assert default.groups() == ("all", "all topics with commits (--all-topics)")
+    assert not re.search(r'name="(topic|partition)"[^>]* checked', page)
+
+    preview = client.post(f"/clusters/local/groups/{group}/reset/", {"scope": default.group(1),
+                                                                     "strategy": "to-latest"}, headers=HTMX)
+
+    assert preview.status_code == 200  # p0 8 -> 20 and p1 2 -> 5: lag 15 now, none after
+    assert f'<th scope="row">{topic}</th><td>2</td><td>0</td><td>15</td><td class="lag-change">15 → 0</td>' in \
+        preview.content.decode()
+
+
+def test_an_unknown_source_group_is_named_as_not_existing_with_the_closest_names(client_for, operator, seeded,
+                                                                                commit, local_cluster):
+    from offsets.resets.strategy_input import MSG_SOURCE_EMPTY, MSG_SOURCE_UNKNOWN
+
+    group, topic = seeded["group"], seeded["topic"]
+    source = f"{group}-source"
+    commit(source, {(topic, 0): 4})
+    client = client_for(operator)
+    typo = f"{group}-sorce"
+
+    refused = client.post(f"/clusters/local/groups/{group}/reset/",
+                          {"scope": "all", "strategy": "from-group", "source_group": typo}, headers=HTMX)
+
+    body = html.unescape(refused.content.decode())
+    assert refused.status_code == 400 and 'data-field="source_group"' in body
+    assert MSG_SOURCE_UNKNOWN.format(source=typo, cluster="local") in body
+    assert re.search(r"The closest names: [^.]*'" + re.escape(source) + "'", body)
+    whole_page = client.post(f"/clusters/local/groups/{group}/reset/",  # without JavaScript: at the field too
+                             {"scope": "all", "strategy": "from-group", "source_group": typo}).content.decode()
+    assert re.search(r'has-error">Copy from group <input[^>]*value="' + re.escape(typo), whole_page)
+    copied = client.post(f"/clusters/local/groups/{group}/reset/",
+                         {"scope": "all", "strategy": "from-group", "source_group": source}, headers=HTMX)
+    assert copied.status_code == 200 and "--from-group" not in MSG_SOURCE_EMPTY
+    assert _committed(group) == {PartitionRef(topic, 0): 8, PartitionRef(topic, 1): 2}
+
+
+def test_the_message_after_a_reset_links_its_audit_event_and_its_revert(client_for, operator, seeded, local_cluster):
+    group, topic = seeded["group"], seeded["topic"]
+    client = client_for(operator)
+    form = {"scope": "all", "strategy": "to-latest"}
+    body = client.post(f"/clusters/local/groups/{group}/reset/", form, headers=HTMX).content.decode()
+    execute = _as_lists(_carried(body) + [("reason", "skip the backlog"), ("confirm", group)])
+
+    page = client.post(f"/clusters/local/groups/{group}/reset/execute/", execute, follow=True).content.decode()
+
+    outcome = AuditEvent.objects.get(action="group.offsets.reset", outcome="success")
+    flash = page.split('id="flash"')[1].split("</div>")[0]
+    assert f'<a href="/audit/{outcome.seq}/">Audit event #{outcome.seq}</a>' in flash
+    assert f'href="/clusters/local/groups/{group}/revert/{outcome.seq}/"' in flash
+    revert = client.get(f"/clusters/local/groups/{group}/revert/{outcome.seq}/").content.decode()
+    assert "<strong>8</strong>" in revert  # one click away: the preview of going back

@@ -1,5 +1,6 @@
 """Group pages on the real broker: list, detail, preview → execute → revert, refusals, roles."""
 
+import re
 import uuid
 
 import pytest
@@ -10,6 +11,7 @@ from console.kafka.types import PartitionRef
 from offsets.selectors import group_snapshot_refresh
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
+HTMX = {"HX-Request": "true"}
 
 
 def _committed(group):
@@ -93,16 +95,19 @@ def test_groups_list_shows_the_lag_its_status_was_judged_on_and_asks_offsets_onl
     assert 'class="hint">Empty</span>' in _row(body, swept)  # asked now: nobody is a member
     assert f"<td>{topic}</td>" in _row(body, fresh) and "<td>4</td>" in _row(body, fresh)
     assert fetched == [fresh]
-    # The group's own page asks Kafka: caught up.
+    # The group's own page reads the offsets live: caught up, and the status of the sample before is marked as
+    # being re-checked (the offsets moved while nobody consumed).
     detail = client_for(viewer).get(f"/clusters/local/groups/{swept}/").content.decode()
-    assert "No members" in detail and "<td>0</td>" in detail
+    assert 'data-value="0">0<' in detail and 'id="changed-since"' in detail and 'id="total-lag" data-value="8"' in detail
+    assert "No members" in client_for(viewer).get(f"/clusters/local/groups/{swept}/?tab=members").content.decode()
 
 
 def test_group_detail_and_unknown_group(client_for, viewer, seeded, local_cluster):
     client = client_for(viewer)
 
     body = client.get(f"/clusters/local/groups/{seeded['group']}/").content.decode()
-    assert "Empty" in body and "No members" in body and "<td>12</td>" in body
+    assert "Empty" in body and 'data-value="12">12<' in body and "not sampled yet" in body
+    assert "No members" in client.get(f"/clusters/local/groups/{seeded['group']}/?tab=members").content.decode()
     missing = client.get("/clusters/local/groups/ghost-group/")
     assert missing.status_code == 404 and "ghost-group" in missing.content.decode()
 
@@ -179,3 +184,41 @@ def test_admin_deletes_a_topics_offsets_after_a_preview(client_for, admin, seede
     client.post(f"/clusters/local/groups/{group}/offsets/delete/",
                 {"topic": topic, "partitions": "1", "confirm": group, "reason": "r"})
     assert _committed(group) == {PartitionRef(topic, 0): 8}
+
+
+@pytest.mark.parametrize(("strategy", "status", "lag"), [("to-latest", "OK", 0), ("to-earliest", "", 22)])
+def test_a_reset_here_is_judged_again_at_once_and_the_page_and_list_agree(client_for, operator, seeded,
+                                                                          local_cluster, strategy, status, lag):
+    """A stopped group (STOP, lag 15) reset: its status, its total lag, the groups list and the chart's last point
+    are one new sample, taken right after the reset. Forward, the lag is gone: OK. Back to the log start (p0 3 of 20,
+    p1 0 of 5: lag 22), the status waits for enough samples since the reset, and says so."""
+    from datetime import UTC, datetime, timedelta
+
+    from offsets.lag.sampler import lag_sample
+    from offsets.lag.selectors import group_lag_chart
+    from offsets.models import GroupLagStatus
+
+    group = seeded["group"]
+    now = datetime.now(UTC)
+    for seconds in (60, 30, 0):
+        lag_sample(cluster="local", now=now - timedelta(seconds=seconds))
+    assert GroupLagStatus.objects.get(group=group).status == "STOP"
+    client = client_for(operator)
+    form = {"scope": "all", "strategy": strategy}
+    body = client.post(f"/clusters/local/groups/{group}/reset/", form, headers=HTMX).content.decode()
+    fingerprint = body.split('name="fingerprint" value="')[1].split('"')[0]
+    client.post(f"/clusters/local/groups/{group}/reset/execute/",
+                {**form, "fingerprint": fingerprint, "reason": "r", "confirm": group}, headers=HTMX)
+
+    row = GroupLagStatus.objects.get(group=group)
+    assert row.sampled_at > now and (row.status, row.totals[-1]) == (status, lag)
+    page = client.get(f"/clusters/local/groups/{group}/").content.decode()
+    verdict = re.search(r'id="lag-verdict">([^<]+)<', page).group(1)
+    assert verdict == (status or "not judged") and f'id="total-lag" data-value="{lag}"' in page
+    assert f"Total, read live</th><td class=\"num\">{lag}</td>" in page and 'id="changed-since"' not in page
+    assert ("re-checking" in page) == (strategy == "to-earliest")
+    group_snapshot_refresh("local", wait_s=30)
+    listed = client.get("/clusters/local/groups/", {"q": group}).content.decode()
+    assert f"<td>{lag}</td>" in _row(listed, group)
+    (line,) = group_lag_chart("local", group).geometry.lines
+    assert line.last == lag

@@ -61,7 +61,7 @@ def test_a_group_behind_an_open_transaction_is_shown_as_blocked_by_it(logged_in_
     page.wait_for_url(f"**/transactions/id/{transactional_id}/")
     assert "Ongoing" in page.locator("dl.facts").inner_text() and f"{topic}" in page.locator("dl.facts").inner_text()
 
-    page.goto(f"/clusters/local/topics/{topic}/")
+    page.goto(f"/clusters/local/topics/{topic}/?tab=partitions")  # the topic page's partitions are a tab
     stable = page.locator("#partitions tbody tr").first.locator("td").nth(6).inner_text()  # the Last stable column
     assert stable.splitlines()[0] == "3" and "open transaction since" in stable and transactional_id in stable
 

@@ -1,11 +1,13 @@
 import csv
 import io
 import json
+import re
 
 import pytest
 
 from console.audit.actor import Actor
-from console.audit.services import audit_record
+from console.audit.models import AuditEvent
+from console.audit.services import audit_record, audited
 
 pytestmark = pytest.mark.django_db
 
@@ -99,3 +101,26 @@ def test_json_lines_export_honours_the_filters_and_carries_the_chain(client_for,
     assert response["Content-Disposition"] == 'attachment; filename="audit.jsonl"'
     assert [(e["seq"], e["action"], e["target"]) for e in lines] == [(2, "group.offsets.reset", "group:billing")]
     assert lines[0]["before"] == {"orders": {"0": 5}} and len(lines[0]["hash"]) == len(lines[0]["prev_hash"]) == 64
+
+
+def test_the_page_shows_one_row_per_action_with_its_result_and_duration(client_for, viewer, admin):
+    actor = Actor(user=admin, source="web", remote_addr="127.0.0.1")
+    for n in range(3):
+        with audited(actor=actor, action="group.offsets.reset", cluster="local", target=f"group:g{n}",
+                     before={"t": {"0": n}}) as record:
+            record.after = {"t": {"0": 0}}
+    assert AuditEvent.objects.count() == 6
+
+    body = client_for(viewer).get("/audit/").content.decode()
+
+    rows = re.findall(r'<details class="audit-action result-(\w+)"[^>]*data-seq="(\d+)"', body)
+    assert rows == [("success", "6"), ("success", "4"), ("success", "2")]  # the outcome rows, newest first
+    assert "(3 actions)" in body and re.search(r'class="a-took">\d+(\.\d+)? s<', body)
+    assert '<a href="/audit/5/">#5 intent</a>' in body and '<a href="/audit/6/">#6 success</a>' in body
+
+
+def test_an_opened_row_loads_the_full_before_and_after(client_for, viewer, events):
+    partial = client_for(viewer).get("/audit/2/", headers={"HX-Request": "true"}).content.decode()
+
+    assert partial.lstrip().startswith('<div class="event-changes"') and "<html" not in partial
+    assert "&quot;orders&quot;: {\n    &quot;0&quot;: 5" in partial and "&quot;0&quot;: 0" in partial

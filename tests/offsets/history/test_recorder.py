@@ -159,7 +159,7 @@ def test_group_history_command_and_timeline_on_the_group_page(kafka_node, topic_
     assert [len(e["members"]) for e in history] == [1, 2, 1, 0]
     assert set(history[0]) == {"generation", "time", "protocol", "members", "joined", "left", "moved", "sampled",
                                "burst"}
-    page = client_for(viewer).get(f"/clusters/local/groups/{group}/").content.decode()
+    page = client_for(viewer).get(f"/clusters/local/groups/{group}/", {"tab": "history"}).content.decode()
     assert "Rebalance history" in page and "app-b@" in page
 
 

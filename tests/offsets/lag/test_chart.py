@@ -1,4 +1,5 @@
-from offsets.lag.chart import chart_geometry, compact, sparkline, time_ticks, value_ticks
+from offsets.lag.chart import (MARKER_GAP, MARKER_TITLES_KEPT, chart_geometry, compact, marker_ticks, sparkline,
+                               time_ticks, value_ticks, with_span_links)
 
 
 def test_compact_numbers():
@@ -59,3 +60,33 @@ def test_time_labels_switch_to_dates_beyond_a_day():
 def test_sparkline():
     assert sparkline([None, 4]) == ""
     assert sparkline([0, None, 10], width=10, height=12) == "0.0,11.0 10.0,1.0"
+
+
+def test_markers_are_ticks_on_the_time_axis_grouped_when_close():
+    # 30 changes within a minute on a 760-wide chart of an hour: 0.4 units apart, so one tick, not 30 lines
+    busy = [(1800 + 2 * i, f"#{i} topic.config.alter by otto", f"/audit/{i}/") for i in range(30)]
+    g = chart_geometry([("t", [(0, 1), (3600, 2)])], start_s=0, end_s=3600, gap_s=60,
+                       markers=busy + [(3000, "rebalance: generation 9, 2 members")])
+    first, lone = g.markers
+    assert (first.count, lone.count) == (30, 1) and first.url == "/audit/0/" and lone.url == ""
+    assert (first.first_s, first.last_s) == (1800, 1858) and first.title.startswith("#0 topic.config.alter")
+    ten_minutes = chart_geometry([], start_s=0, end_s=3600, gap_s=60,
+                                 markers=[(1800 + 20 * i, "x", "") for i in range(30)])
+    assert len(ten_minutes.markers) < 15 and sum(m.count for m in ten_minutes.markers) == 30
+    assert lone.x - first.x >= MARKER_GAP
+
+
+def test_a_tick_keeps_its_first_events_and_says_how_many_more():
+    ticks = marker_ticks([(100.0 + i / 10, float(i), f"e{i}", "") for i in range(MARKER_TITLES_KEPT + 5)])
+    (tick,) = ticks
+    assert tick.titles[-1] == "and 5 more" and len(tick.titles) == MARKER_TITLES_KEPT + 1
+    assert tick.count == MARKER_TITLES_KEPT + 5
+    spread = marker_ticks([(0.0, 0.0, "a", ""), (MARKER_GAP - 1, 1.0, "b", ""), (MARKER_GAP + 1, 2.0, "c", "")])
+    assert [t.titles for t in spread] == [("a", "b"), ("c",)]  # grouped from the first of a tick, not chained
+
+
+def test_ticks_of_several_events_lead_to_their_span():
+    g = chart_geometry([], start_s=0, end_s=3600, gap_s=60, markers=[(10, "a", "/audit/1/"), (11, "b", "/audit/2/"),
+                                                                      (3000, "c", "/audit/3/")])
+    linked = with_span_links(g, lambda first, last: f"/audit/?since={first:.0f}&until={last:.0f}")
+    assert [m.url for m in linked.markers] == ["/audit/?since=10&until=11", "/audit/3/"]

@@ -24,6 +24,21 @@ def add_samples(group, topic, *, minutes=10, lag0=1000, consumed=100, produced=5
     LagSample.objects.bulk_create(rows)
 
 
+def store_status(group, partitions, *, now, minutes=10, status="OK"):
+    """The group's stored status over the same samples as add_samples writes (its last LAG_STATUS_WINDOW)."""
+    from offsets.lag.window import LagWindow
+    from offsets.models import GroupLagStatus
+
+    window, count = LagWindow(), minutes * 2
+    for i in range(count + 1):
+        at = (now - timedelta(seconds=30 * (count - i))).timestamp()
+        observed = {key: (10_000 + p.get("consumed", 100) * i, 10_000 + p["lag0"] + p.get("produced", 50) * i)
+                    for key, p in partitions.items()}
+        window = window.append(at, observed, 10)
+    GroupLagStatus.objects.create(cluster="local", group=group, status=status, reason="", window=window.to_bytes(),
+                                  totals=[t for t in window.totals()], sampled_at=now)
+
+
 @pytest.fixture
 def real_group(topic_factory, produce, commit):
     topic = topic_factory("chart")
@@ -39,17 +54,21 @@ def test_group_page_draws_the_lag_per_topic_with_rebalances_and_the_catch_up_est
     now = datetime.now(UTC)  # one sweep time for both topics, as the sampler writes them
     add_samples(group, topic, lag0=5000, now=now)
     add_samples(group, "other-topic", lag0=10, consumed=0, produced=0, now=now)
+    store_status(group, {f"{topic}-0": dict(lag0=5000), "other-topic-0": dict(lag0=10, consumed=0, produced=0)},
+                 now=now)
     GroupGeneration.objects.create(cluster="local", group=group, protocol="classic", generation=3,
                                    time=datetime.now(UTC) - timedelta(minutes=4),
                                    members=[{"member_id": "m1", "client_id": "c", "host": "/h", "assignment": []}])
 
-    page = client_for(viewer).get(f"/clusters/local/groups/{group}/").content.decode()
+    page = client_for(viewer).get(f"/clusters/local/groups/{group}/", {"tab": "history"}).content.decode()
 
     chart = re.search(r'<div id="lag-chart".*?</svg>', page, re.S).group(0)
     assert {"all topics", topic, "other-topic"} == set(re.findall(r'data-series="([^"]+)"', chart))
     assert "<title>rebalance: generation 3, 1 member</title>" in chart
+    # One sample: the status's total and the chart's last point
+    assert 'id="total-lag" data-value="4010"' in page and "all topics: 4,010 now" in page
     # 100 consumed and 50 produced every 30 s: 3.3/s against 1.7/s, so 4,010 left take 4,010 / (5/3) s = 40 min
-    assert "consuming 3.3 records/s" in page and "producing 1.7 records/s" in page
+    assert "consuming 3.3 records/s, producing 1.7 records/s" in page
     assert "the lag of 4,010 is gone in about 40 min" in page
 
 
@@ -79,7 +98,7 @@ def test_topic_page_shows_the_groups_with_most_lag(topic_factory, local_cluster,
     for i, group in enumerate(groups):
         add_samples(group, topic, minutes=3, lag0=100 * (i + 1), consumed=0, produced=0)
 
-    page = client_for(viewer).get(f"/clusters/local/topics/{topic}/").content.decode()
+    page = client_for(viewer).get(f"/clusters/local/topics/{topic}/", {"tab": "consumers"}).content.decode()
 
     shown = set(re.findall(r'data-series="([^"]+)"', page))
     assert shown == set(groups[1:])  # the group with the least lag is left out: 8 lines at most

@@ -87,8 +87,7 @@ def topic_produce(request: HtmxHttpRequest, cluster: str, topic: str):
             headers=data["headers"], partition=data["partition"], reason=data["reason"])
         messages.success(request, f"Record written to {topic} partition {written.partition} at offset "
                                   f"{written.offset}.")
-        browse = reverse("topics:messages", args=[cluster, topic]) + "?" + urlencode(
-            {"partition": written.partition, "offset": written.offset})
+        browse = reverse("topics:record", args=[cluster, topic, written.partition, written.offset])
         return redirect_after_change(request, browse)
     context = {"cluster": cluster, "topic_name": topic, "form": form,
                "has_registry": bool(registration.schema_registry_url)}
@@ -118,8 +117,8 @@ def topic_copy(request: HtmxHttpRequest, cluster: str, topic: str):
         target_cluster = data["target_cluster"].strip() or cluster
         messages.success(request, f"Copied to {data['target_topic']} partition {written.partition} at offset "
                                   f"{written.offset}.")
-        browse = reverse("topics:messages", args=[target_cluster, data["target_topic"].strip()]) + "?" + urlencode(
-            {"partition": written.partition, "offset": written.offset})
+        browse = reverse("topics:record", args=[target_cluster, data["target_topic"].strip(), written.partition,
+                                                written.offset])
         return redirect_after_change(request, browse)
     position = valid_data(PositionForm(request.GET))
     row = mask_row(masker_for(cluster, topic, request.user),

@@ -36,3 +36,13 @@ def duration_s(value) -> str:
     if seconds < 7200:
         return f"{seconds / 60:.0f} min"
     return f"{seconds / 3600:.0f} h"
+
+
+@register.filter
+def ms_iso(value) -> str:
+    """Epoch milliseconds as ISO 8601 in UTC, for a <time datetime> (relative times are computed from it)."""
+    try:
+        moment = datetime.fromtimestamp(int(value) / 1000, UTC)
+    except (TypeError, ValueError, OverflowError, OSError):
+        return ""
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"

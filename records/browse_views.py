@@ -9,6 +9,7 @@ from django.http import HttpResponse, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import push_url
 
 from console.accounts.decorators import role_required
 from console.accounts.roles import Role
@@ -69,7 +70,9 @@ def _browser(request: HtmxHttpRequest, cluster: str, topic: str, params: QueryDi
         return render(request, "records/_browse_rows.html", context)
     context["saved"] = saved_filters(request.user, cluster)
     if request.htmx:
-        return render(request, "topics/messages.html#records", context)
+        # The address bar gets the view's own query string (defaults left out): the link to share or bookmark.
+        return push_url(render(request, "topics/messages.html#records", context),
+                        base + (f"?{context['view_query']}" if context["view_query"] else ""))
     return render(request, "topics/messages.html", context)
 
 

@@ -42,8 +42,11 @@ def test_produce_browse_search_and_schema_in_the_browser(kind, schema_type, text
     page.click("button:has-text('Send')")
     page.wait_for_url(f"**/topics/{topic}/messages/**")
     page.get_by_text("Record written to").wait_for()
-    value_cell = page.locator(f"td.payload.{kind}").first
-    assert '"country": "NO"' in value_cell.inner_text() and f"{subject} v1 · id {schema_id}" in value_cell.inner_text()
+    # The record link opens the written record, its value decoded with the subject that encoded it.
+    value_part = page.locator(".record-row[open] .record-part").first
+    value_part.locator(".json-tree").wait_for()
+    assert value_part.locator(".tag").first.inner_text() == kind
+    assert '"country": "NO"' in value_part.inner_text() and f"{subject} v1 · id {schema_id}" in value_part.inner_text()
 
     page.goto(f"/clusters/local/messages/{topic}/search/")
     page.fill("textarea[name=fields]", "country=NO")

@@ -73,8 +73,10 @@ class BrowseForm(forms.Form):
 
     def query(self) -> BrowseQuery:
         data = self.cleaned_data
-        return BrowseQuery(start=data["start"], partition=data.get("partition"), offset=data.get("offset"),
-                           time_ms=data.get("time_ms"), key=data.get("key") or "", value=data.get("value") or "",
+        start = data["start"]
+        return BrowseQuery(start=start, partition=data.get("partition"),
+                           offset=data.get("offset") if start == "offset" else None,
+                           time_ms=data.get("time_ms") if start == "time" else None, key=data.get("key") or "", value=data.get("value") or "",
                            isolation=data.get("isolation") or "read_committed",
                            limit=data.get("limit") or DEFAULT_LIMIT)
 

@@ -136,7 +136,7 @@ def browse_tail(cluster: str, topic: str, query: BrowseQuery, tops: dict[int, in
     if all(c.next >= c.high for c in cursors):
         return None
     state, matches = search_step(replace(state, cursors=cursors, done=False), step_s=1.0)
-    rows = sorted(_rows(cluster, matches), key=lambda r: (r.timestamp or 0, r.offset), reverse=True)
+    rows = sorted(browse_rows(cluster, matches), key=lambda r: (r.timestamp or 0, r.offset), reverse=True)
     return BrowsePage(query=query, entries=rows, cursor={}, more=False, partitions=tuple(tops),
                       range_total=state.total, scanned=state.scanned,
                       tops={c.partition: c.next for c in state.cursors})
@@ -193,7 +193,7 @@ def _scanned_page(cluster: str, topic: str, query: BrowseQuery, after: dict[int,
     if after:
         state = replace(state, cursors=tuple(_going_on(c, after) for c in state.cursors))
     state, matches = search_step(state, step_s=STEP_S)
-    rows = _rows(cluster, matches)
+    rows = browse_rows(cluster, matches)
     if not query.newest_first:  # the scan hands partitions over batch by batch: shown in time order
         rows.sort(key=lambda r: (r.timestamp or 0, r.partition, r.offset))
     cursor = {c.partition: c.next for c in state.cursors}
@@ -226,7 +226,8 @@ def iso_utc(ms: int | None) -> str:
     return text + (f".{moment.microsecond // 1000:03d}Z" if moment.microsecond else "Z")
 
 
-def _rows(cluster: str, matches: list[ScanMatch]) -> list[BrowseRow]:
+def browse_rows(cluster: str, matches: list[ScanMatch]) -> list[BrowseRow]:
+    """Rows for a scan's matches (the browser's, a search's), decoded through the cluster's registry."""
     rows = []
     for match in decoded_matches(matches, cluster=cluster):
         record = match.record

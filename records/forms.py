@@ -10,10 +10,35 @@ from records.import_parse import kind_of_file
 from records.search import SearchSpec, parse_bound, parse_fields, parse_partitions, parse_time_ms
 
 TEXT = {"autocomplete": "off", "spellcheck": "false"}
+TIME_PLACEHOLDER = "2026-11-29T02:41:00Z"
+TIME = {"placeholder": TIME_PLACEHOLDER, **TEXT}
+
+
+class PartitionTicks(forms.CheckboxSelectMultiple):
+    """A tick for each of the topic's partitions, read as the text the field has always taken ("0,2"), so links
+    written with that text keep working."""
+
+    def value_from_datadict(self, data, files, name) -> str:
+        values = data.getlist(name) if hasattr(data, "getlist") else [data.get(name) or ""]
+        return ",".join(v for value in values for v in str(value).split(",") if v.strip())
+
+    def format_value(self, value) -> list[str]:
+        if isinstance(value, str):
+            return [v.strip() for v in value.split(",") if v.strip()]
+        return super().format_value(value)
 
 
 class SearchForm(forms.Form):
-    partitions = forms.CharField(required=False, help_text="e.g. 0,2 (empty: all)", widget=forms.TextInput(TEXT))
+    """The common filters (key, value, a time range) first; the rest shows under "More filters" on the page."""
+
+    key = forms.CharField(required=False, label="Key contains", widget=forms.TextInput(
+        {"type": "search", "data-search": "", **TEXT}))
+    value = forms.CharField(required=False, label="Value contains", widget=forms.TextInput({"type": "search", **TEXT}))
+    since = forms.CharField(required=False, label="Time from (UTC)", help_text="records before it are skipped",
+                            widget=forms.TextInput(TIME))
+    until = forms.CharField(required=False, label="Time to (UTC)", help_text="records after it are skipped",
+                            widget=forms.TextInput(TIME))
+    partitions = forms.CharField(required=False, help_text="none ticked: all", widget=forms.TextInput(TEXT))
     start = forms.CharField(required=False, initial="earliest", label="From",
                             help_text="earliest, an offset, or a time (2026-11-21T03:00:00Z)")
     end = forms.CharField(required=False, initial="latest", label="To", help_text="latest, an offset, or a time")
@@ -21,9 +46,7 @@ class SearchForm(forms.Form):
                               initial="oldest")
     isolation = forms.ChoiceField(required=False, initial="read_committed", label="Read as",
                                   choices=[("read_committed", "read_committed"), ("read_uncommitted", "read_uncommitted")])
-    key = forms.CharField(required=False, label="Key contains", widget=forms.TextInput(TEXT))
     key_regex = forms.CharField(required=False, label="Key matches (regex)", widget=forms.TextInput(TEXT))
-    value = forms.CharField(required=False, label="Value contains", widget=forms.TextInput(TEXT))
     value_regex = forms.CharField(required=False, label="Value matches (regex)", widget=forms.TextInput(TEXT))
     fields = forms.CharField(required=False, label="Field equals",
                              help_text="path=value a line, on the decoded value (customer.country=NO)",
@@ -32,31 +55,71 @@ class SearchForm(forms.Form):
                                help_text="finds at least one node, e.g. $.items[?@.sku == 'A-1'] or $[?@.amount > 100]")
     header = forms.CharField(required=False, label="Header name", widget=forms.TextInput(TEXT))
     header_value = forms.CharField(required=False, label="Header contains", widget=forms.TextInput(TEXT))
-    since = forms.CharField(required=False, label="Timestamp from", help_text="a time; records before it are skipped")
-    until = forms.CharField(required=False, label="Timestamp to", help_text="a time; records after it are skipped")
     max_records = forms.IntegerField(required=False, min_value=1, initial=5_000_000, label="Budget: records")
     max_seconds = forms.IntegerField(required=False, min_value=1, max_value=3600, initial=60, label="Budget: seconds")
     max_matches = forms.IntegerField(required=False, min_value=1, max_value=10_000, initial=500, label="Show at most")
 
+    # Shown under "More filters", which opens by itself when one of them is set (a shared link shows all it does).
+    MORE = ("partitions", "start", "end", "order", "isolation", "key_regex", "value_regex", "fields", "jsonpath",
+            "header", "header_value", "max_records", "max_seconds", "max_matches")
+
+    def __init__(self, data=None, *, partitions: list[int] | None = None, **kwargs) -> None:
+        super().__init__(data, **kwargs)
+        if partitions is not None:
+            field = self.fields["partitions"]
+            field.widget = PartitionTicks(choices=[(str(p), str(p)) for p in partitions])
+            field.label = "Partitions"
+
+    @property
+    def common_fields(self) -> list:
+        return [self[name] for name in self.fields if name not in self.MORE]
+
+    @property
+    def more_fields(self) -> list:
+        return [self[name] for name in self.MORE if name in self.fields]
+
+    @property
+    def more_in_use(self) -> bool:
+        """Whether a "more" filter differs from its default (the page then opens them)."""
+        if not self.is_bound:
+            return False
+        return any((self.data.get(name) or "") not in ("", str(self.fields[name].initial or ""))
+                   for name in self.MORE if name in self.fields)
+
     def spec(self, topic: str) -> SearchSpec:
-        """The search this form asks for; ConsoleError (the person's words) for what does not parse."""
+        """The search this form asks for; ConsoleError (the person's words, at the field) for what does not parse."""
         data = self.cleaned_data
         scan_filter = ScanFilter(
             key_contains=data["key"], key_regex=data["key_regex"], value_contains=data["value"],
-            value_regex=data["value_regex"], value_fields=parse_fields(data["fields"].splitlines()),
+            value_regex=data["value_regex"], value_fields=_at("fields", parse_fields, data["fields"].splitlines()),
             value_jsonpath=data["jsonpath"].strip(), header_name=data["header"], header_contains=data["header_value"],
-            ts_from_ms=parse_time_ms(data["since"], f"'{data['since']}' is not a time.") if data["since"] else None,
-            ts_to_ms=parse_time_ms(data["until"], f"'{data['until']}' is not a time.") if data["until"] else None)
+            ts_from_ms=_time("since", data["since"]), ts_to_ms=_time("until", data["until"]))
         try:
             check_filter(scan_filter)  # a regex or JSONPath that does not compile is refused before any read
         except InvalidRequest as exc:
             raise ConsoleError(exc.message) from exc
         return SearchSpec(
-            topic=topic, partitions=parse_partitions(data["partitions"]),
-            start=parse_bound(data["start"], "earliest"), end=parse_bound(data["end"], "latest"),
+            topic=topic, partitions=_at("partitions", parse_partitions, data["partitions"]),
+            start=_at("start", parse_bound, data["start"], "earliest"),
+            end=_at("end", parse_bound, data["end"], "latest"),
             filter=scan_filter, newest_first=data["order"] == "newest", isolation=data["isolation"] or "read_committed",
             max_records=data["max_records"] or 5_000_000, max_seconds=float(data["max_seconds"] or 60),
             max_matches=data["max_matches"] or 500)
+
+
+MSG_NOT_A_TIME = "'{text}' is not a time: write it as ISO 8601, e.g. " + TIME_PLACEHOLDER + " (no zone means UTC)."
+
+
+def _at(field: str, parse, *args):
+    """parse(*args), its ConsoleError placed at `field`."""
+    try:
+        return parse(*args)
+    except ConsoleError as exc:
+        raise ConsoleError(exc.message, field=field) from exc
+
+
+def _time(field: str, text: str) -> int | None:
+    return _at(field, parse_time_ms, text, MSG_NOT_A_TIME.format(text=text)) if text.strip() else None
 
 
 class ProduceForm(forms.Form):

@@ -29,12 +29,12 @@ def test_search_page_steps_until_done(client_for, viewer, topic_factory, produce
     first = client.get(url, {"run": "1", "value": "hit", "max_matches": "500"})
     assert first.status_code == 200
     body = first.content.decode()
-    offsets = set(re.findall(r'id="match-(\d+)-(\d+)"', body))
+    offsets = set(re.findall(r'id="r-(\d+)-(\d+)"', body))
     token = _token(body)
     while token:  # what the page's polling (or the no-JavaScript Continue button) does
         step = client.get(url + "step/", {"state": token}, headers={"HX-Request": "true"})
         assert step.status_code == 200
-        offsets |= set(re.findall(r'id="match-(\d+)-(\d+)"', step.content.decode()))
+        offsets |= set(re.findall(r'id="r-(\d+)-(\d+)"', step.content.decode()))
         token = _token(step.content.decode()) if 'data-done="false"' in step.content.decode() else None
         body = step.content.decode()
     assert len(offsets) == 20

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 from django import forms
 
 from console.errors import ConsoleError
@@ -122,21 +124,57 @@ def _time(field: str, text: str) -> int | None:
     return _at(field, parse_time_ms, text, MSG_NOT_A_TIME.format(text=text)) if text.strip() else None
 
 
+class RowsInput(forms.Widget):
+    """Inputs repeated once a row (headers): the field's value is the list of what each row holds."""
+
+    def value_from_datadict(self, data, files, name) -> list[str]:
+        return data.getlist(name) if hasattr(data, "getlist") else list(data.get(name) or [])
+
+
+MSG_NOT_JSON = ("Not valid JSON: {error} (line {line}, column {column}). Choose Text to send it as it is.")
+MSG_HEADER_NAME = "Header {number} has a value but no name."
+
+
 class ProduceForm(forms.Form):
-    partition = forms.IntegerField(required=False, min_value=0, help_text="empty: by the key's hash")
-    key = forms.CharField(required=False, strip=False, widget=forms.Textarea(attrs={"rows": 2, **TEXT}))
+    """One record: a key, a value in an editor sized for JSON (checked as typed in the page, and here when it is
+    JSON), headers as rows, the partition from the topic's list, the schema subjects from the registry's."""
+
+    key = forms.CharField(required=False, strip=False, widget=forms.TextInput({"placeholder": "order-42", **TEXT}))
     key_null = forms.BooleanField(required=False, label="Null key")
-    key_subject = forms.CharField(required=False, label="Key subject",
-                                  help_text="encode the key (JSON) with this registry subject; empty: as text")
-    value = forms.CharField(required=False, strip=False, widget=forms.Textarea(attrs={"rows": 6, **TEXT}))
+    key_subject = forms.CharField(required=False, label="Encode the key with",
+                                  help_text="a registry subject (the key as JSON); none: as text")
+    partition = forms.TypedChoiceField(required=False, coerce=int, empty_value=None, label="Partition")
+    value_format = forms.ChoiceField(required=False, label="Value is", initial="json",
+                                     choices=[("json", "JSON"), ("text", "Text")])
+    value = forms.CharField(required=False, strip=False, widget=forms.Textarea(
+        {"rows": 14, "class": "json-editor", "data-json-check": "", **TEXT}))
     value_null = forms.BooleanField(required=False, label="Null value (tombstone)")
-    value_subject = forms.CharField(required=False, label="Value subject",
-                                    help_text="encode the value (JSON) with this registry subject; empty: as text")
+    value_subject = forms.CharField(required=False, label="Encode the value with",
+                                    help_text="a registry subject (the value as JSON); none: as it is")
     value_version = forms.IntegerField(required=False, min_value=1, label="Subject version",
                                        help_text="empty: the latest")
-    headers = forms.CharField(required=False, help_text="name=value a line",
-                              widget=forms.Textarea(attrs={"rows": 2, **TEXT}))
+    header_name = forms.Field(required=False, widget=RowsInput, label="Header")
+    header_value = forms.Field(required=False, widget=RowsInput, label="Value")
+    # name=value a line: what the page sent before headers were rows, still read for scripts that post it.
+    headers = forms.CharField(required=False, widget=forms.HiddenInput)
     reason = forms.CharField(max_length=1000, widget=forms.TextInput(attrs={"placeholder": "why (goes into the audit log)"}))
+
+    def __init__(self, data=None, *, partitions: list[int] | None = None, **kwargs) -> None:
+        super().__init__(data, **kwargs)
+        known = partitions if partitions is not None else []
+        self.fields["partition"].choices = [("", "by the key's hash"), *((str(p), str(p)) for p in known)]
+        if partitions is None:  # the topic was not described: any number, the service checks it
+            self.fields["partition"] = forms.IntegerField(required=False, min_value=0, label="Partition")
+
+    @property
+    def header_rows(self) -> list[tuple[str, str]]:
+        """The rows to show: what was posted, or one empty row."""
+        if self.is_bound:
+            names, values = self.data.getlist("header_name"), self.data.getlist("header_value")
+            rows = [(n, v) for n, v in zip(names, values, strict=False) if n or v]
+            if rows:
+                return rows
+        return [("", "")]
 
     def clean_headers(self) -> list[tuple[str, str]]:
         pairs = []
@@ -148,6 +186,29 @@ class ProduceForm(forms.Form):
                 raise forms.ValidationError(f"'{line}' is not a header: write name=value.")
             pairs.append((name.strip(), value))
         return pairs
+
+    def clean(self) -> dict:
+        data = super().clean()
+        names, values = data.get("header_name") or [], data.get("header_value") or []
+        rows = []
+        for number, (name, value) in enumerate(zip(names, values, strict=False), start=1):
+            if not name.strip() and not value:
+                continue
+            if not name.strip():
+                self.add_error("header_name", MSG_HEADER_NAME.format(number=number))
+                continue
+            rows.append((name.strip(), value))
+        data["headers"] = rows + (data.get("headers") or [])
+        value = data.get("value") or ""
+        # Checked here too when the value is meant as JSON: a subject encodes JSON, and "JSON" was chosen.
+        if not data.get("value_null") and (data.get("value_format") == "json" or data.get("value_subject")):
+            try:
+                json.loads(value)
+            except ValueError as exc:
+                line, column = getattr(exc, "lineno", 1), getattr(exc, "colno", 1)
+                self.add_error("value", MSG_NOT_JSON.format(error=getattr(exc, "msg", str(exc)), line=line,
+                                                            column=column))
+        return data
 
 
 class PositionForm(forms.Form):

@@ -76,7 +76,7 @@ def topic_search_step(request: HtmxHttpRequest, cluster: str, topic: str):
 def topic_produce(request: HtmxHttpRequest, cluster: str, topic: str):
     """GET: the form (anyone may look); POST: send the record (operators)."""
     registration = cluster_get(cluster)
-    form = ProduceForm(request.POST or None)
+    form = ProduceForm(request.POST or None, partitions=topic_partitions(cluster, topic))
     if request.method == "POST":
         require_role(request.user, Role.OPERATOR)
         data = valid_data(form)

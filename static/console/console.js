@@ -135,12 +135,15 @@
 
   document.addEventListener("htmx:beforeSwap", function (evt) {
     var detail = evt.detail;
+    // The element that sent the request: detail.elt is the swap's target, which for a form answering into a box
+    // outside it (a preview under the form) is not in the form.
+    var source = (detail.requestConfig && detail.requestConfig.elt) || detail.elt;
     if (detail.xhr.status < 400) {
-      var form = detail.elt.tagName === "FORM" ? detail.elt : detail.elt.closest && detail.elt.closest("form");
+      var form = source.tagName === "FORM" ? source : source.closest && source.closest("form");
       if (form) { clearErrors(form); }
       return;
     }
-    if (placeError(detail.elt, detail.xhr.responseText || "")) {
+    if (placeError(source, detail.xhr.responseText || "")) {
       detail.shouldSwap = false;
     } else if (detail.xhr.status >= 500) {
       detail.shouldSwap = false;

@@ -35,9 +35,9 @@ def test_produce_browse_search_and_schema_in_the_browser(kind, schema_type, text
     page = logged_in_page(make_user("browser-operator", "operator"))
 
     page.goto(f"/clusters/local/messages/{topic}/produce/")
-    page.fill("textarea[name=key]", "pay-1")
+    page.fill("input[name=key]", "pay-1")
     page.fill("textarea[name=value]", '{"id": "pay-1", "country": "NO", "amount": 1250}')
-    page.fill("input[name=value_subject]", subject)
+    page.select_option("select[name=value_subject]", subject)  # the registry's subjects, as a list
     page.fill("input[name=reason]", "browser test")
     page.click("button:has-text('Send')")
     page.wait_for_url(f"**/topics/{topic}/messages/**")

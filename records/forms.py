@@ -5,6 +5,7 @@ import json
 from django import forms
 
 from console.errors import ConsoleError
+from console.forms import PartitionsText, PartitionTicks
 from console.kafka.records.filters import check_filter
 from console.kafka.errors import InvalidRequest
 from console.kafka.types import ScanFilter
@@ -14,20 +15,6 @@ from records.search import SearchSpec, parse_bound, parse_fields, parse_partitio
 TEXT = {"autocomplete": "off", "spellcheck": "false"}
 TIME_PLACEHOLDER = "2026-11-29T02:41:00Z"
 TIME = {"placeholder": TIME_PLACEHOLDER, **TEXT}
-
-
-class PartitionTicks(forms.CheckboxSelectMultiple):
-    """A tick for each of the topic's partitions, read as the text the field has always taken ("0,2"), so links
-    written with that text keep working."""
-
-    def value_from_datadict(self, data, files, name) -> str:
-        values = data.getlist(name) if hasattr(data, "getlist") else [data.get(name) or ""]
-        return ",".join(v for value in values for v in str(value).split(",") if v.strip())
-
-    def format_value(self, value) -> list[str]:
-        if isinstance(value, str):
-            return [v.strip() for v in value.split(",") if v.strip()]
-        return super().format_value(value)
 
 
 class SearchForm(forms.Form):
@@ -40,7 +27,7 @@ class SearchForm(forms.Form):
                             widget=forms.TextInput(TIME))
     until = forms.CharField(required=False, label="Time to (UTC)", help_text="records after it are skipped",
                             widget=forms.TextInput(TIME))
-    partitions = forms.CharField(required=False, help_text="none ticked: all", widget=forms.TextInput(TEXT))
+    partitions = forms.CharField(required=False, help_text="none ticked: all", widget=PartitionsText(TEXT))
     start = forms.CharField(required=False, initial="earliest", label="From",
                             help_text="earliest, an offset, or a time (2026-11-21T03:00:00Z)")
     end = forms.CharField(required=False, initial="latest", label="To", help_text="latest, an offset, or a time")

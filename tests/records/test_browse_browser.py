@@ -106,8 +106,14 @@ def test_a_screen_of_records_newest_first_that_open_into_a_tree(logged_in_page, 
         page.goto(f"{url}?limit={limit}")
         page.locator("#record-rows > .record").first.wait_for()
         heights[limit] = page.evaluate("document.documentElement.scrollHeight")
-    print(f"\nrecords in a 1400x900 screen: {in_view}; page height for 50: {heights[50]} px, 500: {heights[500]} px")
-    assert heights[500] < 500 * 40
+    # A search's matches are the same one-line rows.
+    page.goto(f"/clusters/local/messages/{orders}/search/?run=1&value=ord-&max_matches=135")
+    page.locator(".search-ending").wait_for()
+    assert page.locator("#matches > .record").count() == 135
+    search_height = page.evaluate("document.documentElement.scrollHeight")
+    print(f"\nrecords in a 1400x900 screen: {in_view}; page height for 50: {heights[50]} px, 500: {heights[500]} px;"
+          f" a search with 135 matches: {search_height} px")
+    assert heights[500] < 500 * 40 and search_height < 135 * 40 + 1000
 
     page.set_viewport_size({"width": 390, "height": 844})
     page.goto(url)

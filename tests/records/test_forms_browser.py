@@ -90,3 +90,33 @@ def test_the_search_form_shows_the_common_filters_first(logged_in_page, make_use
     assert page.locator("details.more-filters-panel[open]").count() == 1
     page.screenshot(path=str(tmp_path / "search-1400.png"), full_page=True)
     assert problems == []
+
+
+def test_replay_from_a_record_opens_the_replay_form_with_its_choices(logged_in_page, make_user, topic_factory,
+                                                                     produce, local_cluster, tmp_path):
+    topic = topic_factory("form-replay", partitions=2)
+    produce(topic, [(i % 2, None, b'{"n": %d}' % i, None) for i in range(20)])
+    page = logged_in_page(make_user("form-replayer", "operator"))
+    problems = _watch(page)
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(f"/clusters/local/topics/{topic}/messages/1/4/")
+    row = page.locator("#r-1-4")
+    row.locator(".record-menu summary").click()
+    row.get_by_role("link", name="Replay from here…").click()
+    page.wait_for_url("**/replays/new/**")
+    assert page.input_value("input[name=topic]") == topic
+    assert page.locator("input[name=start_kind][value=offsets]").is_checked()
+    assert page.locator("input[name=partitions][value='1']").is_checked()
+    assert not page.locator("input[name=partitions][value='0']").is_checked()
+    assert page.input_value("input[name=start_offset_1]") == "4"
+    assert not page.locator("input[name=start_time]").is_visible()  # each choice's input shows when it is chosen
+    page.check("input[name=end_kind][value=timestamp]")
+    assert page.locator("input[name=end_time]").is_visible()
+    assert page.locator("input[name=end_time]").get_attribute("placeholder") == "2026-11-29T02:41:00Z"
+    page.check("input[name=start_kind][value=group]")
+    assert not page.locator(".offsets-table").is_visible()  # no bound uses the table now
+    assert page.locator("input[name=start_group]").get_attribute("list") == "replay-groups"
+    page.screenshot(path=str(tmp_path / "replay-1400.png"), full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert problems == []

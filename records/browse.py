@@ -127,7 +127,8 @@ def browse_page(cluster: str, topic: str, query: BrowseQuery, *, after: dict[int
 
 def browse_tail(cluster: str, topic: str, query: BrowseQuery, tops: dict[int, int]) -> BrowsePage | None:
     """The records written above `tops` (the offset after the newest one shown, per partition), newest first,
-    with the tops to poll from next; None when nothing arrived (one ListOffsets round, nothing read)."""
+    with the tops to poll from next; None when nothing arrived (a DescribeTopics and a ListOffsets round, no
+    record read)."""
     spec = _spec(topic, replace(query, start="oldest"), max_matches=TAIL_MAX)
     state = search_begin(cluster, spec)
     # A partition the page did not know (added since) is new from its start.

@@ -145,6 +145,9 @@ def replay_choices(cluster: str, topic: str) -> ReplayChoices:
                                             before__has_key=topic).order_by("-seq")[:RESETS_SHOWN])
         resets = [(e.seq, f"#{e.seq} · {e.target.removeprefix('group:')} · {e.created_at:%Y-%m-%d %H:%M} UTC")
                   for e in events]
-    return ReplayChoices(topics=topic_names(cluster), groups=groups, resets=resets,
+    topics = topic_names(cluster)
+    if partitions and topic not in topics:  # created since the shared topic table was built
+        topics = sorted([*topics, topic])
+    return ReplayChoices(topics=topics, groups=groups, resets=resets,
                          clusters=sorted(Cluster.objects.values_list("name", flat=True)), partitions=partitions,
                          topic_missing=missing)

@@ -26,6 +26,7 @@ def test_the_produce_form_checks_json_as_typed_and_takes_header_rows(logged_in_p
     page.goto(f"/clusters/local/messages/{topic}/produce/")
     editor = page.locator("textarea[name=value]")
     box = editor.bounding_box()
+    print(f"\nproduce value editor at 1400 px: {box['width']:.0f}x{box['height']:.0f} px")
     assert box["width"] > 900 and box["height"] > 250  # sized for a JSON document, not a 336x94 box
     editor.fill('{"order": 42,\n  "items": [1, 2,]\n}')
     hint = page.locator("[data-json-hint]")
@@ -70,6 +71,11 @@ def test_the_search_form_shows_the_common_filters_first(logged_in_page, make_use
     visible = [name for name in ("key", "value", "since", "until", "partitions", "key_regex", "jsonpath", "max_records")
                if page.locator(f"[name={name}]").first.is_visible()]
     assert visible == ["key", "value", "since", "until"]
+    fields = "form.search-form input, form.search-form select, form.search-form textarea"
+    shown = page.evaluate("(s) => [...document.querySelectorAll(s)].filter(f => f.type !== 'hidden' "
+                          "&& f.checkVisibility()).length", fields)
+    print(f"\nsearch form fields shown at first: {shown}")
+    assert shown == 4
     assert page.locator("input[name=since]").get_attribute("placeholder") == "2026-11-29T02:41:00Z"
     page.fill("input[name=since]", "11/29/2026 2:41 PM")
     page.click("button:has-text('Search')")

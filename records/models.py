@@ -51,3 +51,22 @@ class ImportJob(models.Model):
 
     def __str__(self) -> str:
         return f"import #{self.pk} of {self.file_name} into {self.cluster}/{self.topic} ({self.state})"
+
+
+class SavedFilter(models.Model):
+    """A person's named view of the message browser on one cluster: the topic and the browser's query string (its
+    filters). Personal page state, like a bookmark: it changes nothing in Kafka, so it has no audit event."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    cluster = models.CharField(max_length=63)
+    topic = models.CharField(max_length=249)
+    name = models.CharField(max_length=80)
+    query = models.CharField(max_length=4000, blank=True)  # only the browser's own parameters (browse_forms)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.UniqueConstraint(fields=["user", "cluster", "name"], name="saved_filter_name_once")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.cluster}/{self.topic})"

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from records import export_views, import_views, views
+from records import browse_views, export_views, import_views, views
 
 app_name = "records"
 urlpatterns = [
@@ -8,6 +8,8 @@ urlpatterns = [
     path("schemas/ids/<int:schema_id>/", views.schema_detail, name="schema"),
     path("schemas/subjects/<kafka_name:subject>/", views.schema_detail, name="subject"),
     path("schemas/subjects/<kafka_name:subject>/versions/<int:version>/", views.schema_detail, name="subject-version"),
+    path("filters/<int:filter_id>/delete/", browse_views.saved_filter_remove, name="filter-delete"),
+    path("<kafka_name:topic>/filters/", browse_views.saved_filter_create, name="filter-save"),
     path("<kafka_name:topic>/search/", views.topic_search, name="search"),
     path("<kafka_name:topic>/export/", export_views.topic_export, name="export"),
     path("<kafka_name:topic>/import/", import_views.topic_import, name="import"),

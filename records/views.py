@@ -20,13 +20,14 @@ from console.http import HtmxHttpRequest, redirect_after_change, valid_data
 from masking.apply import check_search, mask_row, mask_rows
 from masking.selectors import masker_for
 from records import selectors, services
+from records.browse import browse_rows, topic_partitions
 from records.export_views import export_links
 from records.forms import CopyForm, PositionForm, ProduceForm, SearchForm
 from records.search import SearchState, ending_text, search_begin, search_step, search_stop
 
 
 def _search_context(cluster: str, topic: str, state: SearchState, matches: list, masker) -> dict:
-    rows = mask_rows(masker, selectors.match_rows(matches, cluster=cluster))
+    rows = mask_rows(masker, browse_rows(cluster, matches))  # one line each, as in the browser
     return {"cluster": cluster, "topic_name": topic, "state": state, "token": state.token(), "rows": rows,
             "ending": ending_text(state)}
 
@@ -36,7 +37,7 @@ def _search_context(cluster: str, topic: str, state: SearchState, matches: list,
 def topic_search(request: HtmxHttpRequest, cluster: str, topic: str):
     """The form; with `run`, the search begins and its first step is in the page."""
     cluster_get(cluster)
-    form = SearchForm(request.GET if "run" in request.GET else None)
+    form = SearchForm(request.GET if "run" in request.GET else None, partitions=topic_partitions(cluster, topic))
     context = {"cluster": cluster, "topic_name": topic, "form": form}
     if form.is_bound:
         spec = valid_data(form) and form.spec(topic)
@@ -66,7 +67,7 @@ def topic_search_step(request: HtmxHttpRequest, cluster: str, topic: str):
     context = _search_context(cluster, topic, state, matches, masker)
     if request.htmx:
         return render(request, "records/_search_step.html", context)
-    context["form"] = SearchForm()
+    context["form"] = SearchForm(partitions=topic_partitions(cluster, topic))
     return render(request, "records/search.html", context)
 
 
@@ -75,7 +76,7 @@ def topic_search_step(request: HtmxHttpRequest, cluster: str, topic: str):
 def topic_produce(request: HtmxHttpRequest, cluster: str, topic: str):
     """GET: the form (anyone may look); POST: send the record (operators)."""
     registration = cluster_get(cluster)
-    form = ProduceForm(request.POST or None)
+    form = ProduceForm(request.POST or None, partitions=topic_partitions(cluster, topic))
     if request.method == "POST":
         require_role(request.user, Role.OPERATOR)
         data = valid_data(form)
@@ -87,8 +88,7 @@ def topic_produce(request: HtmxHttpRequest, cluster: str, topic: str):
             headers=data["headers"], partition=data["partition"], reason=data["reason"])
         messages.success(request, f"Record written to {topic} partition {written.partition} at offset "
                                   f"{written.offset}.")
-        browse = reverse("topics:messages", args=[cluster, topic]) + "?" + urlencode(
-            {"partition": written.partition, "offset": written.offset})
+        browse = reverse("topics:record", args=[cluster, topic, written.partition, written.offset])
         return redirect_after_change(request, browse)
     context = {"cluster": cluster, "topic_name": topic, "form": form,
                "has_registry": bool(registration.schema_registry_url)}
@@ -118,8 +118,8 @@ def topic_copy(request: HtmxHttpRequest, cluster: str, topic: str):
         target_cluster = data["target_cluster"].strip() or cluster
         messages.success(request, f"Copied to {data['target_topic']} partition {written.partition} at offset "
                                   f"{written.offset}.")
-        browse = reverse("topics:messages", args=[target_cluster, data["target_topic"].strip()]) + "?" + urlencode(
-            {"partition": written.partition, "offset": written.offset})
+        browse = reverse("topics:record", args=[target_cluster, data["target_topic"].strip(), written.partition,
+                                                written.offset])
         return redirect_after_change(request, browse)
     position = valid_data(PositionForm(request.GET))
     row = mask_row(masker_for(cluster, topic, request.user),

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from console.audit.models import AuditEvent
+from console.clusters.models import Cluster
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
+from console.kafka.errors import KafkaGatewayError, TopicNotFound
 from console.kafka.types import EARLIEST, LATEST, STABLE, PartitionRef
 from console.offset_bounds import at_time_or_log_end
+from offsets.selectors import group_listings
 from sparkjobs import bounds
+from topics.selectors import topic_names
 
 MSG_PARTITION_MISSING = "Topic '{topic}' has no partition {partitions}."
 MSG_NO_START_FOR = "The start offsets name no offset for partition {partitions}."
@@ -94,3 +99,55 @@ def _skipped_by_reset(cluster: str, topic: str, partitions: list[int] | None, se
     log_end = {r.partition: found[_end_kind(isolation)][r].offset for r in refs}
     return ResolvedRange(bounds.clamp_ranges({p: s for p, (s, _) in skipped.items()},
                                              {p: e for p, (_, e) in skipped.items()}, log_start, log_end))
+
+
+@dataclass(frozen=True)
+class PartitionSpan:
+    partition: int
+    log_start: int
+    log_end: int
+
+
+@dataclass(frozen=True)
+class ReplayChoices:
+    """What the replay form offers as lists instead of free text: the cluster's topics, groups and audited resets
+    of the topic, the other clusters a topic sink may be on, and the topic's partitions with their offsets."""
+
+    topics: list[str]
+    groups: list[str]
+    resets: list[tuple[int, str]]  # (audit event seq, what it was)
+    clusters: list[str]
+    partitions: list[PartitionSpan]
+    topic_missing: bool = False
+
+
+RESETS_SHOWN = 50
+
+
+def replay_choices(cluster: str, topic: str) -> ReplayChoices:
+    """One Metadata request (or the shared topic table), one ListGroups, and for a chosen topic one DescribeTopics
+    and one ListOffsets round; a cluster that lists no groups in time leaves that list empty, not the page."""
+    admin = cluster_admin(cluster)
+    try:
+        groups = sorted(g.group_id for g in group_listings(cluster))
+    except KafkaGatewayError:
+        groups = []
+    partitions, missing, resets = [], False, []
+    if topic:
+        try:
+            refs = [PartitionRef(topic, p.partition) for p in admin.describe_topics([topic])[topic].partitions]
+            found = admin.list_offsets_many(refs, [EARLIEST, LATEST])
+            partitions = [PartitionSpan(r.partition, found[EARLIEST][r].offset, found[LATEST][r].offset)
+                          for r in sorted(refs, key=lambda r: r.partition)]
+        except TopicNotFound:
+            missing = True
+        events = (AuditEvent.objects.filter(cluster=cluster, action="group.offsets.reset", outcome="success",
+                                            before__has_key=topic).order_by("-seq")[:RESETS_SHOWN])
+        resets = [(e.seq, f"#{e.seq} · {e.target.removeprefix('group:')} · {e.created_at:%Y-%m-%d %H:%M} UTC")
+                  for e in events]
+    topics = topic_names(cluster)
+    if partitions and topic not in topics:  # created since the shared topic table was built
+        topics = sorted([*topics, topic])
+    return ReplayChoices(topics=topics, groups=groups, resets=resets,
+                         clusters=sorted(Cluster.objects.values_list("name", flat=True)), partitions=partitions,
+                         topic_missing=missing)

@@ -20,8 +20,9 @@ from console.errors import ConsoleError, PermissionRefused
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
 from masking.selectors import masker_for
 from sparkjobs import outputs, services
-from sparkjobs.forms import ReplayForm
+from sparkjobs.forms import ReplayForm, initial_from_query
 from sparkjobs.models import ReplayJob
+from sparkjobs.selectors import replay_choices
 
 LOG_TAIL_LINES = 60
 MSG_FILES_UNMASKED = ("These files were written without the masking rules that apply to your role on this topic: "
@@ -47,6 +48,8 @@ def replay_list(request: HtmxHttpRequest, cluster: str):
 @require_http_methods(["GET", "POST"])
 @role_required(Role.OPERATOR)
 def replay_new(request: HtmxHttpRequest, cluster: str):
+    """GET: the form, filled from a link (other pages link here with a range); asked again by the form itself
+    when another topic is chosen, it answers with the topic's partitions and offsets. POST: submit."""
     cluster_get(cluster)
     if request.method == "POST":
         data = valid_data(ReplayForm(request.POST))
@@ -58,11 +61,15 @@ def replay_new(request: HtmxHttpRequest, cluster: str):
             reason=data["reason"])
         messages.success(request, f"Replay #{job.pk} queued: {job.planned_records} records planned.")
         return redirect_after_change(request, reverse("sparkjobs:detail", args=[cluster, job.pk]))
-    # Other pages link here with a range filled in (an export too large to stream offers a replay to files).
-    form = ReplayForm(initial={"topic": request.GET.get("topic", ""), "start": request.GET.get("start", "earliest"),
-                               "partitions": request.GET.get("partitions", ""),
-                               "end": request.GET.get("end", "latest"), "sink": request.GET.get("sink", "")})
-    return render(request, "sparkjobs/new.html", {"cluster": cluster, "form": form})
+    initial, table = initial_from_query(request.GET)
+    choices = replay_choices(cluster, initial["topic"].strip())
+    form = ReplayForm(initial=initial, partitions=[p.partition for p in choices.partitions])
+    rows = [(span, table["start"].get(span.partition, ""), table["end"].get(span.partition, ""))
+            for span in choices.partitions]
+    context = {"cluster": cluster, "form": form, "choices": choices, "offset_rows": rows}
+    if request.htmx:
+        return render(request, "sparkjobs/new.html#bounds", context)
+    return render(request, "sparkjobs/new.html", context)
 
 
 def _log_tail(job: ReplayJob) -> str:

@@ -1,14 +1,21 @@
 """How a record's key, value and headers are shown: decoded through the schema registry when they are in its wire
-format, else JSON when they parse, text when UTF-8, hex otherwise."""
+format, else JSON when they parse, text when UTF-8 with nothing invisible in it, hex otherwise."""
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 from console.kafka.types import DecodedPart, SchemaInfo
 
 BOM = "\ufeff"
+JSON_KINDS = ("avro", "protobuf", "json-schema", "json")
+PREVIEW_CHARS = 240
+# Control characters other than tab, newline and carriage return: valid UTF-8, but a page shows them as nothing
+# at all (a 2-byte counter key read as "text" was a blank cell), so bytes holding one are binary for people.
+_INVISIBLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_SPACES = re.compile(r"\s+")
 
 
 @dataclass(frozen=True)
@@ -17,6 +24,23 @@ class Decoded:
     text: str
     schema: SchemaInfo | None = None  # the registry schema it was decoded with (or failed to decode with)
     error: str = ""  # why a record in the registry's wire format shows as hex
+
+    @property
+    def is_json(self) -> bool:
+        """Decoded JSON (registry records too): shown as a tree when expanded."""
+        return self.kind in JSON_KINDS
+
+    @property
+    def preview(self) -> str:
+        """One line for a list: JSON written compactly, runs of white space as one space, cut to a few hundred
+        characters (the whole text is in the record's expanded view)."""
+        text = self.text
+        if self.kind in JSON_KINDS:
+            parsed = json_of(text)
+            if parsed is not None:
+                text = json.dumps(parsed, ensure_ascii=False, separators=(", ", ": "))
+        text = _SPACES.sub(" ", text[: PREVIEW_CHARS * 4]).strip()
+        return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"
 
     @property
     def value(self) -> object:
@@ -35,10 +59,7 @@ def present(data: bytes | None, decoded: DecodedPart | None, *, max_chars: int |
     if decoded is None:
         return decode_bytes(data, max_chars=max_chars)
     if decoded.kind == "hex":
-        plain = decode_bytes(data, max_chars=max_chars)
-        shown = (data or b"") if max_chars is None else (data or b"")[: max_chars // 2]
-        return Decoded("hex", plain.text if plain.kind == "hex" else shown.hex(" "),
-                       schema=decoded.schema, error=decoded.error)
+        return Decoded("hex", _hex(data or b"", max_chars), schema=decoded.schema, error=decoded.error)
     text = json.dumps(decoded.value, indent=2, ensure_ascii=False)
     fits = max_chars is None or len(text) <= max_chars
     return Decoded(decoded.kind, text if fits else json.dumps(decoded.value, ensure_ascii=False),
@@ -62,13 +83,23 @@ def decode_bytes(data: bytes | None, *, max_chars: int | None = 10_000) -> Decod
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        if max_chars is None or len(data) * 2 <= max_chars:
-            return Decoded("hex", data.hex(" "))
-        return Decoded("hex", data[: max_chars // 2].hex(" ") + " …")
+        return Decoded("hex", _hex(data, max_chars))
+    if _INVISIBLE.search(text):
+        return Decoded("hex", _hex(data, max_chars))
     cut = len(text) if max_chars is None else max_chars
     parsed = json_of(text)
     # Bare numbers and strings parse as JSON too, but showing them "as JSON" adds nothing.
     if isinstance(parsed, dict | list):
         pretty = json.dumps(parsed, indent=2, ensure_ascii=False, sort_keys=False)
-        return Decoded("json", pretty if max_chars is None else pretty[:max_chars])
+        if max_chars is None or len(pretty) <= max_chars:
+            return Decoded("json", pretty)
+        # Compact JSON may still fit whole, and a whole document can be shown as a tree; a cut one cannot.
+        return Decoded("json", json.dumps(parsed, ensure_ascii=False)[:max_chars])
     return Decoded("text", text[:cut])
+
+
+def _hex(data: bytes, max_chars: int | None) -> str:
+    """Bytes as hex pairs, cut to about `max_chars` characters (None: whole)."""
+    if max_chars is None or len(data) * 2 <= max_chars:
+        return data.hex(" ")
+    return data[: max_chars // 2].hex(" ") + " …"

@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-from datetime import UTC
-
 from django import forms
 
 from console.forms import clean_pairs
@@ -71,21 +69,3 @@ class PurgeForm(ReasonForm):
             return [int(p) for p in parse_keys(self.cleaned_data.get("partitions") or "")]
         except ValueError as exc:
             raise forms.ValidationError("Partitions are numbers separated by commas.") from exc
-
-
-class BrowseForm(forms.Form):
-    partition = forms.IntegerField(min_value=0, initial=0)
-    offset = forms.IntegerField(required=False, min_value=0)
-    since = forms.DateTimeField(required=False, label="From time (UTC)",
-                                widget=forms.DateTimeInput(attrs={"type": "datetime-local", "step": "1"}))
-    limit = forms.IntegerField(required=False, min_value=1, max_value=500, initial=50)
-    isolation = forms.ChoiceField(required=False, initial="read_committed", label="Read as",
-                                  choices=[("read_committed", "read_committed"),
-                                           ("read_uncommitted", "read_uncommitted (aborted records marked)")])
-
-    def timestamp_ms(self) -> int | None:
-        since = self.cleaned_data.get("since")
-        if since is None:
-            return None
-        since = since if since.tzinfo else since.replace(tzinfo=UTC)
-        return int(since.timestamp() * 1000)

@@ -70,6 +70,15 @@ def topic_table(cluster: str) -> list[TopicRow]:
     return found.rows
 
 
+def topic_names(cluster: str, *, include_internal: bool = False) -> list[str]:
+    """The cluster's topic names, for pickers: from the shared table when there is one, else one Metadata
+    request (a picker must not wait for the table's first build)."""
+    found = topic_table_snapshot(cluster)
+    if found is not None:
+        return sorted(r.name for r in found.rows if include_internal or not r.internal)
+    return sorted(t.name for t in cluster_admin(cluster).list_topics() if include_internal or not t.is_internal)
+
+
 MSG_TABLE_BEING_BUILT = "The topic list of '{cluster}' is being built by another process; ask again in a moment."
 
 

@@ -64,6 +64,7 @@ class RecordsPage:
     isolation: str = "read_committed"
     last_stable: int | None = None
     gaps: list[OffsetGap] = field(default_factory=list)
+    upto: int | None = None  # the exclusive end of the offsets this page covered (records and gaps): the next start
 
     @property
     def entries(self) -> list:
@@ -99,9 +100,12 @@ MSG_NO_PARTITION = "Topic '{topic}' has no partition {partition}."
 
 
 def records_page(cluster: str, topic: str, partition: int, *, offset: int | None = None,
-                 timestamp_ms: int | None = None, limit: int = 50, isolation: str = "read_committed") -> RecordsPage:
-    """A page of records from `offset` (or from the first record at or after `timestamp_ms`, or the last page),
-    read as a read_committed consumer would (the default) or read_uncommitted, with aborted records marked."""
+                 timestamp_ms: int | None = None, limit: int = 50, isolation: str = "read_committed",
+                 end: int | None = None) -> RecordsPage:
+    """A page of records from `offset` (or from the first record at or after `timestamp_ms`, or the last page:
+    the last `limit` offsets this isolation can read), read as a read_committed consumer would (the default) or
+    read_uncommitted, with aborted records marked. `end` bounds the offsets read (exclusive): the last page
+    below it is the page before one that starts there."""
     admin = cluster_admin(cluster)
     described = admin.describe_topics([topic])[topic]
     if partition not in {p.partition for p in described.partitions}:
@@ -111,27 +115,28 @@ def records_page(cluster: str, topic: str, partition: int, *, offset: int | None
     found = admin.list_offsets_many([ref], ats)
     log_start, log_end = found[EARLIEST][ref].offset, found[LATEST][ref].offset
     last_stable = found[STABLE][ref].offset
+    upper = log_end if end is None else min(max(end, log_start), log_end)
+    committed_end = min(upper, last_stable)  # past it a read_committed reader waits for the transaction
     if timestamp_ms is not None:
         start = found[timestamp_ms][ref].offset
-        start = log_end if start < 0 else start  # no record at or after that time
+        start = upper if start < 0 else min(start, upper)  # no record at or after that time
     elif offset is None:
-        start = max(log_start, log_end - limit)
+        start = max(log_start, (committed_end if isolation == "read_committed" else upper) - limit)
     else:
-        start = min(max(offset, log_start), log_end)
+        start = min(max(offset, log_start), upper)
     timeout = settings.KAFKA_REQUEST_TIMEOUT_S + 2
-    committed_end = min(log_end, last_stable)  # past it a read_committed reader waits for the transaction
     committed = admin.read_records(topic, partition, start=start, limit=limit, end=committed_end, timeout=timeout,
                                    isolation="read_committed") if start < committed_end else []
     if isolation == "read_committed":
         records, kinds = committed, {}
-        upto = committed[-1].offset + 1 if len(committed) >= limit else committed_end
+        upto = committed[-1].offset + 1 if len(committed) >= limit else max(start, committed_end)
     else:
-        records = admin.read_records(topic, partition, start=start, limit=limit, end=log_end, timeout=timeout)
+        records = admin.read_records(topic, partition, start=start, limit=limit, end=upper, timeout=timeout)
         visible = {r.offset for r in committed}
         seen_until = committed[-1].offset + 1 if len(committed) >= limit else committed_end
         kinds = {r.offset: ("open" if r.offset >= last_stable else "aborted") for r in records
                  if r.offset not in visible and (r.offset < seen_until or r.offset >= last_stable)}
-        upto = records[-1].offset + 1 if len(records) >= limit else min(log_end, start + limit)
+        upto = records[-1].offset + 1 if len(records) >= limit else min(upper, start + limit)
     rows = [
         RecordRow(offset=r.offset, timestamp=r.timestamp, timestamp_type=r.timestamp_type,
                   key=present(r.key, r.key_decoded), value=present(r.value, r.value_decoded),
@@ -141,4 +146,5 @@ def records_page(cluster: str, topic: str, partition: int, *, offset: int | None
     ]
     gaps = offset_gaps(start, [r.offset for r in rows], max(start, upto), isolation)
     return RecordsPage(topic=topic, partition=partition, start=start, log_start=log_start, log_end=log_end,
-                       records=rows, limit=limit, isolation=isolation, last_stable=last_stable, gaps=gaps)
+                       records=rows, limit=limit, isolation=isolation, last_stable=last_stable, gaps=gaps,
+                       upto=max(start, upto))

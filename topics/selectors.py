@@ -19,7 +19,8 @@ from topics.diffing import ConfigChange, check_config_request, config_diff
 
 from topics.listing import (  # noqa: F401 - the topic list is read through this module too
     MSG_TABLE_BEING_BUILT, SORT_KEYS, filter_topics, leader_windows, topic_snapshot_note,
-    topic_snapshot_note_partitions, topic_snapshot_refresh, topic_table, topic_table_snapshot, with_configs,
+    topic_names, topic_snapshot_note_partitions, topic_snapshot_refresh, topic_table, topic_table_snapshot,
+    with_configs,
 )
 from topics.records_page import (  # noqa: F401 - and record pages
     MSG_NO_PARTITION, OffsetGap, RecordRow, RecordsPage, offset_gaps, records_page,

@@ -1,5 +1,6 @@
 from django.urls import path
 
+from records import browse_views
 from topics import views
 
 app_name = "topics"
@@ -8,7 +9,8 @@ urlpatterns = [
     path("new/", views.topic_create, name="create"),
     path("<kafka_name:topic>/", views.topic_detail, name="detail"),
     path("<kafka_name:topic>/lag/", views.topic_lag, name="lag"),
-    path("<kafka_name:topic>/messages/", views.topic_messages, name="messages"),
+    path("<kafka_name:topic>/messages/", browse_views.topic_messages, name="messages"),
+    path("<kafka_name:topic>/messages/<int:partition>/<int:offset>/", browse_views.topic_record, name="record"),
     path("<kafka_name:topic>/configs/preview/", views.topic_config_preview, name="config-preview"),
     path("<kafka_name:topic>/configs/apply/", views.topic_config_apply, name="config-apply"),
     path("<kafka_name:topic>/partitions/", views.topic_partitions_add, name="partitions"),

@@ -16,8 +16,6 @@ from console.clusters.selectors import cluster_get
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
 from access.selectors import NoAuthorizer, acls_list
 from brokers.selectors import topic_throughput
-from masking.apply import mask_page
-from masking.selectors import masker_for
 from offsets.lag.selectors import topic_lag_chart
 from topics import disk, forms, selectors, services
 from topics.policies.selectors import detail_violations, policy_rows
@@ -201,16 +199,3 @@ def topic_purge(request: HtmxHttpRequest, cluster: str, topic: str):
                                         reason=data["reason"])
     messages.success(request, f"Deleted {sum(r.records_deleted for r in plan)} records from {topic}.")
     return redirect_after_change(request, reverse("topics:detail", args=[cluster, topic]))
-
-
-@require_GET
-@role_required(Role.VIEWER)
-def topic_messages(request: HtmxHttpRequest, cluster: str, topic: str):
-    form = forms.BrowseForm(request.GET or {"partition": 0})
-    data = valid_data(form)
-    page = selectors.records_page(cluster, topic, data["partition"], offset=data.get("offset"),
-                                  timestamp_ms=form.timestamp_ms(), limit=data.get("limit") or 50,
-                                  isolation=data.get("isolation") or "read_committed")
-    page = mask_page(masker_for(cluster, topic, request.user), page)  # before anything reaches the template
-    context = {"cluster": cluster, "topic_name": topic, "form": form, "page": page, "tab": "messages"}
-    return render(request, "topics/messages.html#records" if request.htmx else "topics/messages.html", context)

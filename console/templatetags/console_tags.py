@@ -51,3 +51,13 @@ def short_error(text) -> str:
             first = first[:first.index(end, 20) + 1]
             break
     return first if len(first) <= SHORT_ERROR_CHARS else first[:SHORT_ERROR_CHARS - 1].rstrip() + "…"
+
+
+@register.filter
+def ms_iso(value) -> str:
+    """Epoch milliseconds as ISO 8601 in UTC, for a <time datetime> (relative times are computed from it)."""
+    try:
+        moment = datetime.fromtimestamp(int(value) / 1000, UTC)
+    except (TypeError, ValueError, OverflowError, OSError):
+        return ""
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"

@@ -42,7 +42,7 @@ def test_a_catastrophic_search_regex_ends_while_the_cluster_keeps_answering(view
     for other_status, _, seconds in others:
         assert other_status == 200 and seconds < 1.0
     # the first chunk's matches: only the values that end in a run of a's (40 a's alone)
-    offsets = {int(offset) for offset in re.findall(r'id="match-0-(\d+)"', body)}
+    offsets = {int(offset) for offset in re.findall(r'id="r-0-(\d+)"', body)}
     assert offsets and all(offset % len(VALUES) == 0 for offset in offsets)
 
 
@@ -51,7 +51,7 @@ def test_the_jsonpath_regex_runs_in_re2_too(viewer, topic_factory, produce, loca
     produce(topic, [(0, None, b'{"name": "' + b"a" * 60 + b'!"}', None), (0, None, b'{"name": "aaaa"}', None)])
     url = f"/clusters/local/messages/{topic}/search/"
     status, body, _ = _get(viewer, url, {"run": "1", "jsonpath": "$[?@.name =~ /(a|aa)+/]"})
-    assert status == 200 and body.count('id="match-') == 1
+    assert status == 200 and body.count('id="r-') == 1
     status, body, _ = _get(viewer, url, {"run": "1", "jsonpath": r"$[?@.name =~ /(a)\1/]"})
     assert status == 400 and "back-references" in body
 
@@ -95,4 +95,4 @@ def test_a_combinatorial_jsonpath_is_refused_or_stopped_by_its_budget(viewer, to
                MSG_JSONPATH_SLOW.format(expression="$..*..nope", partition=0, offset=1)}
     assert status == 400 and any(message in unescape(body) for message in stopped), body[-1500:]
     status, body, _ = _get(viewer, url, {"run": "1", "jsonpath": "$..a..a"})
-    assert status == 200 and body.count('id="match-') == 1  # the nested record, found within its budget
+    assert status == 200 and body.count('id="r-') == 1  # the nested record, found within its budget

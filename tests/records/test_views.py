@@ -29,12 +29,12 @@ def test_search_page_steps_until_done(client_for, viewer, topic_factory, produce
     first = client.get(url, {"run": "1", "value": "hit", "max_matches": "500"})
     assert first.status_code == 200
     body = first.content.decode()
-    offsets = set(re.findall(r'id="match-(\d+)-(\d+)"', body))
+    offsets = set(re.findall(r'id="r-(\d+)-(\d+)"', body))
     token = _token(body)
     while token:  # what the page's polling (or the no-JavaScript Continue button) does
         step = client.get(url + "step/", {"state": token}, headers={"HX-Request": "true"})
         assert step.status_code == 200
-        offsets |= set(re.findall(r'id="match-(\d+)-(\d+)"', step.content.decode()))
+        offsets |= set(re.findall(r'id="r-(\d+)-(\d+)"', step.content.decode()))
         token = _token(step.content.decode()) if 'data-done="false"' in step.content.decode() else None
         body = step.content.decode()
     assert len(offsets) == 20
@@ -61,7 +61,7 @@ def test_produce_and_copy_pages(client_for, viewer, operator, topic_factory, loc
     refused = client_for(viewer).post(url, form)
     assert refused.status_code == 403 and not AuditEvent.objects.filter(action="record.produce").exists()
     done = client_for(operator).post(url, form)
-    assert done.status_code == 302 and "partition=0" in done["Location"] and "offset=0" in done["Location"]
+    assert done.status_code == 302 and done["Location"] == f"/clusters/local/topics/{topic}/messages/0/0/"
     assert record_at("local", topic, 0, 0).value == b"hello <script>"
     browse = client_for(viewer).get(done["Location"]).content.decode()
     assert "hello &lt;script&gt;" in browse and "<script>" not in browse.split("<main")[-1].split("</main>")[0] \
@@ -74,6 +74,30 @@ def test_produce_and_copy_pages(client_for, viewer, operator, topic_factory, loc
     copied = client_for(operator).post(copy_url, {"partition": 0, "offset": 0, "target_topic": dlq, "reason": "dlq"})
     assert copied.status_code == 302
     assert record_at("local", dlq, 0, 0).value == b"hello <script>"
+
+
+def test_the_produce_form_checks_json_and_takes_headers_as_rows(client_for, operator, topic_factory, local_cluster):
+    from records.forms import MSG_HEADER_NAME
+
+    topic = topic_factory("page-produce-rows", partitions=2)
+    url = f"/clusters/local/messages/{topic}/produce/"
+    page = client_for(operator).get(url).content.decode()
+    assert '<option value="1">1</option>' in page and "by the key&#x27;s hash" in page  # the topic's partitions
+    assert 'data-json-check' in page and 'name="header_name"' in page
+    broken = client_for(operator).post(url, {"value_format": "json", "value": '{"a": 1,\n "b": }', "reason": "x"},
+                                       headers={"HX-Request": "true"})
+    body = broken.content.decode()
+    assert broken.status_code == 400 and 'data-field="value"' in body and "line 2, column 7" in body
+    nameless = client_for(operator).post(url, {"value_format": "text", "value": "v", "header_name": ["a", ""],
+                                               "header_value": ["1", "2"], "reason": "x"})
+    assert nameless.status_code == 400 and MSG_HEADER_NAME.format(number=2) in html.unescape(nameless.content.decode())
+    assert client_for(operator).post(url, {"value": "v", "partition": "5", "reason": "x"}).status_code == 400
+    done = client_for(operator).post(url, {"key": "k", "value_format": "json", "value": '{"a": 1}', "partition": "1",
+                                           "header_name": ["trace", "", "span"], "header_value": ["t-1", "", ""],
+                                           "reason": "rows"})
+    assert done.status_code == 302 and done["Location"].endswith("/messages/1/0/")
+    written = record_at("local", topic, 1, 0)
+    assert written.value == b'{"a": 1}' and list(written.headers) == [("trace", b"t-1"), ("span", b"")]
 
 
 def test_reset_here_lists_groups_with_any_name(client_for, viewer, operator, topic_factory, produce, commit,

@@ -1,5 +1,7 @@
 """Pure topic logic: filtering and sorting, config docs and units, record decoding, diffs and purge plans."""
 
+import json
+
 import pytest
 
 from console.errors import ConsoleError
@@ -70,6 +72,29 @@ def test_record_bytes_decode_as_json_text_or_hex(data, kind, text):
     decoded = decode_bytes(data)
 
     assert (decoded.kind, decoded.text) == (kind, text)
+
+
+@pytest.mark.parametrize(("data", "kind", "text"), [
+    (b"\x00\x07", "hex", "00 07"),  # a 2-byte counter: valid UTF-8, but nothing a page can show
+    (b"\x1b[31mred", "hex", "1b 5b 33 31 6d 72 65 64"), (b"a\x7fb", "hex", "61 7f 62"),
+    ("caf\u00e9\u0085".encode(), "hex", "63 61 66 c3 a9 c2 85"),
+    (b"tab\tnew\nline\r\n", "text", "tab\tnew\nline\r\n"), ("東京 naïve".encode(), "text", "東京 naïve"),
+])
+def test_bytes_with_invisible_characters_are_binary(data, kind, text):
+    assert (decode_bytes(data).kind, decode_bytes(data).text) == (kind, text)
+
+
+def test_a_preview_is_one_line_and_short():
+    assert decode_bytes(b'{"a": {"b": [1, 2]},\n "c": "x"}').preview == '{"a": {"b": [1, 2]}, "c": "x"}'
+    assert decode_bytes(b"two\n  lines").preview == "two lines"
+    long = decode_bytes(b"x" * 1000).preview
+    assert len(long) == 240 and long.endswith("…")
+
+
+def test_json_too_long_to_indent_stays_whole_when_compact_fits():
+    data = json.dumps({"k": ["v" * 10] * 300}).encode()
+    decoded = decode_bytes(data, max_chars=len(data) + 10)
+    assert decoded.kind == "json" and json.loads(decoded.text) == json.loads(data)
 
 
 def _entry(name, value, source, read_only=False, synonyms=()):

@@ -179,7 +179,7 @@ def test_browse_messages_decodes_json_text_hex_and_headers(client_for, viewer, k
     body = client_for(viewer).get(f"/clusters/local/topics/{name}/messages/?partition=0&offset=0").content.decode()
 
     assert "&quot;order&quot;: 7" in body and "plain text" in body and "ff fe 00" in body
-    assert "tombstone" in body and "<code>trace</code>: abc" in body
+    assert "tombstone" in body and "<td><code>trace</code></td><td><code>abc</code></td>" in body
     from confluent_kafka.admin import AdminClient
 
     # 30 s, like the suite's other raw-client calls: a new client's first ListGroups once took over 10 s on a
@@ -196,7 +196,9 @@ def test_browse_from_a_timestamp_and_unknown_partition(client_for, viewer, topic
     future = client.get(f"/clusters/local/topics/{name}/messages/?partition=0&since=2999-01-01T00:00:00").content.decode()
     assert "No records in this range." in future
     missing = client.get(f"/clusters/local/topics/{name}/messages/?partition=9")
+    # Refused at its field, on the page itself with the topic's partitions to choose from: not a dead end.
     assert missing.status_code == 400 and "has no partition 9" in missing.content.decode()
+    assert '<option value="0">Partition 0</option>' in missing.content.decode()
 
 
 def test_brokers_page_and_broker_configs(client_for, viewer):

@@ -8,6 +8,7 @@ continues when the cursors are where it stopped, so chunking costs no new connec
 
 from __future__ import annotations
 
+import heapq
 import threading
 import time
 import uuid
@@ -194,7 +195,10 @@ def _newest_first(connection, scan: _OpenScan, request: ScanRequest, test, timeo
         open_parts = {p: c for p, c in cursors.items() if c.next > c.low}
         if not open_parts:
             break
-        windows = {p: (max(c.low, c.next - NEWEST_FIRST_WINDOW), c.next) for p, c in open_parts.items()}
+        # Without a filter every record is a match, so no partition can give more than the matches still wanted:
+        # a page of 50 newest records reads 50 offsets a partition, not a whole window.
+        size = NEWEST_FIRST_WINDOW if test is not None else min(NEWEST_FIRST_WINDOW, request.max_matches - len(matches))
+        windows = {p: (max(c.low, c.next - size), c.next) for p, c in open_parts.items()}
         scan.consumer.assign([TopicPartition(request.topic, p, lo) for p, (lo, _) in windows.items()])
         found: dict[int, list[ScanMatch]] = {p: [] for p in windows}
         pending = dict(windows)
@@ -225,12 +229,9 @@ def _newest_first(connection, scan: _OpenScan, request: ScanRequest, test, timeo
                     found[partition].append(_match(message, request.topic, parts))
                 if message.offset() + 1 >= pending[partition][1]:
                     pending.pop(partition)
-        # The window's matches newest first by timestamp across partitions; those that do not fit are read again
-        # by the next chunk, from just below the last one kept of their partition.
-        window = sorted((m for found_in in found.values() for m in found_in),
-                        key=lambda m: (m.record.timestamp or 0, m.record.offset), reverse=True)
-        kept = window[:max(0, request.max_matches - len(matches))]
-        dropped = {m.record.partition for m in window[len(kept):]}
+        # Those that do not fit are read again by the next chunk, from just below the last one kept of their
+        # partition.
+        kept, dropped = newest_first_merge(found, max(0, request.max_matches - len(matches)))
         for partition, (lo, _) in windows.items():
             c = cursors[partition]
             if partition in dropped:
@@ -243,3 +244,22 @@ def _newest_first(connection, scan: _OpenScan, request: ScanRequest, test, timeo
     ordered = tuple(cursors[p] for p in sorted(cursors))
     return ScanChunk(cursors=ordered, matches=tuple(matches), scanned=scanned,
                      done=all(c.next <= c.low for c in ordered))
+
+
+def newest_first_merge(found: dict[int, list[ScanMatch]], limit: int) -> tuple[list[ScanMatch], set[int]]:
+    """Up to `limit` of a window's matches, newest first, and the partitions some of whose matches did not fit.
+    Each partition gives its matches from its highest offset down, so what is kept of a partition is always the
+    top of it (the next window goes on just below, skipping nothing even where a producer's timestamps go
+    backwards); the partitions are merged by the timestamp of the match each would give next."""
+    left = {p: len(ms) for p, ms in found.items() if ms}
+    heads = [(-(found[p][n - 1].record.timestamp or 0), -found[p][n - 1].record.offset, p) for p, n in left.items()]
+    heapq.heapify(heads)
+    kept: list[ScanMatch] = []
+    while heads and len(kept) < limit:
+        _, _, partition = heapq.heappop(heads)
+        left[partition] -= 1
+        kept.append(found[partition][left[partition]])
+        if left[partition]:
+            head = found[partition][left[partition] - 1].record
+            heapq.heappush(heads, (-(head.timestamp or 0), -head.offset, partition))
+    return kept, {p for p, n in left.items() if n}

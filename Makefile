@@ -59,6 +59,7 @@ run migrate: export CONNECT_URL ?= http://127.0.0.1:8083
 help:
 	@echo "make run    start Kafka, Kafka Connect, Redis, Celery worker and beat, and the console (gunicorn) on http://127.0.0.1:8000"
 	@echo "make dev    the same with Django's development server (DEBUG on, autoreload)"
+	@echo "make docs   build the documentation site (docs/, MkDocs) into .data/site"
 	@echo "           (KAFKA_BROKERS=3 make run: a three-broker Kafka cluster instead of one broker)"
 	@echo "make clean-data  remove what make run stored (brokers, Redis, registry, database), not .env"
 	@echo "make test   install what the tests need and run the whole suite against a real broker"
@@ -225,7 +226,10 @@ migrate:
 	@# Static files for WhiteNoise (gunicorn serves them; the development server needs none).
 	@umask 077; $(PY) manage.py collectstatic --noinput -v 0
 
-.PHONY: dev
+.PHONY: dev docs
+docs: $(VENV)/.deps-test
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
 dev:
 	@DJANGO_DEBUG=1 $(MAKE) --no-print-directory run
 

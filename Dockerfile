@@ -9,11 +9,11 @@ RUN mkdir -p /usr/share/man/man1 \
  && apt-get install -y --no-install-recommends ca-certificates maven \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /build
-COPY console/devstack/spark-kafka-pom.xml console/devstack/kafka-pom.xml console/devstack/maven-settings.xml console/devstack/
+COPY devstack/spark-kafka-pom.xml devstack/kafka-pom.xml devstack/maven-settings.xml devstack/
 # Kafka's own tools: the console runs kafka-consumer-groups --delete-offsets, which confluent-kafka lacks.
-RUN mvn -q -B -s console/devstack/maven-settings.xml -f console/devstack/kafka-pom.xml dependency:copy-dependencies \
+RUN mvn -q -B -s devstack/maven-settings.xml -f devstack/kafka-pom.xml dependency:copy-dependencies \
       -DincludeScope=runtime -DoutputDirectory=/opt/kafka-libs
-RUN mvn -q -B -s console/devstack/maven-settings.xml -f console/devstack/spark-kafka-pom.xml dependency:copy-dependencies \
+RUN mvn -q -B -s devstack/maven-settings.xml -f devstack/spark-kafka-pom.xml dependency:copy-dependencies \
       -DincludeScope=runtime -DoutputDirectory=/opt/spark-kafka-jars
 
 

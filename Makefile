@@ -19,7 +19,7 @@ AXE_CORE := .cache/axe-core/node_modules/axe-core/axe.min.js
 # registry's build: 34 s of CPU and 19 s against 14 s and 11 s), on a fresh machine's set-up and in CI. Options
 # of the caller's MAVEN_OPTS come after these, so they win.
 MAVEN_JVM := -XX:TieredStopAtLevel=1 -XX:+UseSerialGC
-MVN := MAVEN_OPTS="$(MAVEN_JVM) $$MAVEN_OPTS" mvn -q -B -s console/devstack/maven-settings.xml
+MVN := MAVEN_OPTS="$(MAVEN_JVM) $$MAVEN_OPTS" mvn -q -B -s devstack/maven-settings.xml
 
 # `make run` is the console as a team runs it: gunicorn with DEBUG off and static files from WhiteNoise, over plain
 # HTTP on 127.0.0.1 (so no secure-only cookies and no HSTS), mail to the log. `make dev` (or DJANGO_DEBUG=1 make run)
@@ -39,7 +39,7 @@ unexport PYTHONDONTWRITEBYTECODE
 PROCS := web worker beat recorder $(if $(KAFKA_BOOTSTRAP_SERVERS),,kafka) $(if $(REDIS_URL),,redis) \
 	$(if $(SCHEMA_REGISTRY_URL),,registry) $(if $(CONNECT_URL),,connect)
 # The `local` cluster's registry, stored on it by `make migrate` (the shell then needs no variable), with the client
-# certificate the local one asks for (console/devstack/registry_tls.py: no other user of the host reaches it). Not
+# certificate the local one asks for (devstack/registry_tls.py: no other user of the host reaches it). Not
 # for the tests: they start a registry of their own and give it only to the clusters that use it.
 ifndef SCHEMA_REGISTRY_URL
 run migrate: export SCHEMA_REGISTRY_URL := https://127.0.0.1:8085/apis/ccompat/v7
@@ -71,7 +71,7 @@ help:
 UV := $(VENV)/bin/uv pip install -q --python $(PY)
 
 $(VENV)/.created:
-	@py=$$(bash console/devstack/find_python.sh) && echo "Creating $(VENV) with $$py" && $$py -m venv $(VENV)
+	@py=$$(bash devstack/find_python.sh) && echo "Creating $(VENV) with $$py" && $$py -m venv $(VENV)
 	@touch $@
 
 # Its own target, so a venv made before uv was used gets it too.
@@ -89,60 +89,60 @@ $(VENV)/.deps-test: pyproject.toml $(VENV)/.deps-run
 	$(UV) --offline -e '.[test]' 2>/dev/null || $(UV) -e '.[test]'
 	@touch $@
 
-$(KAFKA_JARS): console/devstack/kafka-pom.xml .data/.system-run
+$(KAFKA_JARS): devstack/kafka-pom.xml .data/.system-run
 	@echo "Fetching Apache Kafka 4.3.1 jars with Maven into $(@D)/libs"
 	@rm -rf $(@D)/libs && $(MVN) -f $< dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(@D)/libs
 	@touch $@
 
-$(SPARK_JARS): console/devstack/spark-kafka-pom.xml .data/.system-run
+$(SPARK_JARS): devstack/spark-kafka-pom.xml .data/.system-run
 	@echo "Fetching Spark's Kafka connector jars with Maven into $(@D)/jars"
 	@rm -rf $(@D)/jars && $(MVN) -f $< dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(@D)/jars
 	@touch $@
 
-$(SPARK_S3A_JARS): console/devstack/spark-s3a-pom.xml .data/.system-run
+$(SPARK_S3A_JARS): devstack/spark-s3a-pom.xml .data/.system-run
 	@echo "Fetching hadoop-aws and the AWS SDK's S3 modules with Maven into $(@D)/jars"
 	@rm -rf $(@D)/jars && $(MVN) -f $< dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(@D)/jars
 	@touch $@
 
-$(SPARK_AVRO_JARS): console/devstack/spark-avro-pom.xml .data/.system-run
+$(SPARK_AVRO_JARS): devstack/spark-avro-pom.xml .data/.system-run
 	@echo "Fetching Spark's Avro data source with Maven into $(@D)/jars"
 	@rm -rf $(@D)/jars && $(MVN) -f $< dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(@D)/jars
 	@touch $@
 
-$(S3PROXY_JAR): console/devstack/s3proxy-pom.xml .data/.system-run
+$(S3PROXY_JAR): devstack/s3proxy-pom.xml .data/.system-run
 	@echo "Fetching S3Proxy (an S3-compatible test server) with Maven into $(@D)/libs"
 	@rm -rf $(@D)/libs && $(MVN) -f $< dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(@D)/libs
 	@touch $@
 
-$(IDENTITY_JARS): console/devstack/identity-pom.xml .data/.system-run
+$(IDENTITY_JARS): devstack/identity-pom.xml .data/.system-run
 	@echo "Fetching the test identity provider (mock-oauth2-server) with Maven into $(@D)/libs"
 	@rm -rf $(@D)/libs && $(MVN) -f $< dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(@D)/libs
 	@touch $@
 
-$(CONNECT_JARS): console/devstack/connect-pom.xml .data/.system-run
+$(CONNECT_JARS): devstack/connect-pom.xml .data/.system-run
 	@echo "Fetching Kafka Connect 4.3.1 with the FileStream and MirrorMaker 2 connectors with Maven into $(@D)/libs"
 	@rm -rf $(@D)/libs && $(MVN) -f $< dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(@D)/libs
 	@touch $@
 
-$(JMX_EXPORTER): console/devstack/jmx-exporter-pom.xml .data/.system-run
+$(JMX_EXPORTER): devstack/jmx-exporter-pom.xml .data/.system-run
 	@echo "Fetching Prometheus's JMX exporter agent with Maven into $(@D)/libs"
 	@rm -rf $(@D)/libs && $(MVN) -f $< dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(@D)/libs
 	@touch $@
 
-$(REGISTRY_APP): console/devstack/registry-pom.xml .data/.system-run
+$(REGISTRY_APP): devstack/registry-pom.xml .data/.system-run
 	@echo "Building the schema registry (Apicurio Registry) with Maven into $(@D)/quarkus-app"
 	@rm -rf $(@D) && $(MVN) -f $< package
 	@touch $@
 
 .data/.system-run:
-	@command -v redis-server >/dev/null || bash console/devstack/apt_install.sh redis-server
-	@command -v java >/dev/null || bash console/devstack/apt_install.sh default-jre-headless
-	@command -v mvn >/dev/null || bash console/devstack/apt_install.sh maven
+	@command -v redis-server >/dev/null || bash devstack/apt_install.sh redis-server
+	@command -v java >/dev/null || bash devstack/apt_install.sh default-jre-headless
+	@command -v mvn >/dev/null || bash devstack/apt_install.sh maven
 	@umask 077; mkdir -p .data/redis && touch $@
 
 .data/.system-test: .data/.system-run Makefile
-	@command -v chromium >/dev/null || bash console/devstack/apt_install.sh chromium fonts-dejavu-core
-	@command -v prometheus >/dev/null || bash console/devstack/apt_install.sh prometheus
+	@command -v chromium >/dev/null || bash devstack/apt_install.sh chromium fonts-dejavu-core
+	@command -v prometheus >/dev/null || bash devstack/apt_install.sh prometheus
 	@touch $@
 
 # Written once, never overwritten, git-ignored: development mode and a generated SECRET_KEY, which settings read,
@@ -164,26 +164,26 @@ $(REGISTRY_APP): console/devstack/registry-pom.xml .data/.system-run
 	  else echo "AUDIT_HASH_KEY=audit-$$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')" >> .env; fi; }
 	@umask 077; mkdir -p .data && touch $@
 
-# The local Redis asks for a password (console/devstack/redis.py); an .env from before that gets one added.
+# The local Redis asks for a password (devstack/redis.py); an .env from before that gets one added.
 .data/.redis-password: .env
 	@chmod 600 .env; grep -q '^REDIS_PASSWORD=' .env || \
 	  echo "REDIS_PASSWORD=$$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')" >> .env
 	@umask 077; mkdir -p .data && touch $@
 
-# So does the local Kafka Connect worker's REST API (basic authentication, console/devstack/connect.py).
+# So does the local Kafka Connect worker's REST API (basic authentication, devstack/connect.py).
 .data/.connect-password: .env
 	@chmod 600 .env; grep -q '^CONSOLE_SECRET_LOCAL_CONNECT_PASSWORD=' .env || \
 	  echo "CONSOLE_SECRET_LOCAL_CONNECT_PASSWORD=$$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')" >> .env
 	@umask 077; mkdir -p .data && touch $@
 
 # With a Spark cluster (SPARK_MASTER=spark://...), its master and workers and the console's driver share this secret
-# (console/devstack/spark_cluster.py reads it from .env too); local replays need none.
+# (devstack/spark_cluster.py reads it from .env too); local replays need none.
 .data/.spark-secret: .env
 	@chmod 600 .env; grep -q '^SPARK_AUTHENTICATE_SECRET=' .env || \
 	  echo "SPARK_AUTHENTICATE_SECRET=$$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')" >> .env
 	@umask 077; mkdir -p .data && touch $@
 
-# The local brokers' JMX asks for the user `monitor` and this password (console/devstack/kafka_jmx.py), which the
+# The local brokers' JMX asks for the user `monitor` and this password (devstack/kafka_jmx.py), which the
 # `local` cluster's metrics source reads from the same variable; an .env from before that gets one added.
 .data/.jmx-password: .env
 	@chmod 600 .env; grep -q '^CONSOLE_SECRET_LOCAL_JMX_PASSWORD=' .env || \
@@ -198,7 +198,7 @@ test-deps: deps $(VENV)/.deps-test .data/.system-test $(IDENTITY_JARS) $(S3PROXY
 
 $(AXE_CORE):
 	@echo "Fetching axe-core (npm) for the browser tests' contrast checks into .cache/axe-core"
-	@command -v npm >/dev/null || bash console/devstack/apt_install.sh npm
+	@command -v npm >/dev/null || bash devstack/apt_install.sh npm
 	@mkdir -p .cache/axe-core && npm install --silent --no-audit --no-fund --prefix .cache/axe-core axe-core@4.14.1
 
 # What is missing is set up in two lanes side by side (`make -j`): Python's packages in one, Maven's fetches in the
@@ -217,10 +217,10 @@ SETUP := $(MAKE) --no-print-directory -j3 --output-sync=target
 
 # umask 077 in every recipe that starts or stores something: the console's processes set it themselves
 # (console/private_files.py), and so does what runs before them here. A .data left with wider modes by an older
-# checkout is tightened first, with a line saying so (console/devstack/private_data.py).
+# checkout is tightened first, with a line saying so (devstack/private_data.py).
 migrate:
 	@$(SETUP) deps
-	@umask 077; $(PY) -m console.devstack.private_data
+	@umask 077; $(PY) -m devstack.private_data
 	umask 077; $(PY) manage.py migrate --noinput
 	umask 077; $(PY) manage.py ensure_admin
 	@# Static files for WhiteNoise (gunicorn serves them; the development server needs none).
@@ -241,8 +241,8 @@ run: migrate
 
 test:
 	@$(SETUP) test-deps
-	@umask 077; $(PY) -m console.devstack.private_data
-	umask 077; bash console/devstack/pytest.sh $(PY) -m pytest $(PYTEST_ARGS)
+	@umask 077; $(PY) -m devstack.private_data
+	umask 077; bash devstack/pytest.sh $(PY) -m pytest $(PYTEST_ARGS)
 
 # The tests that touch the database, against whatever DATABASE_URL names (CI: a local PostgreSQL). The slow
 # drills (broker restarts, process supervision), the Spark replays (minutes of Spark around a few
@@ -252,8 +252,8 @@ test:
 # and the tests whose database use is any Django app's (engine_neutral there).
 test-db:
 	@$(SETUP) test-deps
-	@umask 077; $(PY) -m console.devstack.private_data
-	umask 077; bash console/devstack/pytest.sh $(PY) -m pytest \
+	@umask 077; $(PY) -m devstack.private_data
+	umask 077; bash devstack/pytest.sh $(PY) -m pytest \
 	  -m "database and not slow and not spark and not browser and not parity and not engine_neutral and (not kafka or postgres)" $(PYTEST_ARGS)
 
 # Every bench script at its documented size, one after the other in this order (bench/RESULTS.md's top says why and
@@ -272,7 +272,7 @@ bench:
 # The same scripts at a tiny size (`--smoke`), as the suite runs them (tests/bench/test_smoke.py).
 bench-smoke:
 	@$(SETUP) test-deps
-	umask 077; flock $(BENCH_LOCK) bash console/devstack/pytest.sh $(PY) -m pytest tests/bench -q $(PYTEST_ARGS)
+	umask 077; flock $(BENCH_LOCK) bash devstack/pytest.sh $(PY) -m pytest tests/bench -q $(PYTEST_ARGS)
 
 # Everything `make run` keeps between runs, not what it was set up with: .env (SECRET_KEY, REDIS_PASSWORD and Connect's
 # password) stays, and so do the .data/.redis-password and .connect-password stamps, which only say .env holds them.
@@ -280,7 +280,7 @@ bench-smoke:
 # keep_running status files with the processes they describe. Refused while `make run` is up: its processes
 # would go on writing into the folders being removed.
 clean-data:
-	@if [ -x $(PY) ] && ! $(PY) -m console.devstack.process_status running; then \
+	@if [ -x $(PY) ] && ! $(PY) -m console.process_status running; then \
 	  echo "make run is still running (above): stop it first"; exit 1; fi
 	rm -rf .data/kafka .data/kafka-[0-9]* .data/connect .data/redis .data/registry .data/console.sqlite3 .data/console.sqlite3-* \
 	  .data/celerybeat-schedule* .data/processes

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from console.errors import ConsoleError
-from console.kafka.types import (ACL_OPERATIONS, ACL_PATTERN_TYPES, ACL_PERMISSIONS, ACL_RESOURCE_TYPES, AclEntry,
+from gateway.kafka.types import (ACL_OPERATIONS, ACL_PATTERN_TYPES, ACL_PERMISSIONS, ACL_RESOURCE_TYPES, AclEntry,
                                  AclQuery)
 
 CLUSTER_RESOURCE = "kafka-cluster"  # the only name the CLUSTER resource type has

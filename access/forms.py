@@ -1,7 +1,7 @@
 from django import forms
 
 from access.services import MAX_ITERATIONS, MIN_ITERATIONS
-from console.kafka.types import ACL_OPERATIONS, ACL_PATTERN_TYPES, ACL_PERMISSIONS, ACL_RESOURCE_TYPES, SCRAM_MECHANISMS
+from gateway.kafka.types import ACL_OPERATIONS, ACL_PATTERN_TYPES, ACL_PERMISSIONS, ACL_RESOURCE_TYPES, SCRAM_MECHANISMS
 
 
 def _choices(values, blank: str | None = None):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
-from console.kafka.errors import KafkaGatewayError
-from console.kafka.types import AclEntry, AclQuery, ClientQuota, ScramUser
+from gateway.kafka.errors import KafkaGatewayError
+from gateway.kafka.types import AclEntry, AclQuery, ClientQuota, ScramUser
 
 MSG_NO_AUTHORIZER = ("Cluster '{cluster}' has no authorizer (its brokers do not set authorizer.class.name), so it "
                      "keeps no ACLs: everyone may do everything.")

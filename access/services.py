@@ -8,15 +8,15 @@ from dataclasses import dataclass
 
 from access.bindings import entry_json
 from access.selectors import acls_list, scram_user_get
+from console.audit.guarded import MSG_REASON
 from console.audit.actor import Actor
 from console.audit.services import audited
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
-from console.kafka.types import SCRAM_MECHANISMS, AclEntry, AclQuery
+from gateway.kafka.types import SCRAM_MECHANISMS, AclEntry, AclQuery
 
 MSG_NOTHING_NEW = "Every one of these bindings exists already; nothing to create."
 MSG_NOTHING_TO_DELETE = "None of these bindings exists (any more); nothing to delete."
-MSG_REASON = "A reason is required: it goes into the audit log."
 MSG_CONFIRM_COUNT = "Type the number of bindings ({count}) to confirm the deletion."
 MSG_CONFIRM_USER = "Type the user name ({user}) to confirm."
 MSG_MECHANISM = "The mechanism is one of {choices}."

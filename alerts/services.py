@@ -14,6 +14,7 @@ from alerts.broker_conditions import BROKER_KINDS, IDLE, THRESHOLD_KINDS
 from alerts.channels import webhook_check
 from alerts.conditions import ALERTABLE_STATUSES, CONNECTOR, CONNECTOR_STATUSES, GROUP_KINDS, LAG, REBALANCES, STATUS
 from alerts.models import AlertRule, Silence
+from console.audit.guarded import MSG_REASON
 from console.audit.actor import Actor
 from console.audit.services import audited
 from console.clusters.models import Cluster
@@ -32,7 +33,6 @@ MSG_BROKER_THRESHOLD = "An idle rule needs a threshold of 0 to 100 (%), a p99_la
 MSG_NO_CHANNEL = "Say where the alert goes: a webhook, one or more email addresses, or both."
 MSG_EMAIL = "'{address}' is not an email address."
 MSG_CLUSTER = "No cluster named '{cluster}' is registered."
-MSG_REASON = "A reason is required: it goes into the audit log."
 MSG_SILENCE_END = "A silence must end in the future."
 MSG_NO_SILENCE = "No active silence #{id}."
 _NAME = re.compile(r"^[A-Za-z0-9._-]{1,100}$")

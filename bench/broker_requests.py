@@ -49,7 +49,7 @@ def read_one(jmx_url: str, classpath: str, timeout: float = 60.0) -> Totals:
 
 def read(jmx_urls: list[str]) -> Totals:
     """Every broker's totals, summed (the brokers read at once)."""
-    from console.devstack.kafka import java_classpath
+    from devstack.kafka import java_classpath
 
     classpath = java_classpath()
     summed: dict[tuple[str, str], tuple[int, float]] = {}

@@ -64,7 +64,7 @@ def main() -> None:
     os.environ.update({"DJANGO_DEBUG": "1", "DATABASE_URL": f"sqlite:///{work / 'bench.sqlite3'}",
                        "DJANGO_SETTINGS_MODULE": "console.settings", "DJANGO_ENV_FILE": "",
                        "KAFKA_CLIENT_SOCKET_DIR": str(work / "kafka-clients"), "BROKER_METRICS_LOCAL_JMX": ""})
-    from console.devstack.kafka import KafkaCluster
+    from devstack.kafka import KafkaCluster
 
     cluster = KafkaCluster(work / "kafka")
     cluster.start()
@@ -80,7 +80,7 @@ def main() -> None:
         from brokers.models import BrokerSample
         from brokers.sampler import broker_metrics_sample_all
         from console.clusters.models import Cluster
-        from console.kafka.sandbox import child_pids, stop_host_processes
+        from gateway.kafka.sandbox import child_pids, stop_host_processes
         from brokers.models import MetricsSource
 
         call_command("migrate", verbosity=0)

@@ -30,9 +30,9 @@ WORKER = """
 import json, sys, time, django
 django.setup()
 from confluent_kafka.admin import AdminClient
-from console.kafka import sandbox
-from console.kafka.isolated import IsolatedKafkaAdmin
-from console.kafka.types import ClusterConnection
+from gateway.kafka import sandbox
+from gateway.kafka.isolated import IsolatedKafkaAdmin
+from gateway.kafka.types import ClusterConnection
 bootstrap, clusters, repeat, go = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 admins = [IsolatedKafkaAdmin(ClusterConnection(f"cp-{c:02d}", bootstrap), timeout=10) for c in range(clusters)]
 for admin in admins:
@@ -70,7 +70,7 @@ def main() -> None:
     go = sockets / "go"
     try:
         with bench_stack("client-processes"):
-            from console.kafka import sandbox
+            from gateway.kafka import sandbox
 
             bootstrap = os.environ["KAFKA_BOOTSTRAP_SERVERS"]
             workers = [subprocess.Popen([sys.executable, "-c", WORKER, bootstrap, str(args.clusters),

@@ -5,7 +5,7 @@ on their pages and the lag sweep running) against the same pages with that clust
 
 The healthy clusters are names for the one bench broker; the down ones are refused ports and sockets that
 accept and never answer. Also times one gateway call in-process against one through the cluster's client
-process (console/kafka/sandbox/). Writes bench/RESULTS.md.
+process (gateway/kafka/sandbox/). Writes bench/RESULTS.md.
 """
 
 from __future__ import annotations
@@ -109,9 +109,9 @@ def main() -> None:
 
         from console.clusters.models import Cluster
         from console.clusters.selectors import cluster_connection
-        from console.devstack.kafka import free_port
-        from console.kafka.admin import KafkaAdmin
-        from console.kafka.isolated import IsolatedKafkaAdmin
+        from devstack.kafka import free_port
+        from gateway.kafka.admin import KafkaAdmin
+        from gateway.kafka.isolated import IsolatedKafkaAdmin
 
         bootstrap = os.environ["KAFKA_BOOTSTRAP_SERVERS"]
         seed(bootstrap, args.topics, args.groups)

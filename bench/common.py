@@ -68,7 +68,7 @@ def tool_runs(full: int = 3) -> int:
 @contextmanager
 def bench_stack(name: str, *, offsets_partitions: int = 1):
     """Starts a fresh broker on free ports unless KAFKA_BOOTSTRAP_SERVERS is set, and a scratch SQLite database."""
-    from console.devstack.kafka import KafkaNode, free_port
+    from devstack.kafka import KafkaNode, free_port
 
     work = Path(tempfile.mkdtemp(prefix=f"bench-{name}-"))
     node = None
@@ -93,7 +93,7 @@ def bench_stack(name: str, *, offsets_partitions: int = 1):
     try:
         yield node
     finally:
-        from console.kafka.sandbox import stop_host_processes
+        from gateway.kafka.sandbox import stop_host_processes
 
         stop_host_processes()
         if node is not None:
@@ -103,7 +103,7 @@ def bench_stack(name: str, *, offsets_partitions: int = 1):
 
 def kafka_tool_ms(main_class: str, *args: str, timeout: float = 900) -> float:
     """Wall-clock milliseconds of one run of Kafka's own command-line tool (JVM start included)."""
-    from console.devstack.kafka import java_classpath
+    from devstack.kafka import java_classpath
 
     started = time.perf_counter()
     result = subprocess.run(["java", "-Xmx512m", "-cp", java_classpath(), main_class, "--bootstrap-server",

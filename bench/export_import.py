@@ -94,7 +94,7 @@ def client_process_hwm_kib() -> int:
     ours, peak = os.environ["KAFKA_CLIENT_SOCKET_DIR"], 0
     for proc in Path("/proc").iterdir():
         try:
-            if b"console.kafka.sandbox.child" not in (proc / "cmdline").read_bytes():
+            if b"gateway.kafka.sandbox.child" not in (proc / "cmdline").read_bytes():
                 continue
             if f"KAFKA_CLIENT_SOCKET_DIR={ours}".encode() not in (proc / "environ").read_bytes():
                 continue

@@ -78,7 +78,7 @@ def seed(bootstrap: str, consumer: int, share: int, streams: int) -> float:
     from confluent_kafka import ConsumerGroupTopicPartitions, Producer, TopicPartition
     from confluent_kafka.admin import AdminClient, NewTopic
 
-    from console.kafka.java import bridge
+    from gateway.kafka.java import bridge
 
     started = time.perf_counter()
     admin = AdminClient({"bootstrap.servers": bootstrap})

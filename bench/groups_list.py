@@ -43,8 +43,8 @@ def main() -> None:
     args = parse_args(parser, smoke={"groups": 40, "repeat": 2})
     far_page = max(1, min(250, (args.groups + 99) // 100))
 
-    from console.devstack.kafka import free_port
-    from console.devstack.redis import RedisNode
+    from devstack.kafka import free_port
+    from devstack.redis import RedisNode
 
     redis_node = RedisNode(home=Path(tempfile.mkdtemp(prefix="bench-groups-list-redis-")), port=free_port())
     redis_node.start()

@@ -86,8 +86,8 @@ def child_peak_rss_mib() -> float | None:
     the pages share."""
     from django.conf import settings
 
-    from console.kafka import sandbox
-    from console.kafka.types import BACKGROUND
+    from gateway.kafka import sandbox
+    from gateway.kafka.types import BACKGROUND
 
     lane = BACKGROUND if settings.KAFKA_BACKGROUND_CLIENT_PROCESS else ""
     pid = sandbox.child_pids(lane).get("local")

@@ -5,7 +5,7 @@ sweep), so the figures are the database's and this process's share of a sweep, n
 
     flock /tmp/console-suite.lock .venv/bin/python bench/lag_storing.py [--groups 50000] [--sweeps 14]
 
-A PostgreSQL from Debian's binaries (console/devstack/postgres.sh) is started in a temporary folder and stopped at
+A PostgreSQL from Debian's binaries (devstack/postgres.sh) is started in a temporary folder and stopped at
 the end. The first LAG_STATUS_WINDOW sweeps fill the windows (not timed); the rest alternate between the two ways.
 Writes bench/RESULTS.md (section lag-storing-<groups>).
 """
@@ -68,7 +68,7 @@ def main() -> None:
 
 
 def _sweeps(groups: int, sweeps: int, window: int) -> dict[str, list[float]]:
-    from console.kafka.types import GroupListing, PartitionRef
+    from gateway.kafka.types import GroupListing, PartitionRef
     from offsets.lag import sampler
     from offsets.lag.batch_writer import BatchWriter
     from offsets.lag.observe import Asked

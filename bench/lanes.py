@@ -53,7 +53,7 @@ def background(seconds: float) -> None:
 def page_loads(seconds: float, topics: list[str], groups: list[str]) -> list[float]:
     """What a topic page and a group page ask Kafka, every PAGE_EVERY_S; milliseconds of each."""
     from console.clusters.selectors import cluster_admin
-    from console.kafka.types import EARLIEST, LATEST, PartitionRef
+    from gateway.kafka.types import EARLIEST, LATEST, PartitionRef
 
     admin = cluster_admin("local")
     samples, i, until = [], 0, time.monotonic() + seconds

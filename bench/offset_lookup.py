@@ -6,7 +6,7 @@ Starts a fresh broker, creates `--topics` topics x 4 partitions with a record on
 (as the cluster's client process serves every page and worker of a host) times the gateway's
 list_offsets_many(every partition, [latest, stable]):
 - through the Admin client (AdminClient.list_offsets, a future per partition), as every call went before;
-- through console/kafka/librdkafka/offset_lookup.py (a consumer's offsets_for_times, one C call per window);
+- through gateway/kafka/librdkafka/offset_lookup.py (a consumer's offsets_for_times, one C call per window);
 and, while each runs on a thread, how long a four-partition list_offsets (a topic page's) takes on another,
 one after the other until the big call ends. Writes bench/RESULTS.md (section offset-lookup).
 """
@@ -60,9 +60,9 @@ def main() -> None:
 
     with bench_stack("offset-lookup"):
         from console.clusters.selectors import cluster_connection, cluster_get
-        from console.kafka.admin import KafkaAdmin
-        from console.kafka.librdkafka import offset_lookup
-        from console.kafka.types import LATEST, STABLE, PartitionRef
+        from gateway.kafka.admin import KafkaAdmin
+        from gateway.kafka.librdkafka import offset_lookup
+        from gateway.kafka.types import LATEST, STABLE, PartitionRef
 
         names = seed(os.environ["KAFKA_BOOTSTRAP_SERVERS"], args.topics)
         admin = KafkaAdmin(cluster_connection(cluster_get("local")), timeout=30, unreachable_backoff=5)

@@ -81,7 +81,7 @@ def raw_consume(bootstrap: str) -> tuple[float, int, list]:
     (a partition EOF event), to closing it, as the recorder's run is. Keeps the records."""
     from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition
 
-    from console.kafka.records.reader import TAIL_SETTINGS
+    from gateway.kafka.records_io.reader import TAIL_SETTINGS
 
     started = time.perf_counter()
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"bench-{uuid.uuid4().hex}", **TAIL_SETTINGS})

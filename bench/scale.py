@@ -7,12 +7,12 @@ creates and deletes topics behind the console's back.
     flock /tmp/console-suite.lock .venv/bin/python bench/scale.py --stack run --topics 4000 --groups 50000
 
 `--stack run` measures `make run`'s own kind of stack instead: one broker, SQLite, and the web process as
-console/devstack/web.py starts it (gunicorn, its default workers and threads, DEBUG off).
+devstack/web.py starts it (gunicorn, its default workers and threads, DEBUG off).
 
 Everything is started here, on free ports in a temporary folder, and stopped at the end: a three-node KRaft
-cluster (console.devstack.kafka.KafkaCluster: each node broker and controller, replication factor 1 for the
+cluster (devstack.kafka.KafkaCluster: each node broker and controller, replication factor 1 for the
 bench topics, 6 `__consumer_offsets` partitions as `KAFKA_BROKERS=3 make run` has), a Redis
-(console.devstack.redis), a PostgreSQL from Debian's binaries (console/devstack/postgres.sh), then
+(devstack.redis), a PostgreSQL from Debian's binaries (devstack/postgres.sh), then
 `manage.py migrate`, `collectstatic` and `createsuperuser`, gunicorn (--workers, DEBUG off, SECRET_KEY,
 AUDIT_HASH_KEY, DATABASE_URL, REDIS_URL, DJANGO_ALLOWED_HOSTS, CONSOLE_METRICS_TOKEN; the `local` cluster
 registered by migrate from KAFKA_BOOTSTRAP_SERVERS), a Celery worker (--concurrency 2) and beat with the
@@ -107,8 +107,8 @@ def main() -> None:
     args = parse_args(parser, smoke={"topics": 20, "groups": 40, "loads": 12, "cold": 1, "idle": 1.0,
                                      "cli_repeat": 1, "heap": "512m", "sweep_every": 2, "table_every": 2.0})
 
-    from console.devstack.kafka import DEV_CLUSTER_OFFSETS_PARTITIONS, KafkaCluster, free_port
-    from console.devstack.redis import RedisNode
+    from devstack.kafka import DEV_CLUSTER_OFFSETS_PARTITIONS, KafkaCluster, free_port
+    from devstack.redis import RedisNode
 
     work = Path(tempfile.mkdtemp(prefix="bench-scale-"))
     stack = Stack(work)
@@ -158,7 +158,7 @@ def main() -> None:
         access_log.touch()
         if run_stack:  # the web process exactly as make run starts it, its access log where this bench reads it
             os.environ["WEB_WORKERS"] = str(args.web_workers)
-            from console.devstack.web import command as web_command
+            from devstack.web import command as web_command
 
             web_argv = web_command(f"127.0.0.1:{port}")
             web_argv = web_argv[:web_argv.index("--access-logfile")]  # this bench's own access log instead
@@ -313,7 +313,7 @@ def main() -> None:
     size = f"{args.topics}x{args.groups}" + ("-run" if run_stack else "")
     stack_text = (f"`make run`'s kind of stack: one KRaft node (Kafka 4.3.1, -Xmx{args.heap}, "
                   f"{DEV_CLUSTER_OFFSETS_PARTITIONS} `__consumer_offsets` partitions), SQLite, Redis, the web process "
-                  f"as console/devstack/web.py starts it (gunicorn, {args.web_workers} workers with threads), a "
+                  f"as devstack/web.py starts it (gunicorn, {args.web_workers} workers with threads), a "
                   f"Celery worker (concurrency 2) and beat, DEBUG off; all on this machine." if run_stack else
                   f"Three KRaft nodes (Kafka 4.3.1, each broker and controller, -Xmx{args.heap}, "
                   f"{DEV_CLUSTER_OFFSETS_PARTITIONS} `__consumer_offsets` partitions), PostgreSQL (Debian), Redis, "

@@ -52,7 +52,7 @@ class Stack:
         found = []
         for entry in Path("/proc").iterdir():
             try:
-                if entry.name.isdigit() and b"console.kafka.sandbox.child" in (entry / "cmdline").read_bytes() \
+                if entry.name.isdigit() and b"gateway.kafka.sandbox.child" in (entry / "cmdline").read_bytes() \
                         and marker in (entry / "environ").read_bytes().split(b"\0"):
                     found.append(int(entry.name))
             except OSError:
@@ -90,7 +90,7 @@ class Stack:
 
 
 def start_postgres(folder: Path) -> str:
-    from console.devstack.kafka import free_port
+    from devstack.kafka import free_port
 
     result = subprocess.run(["bash", str(ROOT / "console" / "devstack" / "postgres.sh"), "start", str(folder),
                              str(free_port())], capture_output=True, text=True, check=False)

@@ -75,7 +75,7 @@ def plain_search(bootstrap: str, topic: str, ranges: dict[int, tuple[int, int]])
 
 
 def console_search(topic: str) -> tuple[float, set, object]:
-    from console.kafka.types import ScanFilter
+    from gateway.kafka.types import ScanFilter
     from records.search import SearchSpec, search_begin, search_step
 
     spec = SearchSpec(topic=topic, filter=ScanFilter(value_contains=NEEDLE.decode()), max_matches=100_000,

@@ -1,5 +1,5 @@
 """What a run of one of Kafka's command-line tools costs with the JVM's defaults and as the tests start it
-(console/devstack/tool_jvm.py: client compiler, serial collector, the tool's class-data archive), on the same data.
+(devstack/tool_jvm.py: client compiler, serial collector, the tool's class-data archive), on the same data.
 
     .venv/bin/python bench/tool_jvm.py [--repeat 5]
 
@@ -51,9 +51,9 @@ def main() -> None:
     from confluent_kafka import Consumer, TopicPartition
     from confluent_kafka.admin import AdminClient, NewTopic
 
-    from console.devstack.kafka import java_classpath
-    from console.devstack.launcher import java_command
-    from console.devstack.tool_jvm import tool_jvm_options
+    from devstack.kafka import java_classpath
+    from devstack.launcher import java_command
+    from devstack.tool_jvm import tool_jvm_options
 
     with bench_stack("tool-jvm"):
         bootstrap = os.environ["KAFKA_BOOTSTRAP_SERVERS"]

@@ -51,8 +51,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=15)
     args = parse_args(parser, smoke={"topics": 20, "partitions": 2, "repeat": 2})
 
-    from console.devstack.kafka import free_port
-    from console.devstack.redis import RedisNode
+    from devstack.kafka import free_port
+    from devstack.redis import RedisNode
 
     redis_node = RedisNode(home=Path(tempfile.mkdtemp(prefix="bench-topics-redis-")), port=free_port())
     redis_node.start()

@@ -60,7 +60,7 @@ def main() -> None:
         from django.core.management import call_command
 
         from console.clusters.selectors import cluster_admin
-        from console.kafka.types import PartitionRef
+        from gateway.kafka.types import PartitionRef
         from transactions.selectors import find_hanging, open_transactions
 
         bootstrap = os.environ["KAFKA_BOOTSTRAP_SERVERS"]

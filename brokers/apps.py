@@ -17,7 +17,7 @@ class BrokersConfig(AppConfig):
         from brokers import conf, models
         from brokers.metrics import broker_metrics
         from console.clusters.dependents import ClusterData, register_cluster_data
-        from console.metrics.registry import register_metrics
+        from console.metrics.sources import register_metrics
 
         post_migrate.connect(_seed_local, sender=self, dispatch_uid="brokers-seed-local")
         register_metrics("brokers", broker_metrics, order=50)

@@ -38,12 +38,12 @@ def minute_retention_s() -> float:
 
 def local_jmx() -> str:
     """The `local` cluster's JMX addresses, seeded on every migrate: its brokers' Kafka ports plus 10000, which is
-    where `make run` has them listen (console/devstack/kafka_jmx.py). Empty leaves the registration alone."""
+    where `make run` has them listen (devstack/kafka_jmx.py). Empty leaves the registration alone."""
     value = getattr(settings, "BROKER_METRICS_LOCAL_JMX", None)
     return os.environ.get("BROKER_METRICS_LOCAL_JMX", "+10000") if value is None else value
 
 
-# What `make run`'s brokers ask of a JMX client (console/devstack/kafka_jmx.py, DEV_JMX_USER and DEV_JMX_PASSWORD_ENV):
+# What `make run`'s brokers ask of a JMX client (devstack/kafka_jmx.py, DEV_JMX_USER and DEV_JMX_PASSWORD_ENV):
 # the seeded `local` source sends this user and the password in this variable when the variable is set.
 LOCAL_JMX_USER = "monitor"
 LOCAL_JMX_PASSWORD_ENV = "CONSOLE_SECRET_LOCAL_JMX_PASSWORD"

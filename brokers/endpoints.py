@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 from console.clusters.client_settings import SettingRefused, check_cert_file, check_secret_env_name, check_secret_value
 from console.errors import ConsoleError
-from console.kafka.types import JmxEndpoint
-from console.kafka.types.metrics import JMX_HOST
+from gateway.kafka.types import JmxEndpoint
+from gateway.kafka.types.metrics import JMX_HOST
 
 MSG_SPEC = ("JMX addresses are '+OFFSET' (each broker's host, its Kafka port plus OFFSET), ':PORT' (each broker's host, "
             "that port), 'HOST:PORT' or 'HOST:+OFFSET' with {{id}} in HOST for the broker's id "

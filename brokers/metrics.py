@@ -10,7 +10,7 @@ from prometheus_client.core import Metric
 
 from brokers.models import BrokerState, SamplerRun
 from brokers.selectors import FIGURES
-from console.metrics.registry import ScrapeOptions, gauge
+from console.metrics.sources import ScrapeOptions, gauge
 
 # Prometheus names: rates end in _per_second, the rest say what they count.
 _NAMES = {"bytes_in": "bytes_in_per_second", "bytes_out": "bytes_out_per_second",

@@ -15,7 +15,7 @@ class MetricsSource(models.Model):
     kind = models.CharField(max_length=16, default=JMX)
     # Each broker's JMX agent, or with Prometheus each broker's exporter as Prometheus scrapes it: "+10000" (each
     # broker's host, its Kafka port plus 10000), ":9999" (each broker's host, that port) or "1=host:port,2=host:port"
-    # (console/kafka/types/metrics.py checks every host before it reaches the JVM or a query)
+    # (gateway/kafka/types/metrics.py checks every host before it reaches the JVM or a query)
     jmx = models.CharField(max_length=1000, default="+10000")
     prometheus_url = models.CharField(max_length=300, blank=True)
     username = models.CharField(max_length=100, blank=True)

@@ -21,9 +21,9 @@ from brokers.series import minute_averages, reading_values
 from console.clusters.models import Cluster
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
-from console.kafka.errors import KafkaGatewayError
-from console.kafka.prometheus import read_prometheus
-from console.kafka.types import JMX_FAILED, BrokerJmxReading
+from gateway.kafka.errors import KafkaGatewayError
+from gateway.kafka.prometheus import read_prometheus
+from gateway.kafka.types import JMX_FAILED, BrokerJmxReading
 
 log = logging.getLogger(__name__)
 MAX_CLUSTERS_AT_ONCE = 8

@@ -7,7 +7,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable
 
-from console.kafka.types import BrokerJmxReading, MeterReading
+from gateway.kafka.types import BrokerJmxReading, MeterReading
 
 
 def meter_rate(now: MeterReading, before: int | None, elapsed_s: float | None) -> float:

@@ -12,8 +12,8 @@ from console.audit.actor import Actor
 from console.audit.services import audited
 from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError
-from console.kafka.errors import InvalidRequest
-from console.kafka.prometheus import check_prometheus_url
+from gateway.kafka.errors import InvalidRequest
+from gateway.kafka.prometheus import check_prometheus_url
 
 MSG_KIND = "A metrics source is 'jmx' or 'prometheus', not {kind!r}."
 MSG_NO_URL = "A Prometheus source needs the server's address (http(s)://host:port)."

@@ -14,7 +14,7 @@ class ConnectConfig(AppConfig):
 
     def ready(self) -> None:
         from console.clusters.dependents import ClusterData, register_cluster_data
-        from console.metrics.registry import register_metrics
+        from console.metrics.sources import register_metrics
         from connect import models
         from connect.metrics import connector_metrics
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django import forms
 
-from connect.offsets.source_input import parse_source_offsets
+from connect.connector_offsets.source_input import parse_source_offsets
 from console.errors import ConsoleError
 from offsets.resets.planning import ALL_TOPICS
 from offsets.resets.strategy_input import scope_from, strategy_from

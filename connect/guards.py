@@ -18,15 +18,15 @@ from connect.topic_flow import TopicFlow, may_write, topic_flow
 from console.accounts.roles import Role, user_role
 from console.audit.actor import Actor
 from console.audit.services import audit_refusal
-from console.audit.witness.config import witness_config
-from console.audit.witness.guard import MSG_WITNESS_UNKNOWN, witness_on, witness_refused
+from console.witness.config import witness_config
+from console.witness.guard import MSG_WITNESS_UNKNOWN, witness_on, witness_refused
 from console.clusters.models import Cluster
 from console.clusters.selectors import cluster_admin
-from console.connect import ConnectClient
-from console.connect.errors import ConnectError
+from gateway.kafka_connect import ConnectClient
+from gateway.kafka_connect.errors import ConnectError
 from console.errors import ConsoleError, PermissionRefused
-from console.kafka.errors import KafkaGatewayError
-from console.user_regex import RegexRefused, compile_user_regex
+from gateway.kafka.errors import KafkaGatewayError
+from gateway.user_regex import RegexRefused, compile_user_regex
 from masking.selectors import masks_any_topic, rules_for
 
 MSG_MASKED_READ = ("Connector '{name}' would read topic '{topic}', of which masking rules hide parts from your role; "

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from prometheus_client.core import Metric
 
 from connect.models import ConnectCluster, ConnectorSnapshot
-from console.connect.types import STATES
-from console.metrics.registry import ScrapeOptions, gauge
+from gateway.kafka_connect.types import STATES
+from console.metrics.sources import ScrapeOptions, gauge
 
 
 def connector_metrics(options: ScrapeOptions) -> Iterator[Metric]:

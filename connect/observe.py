@@ -15,8 +15,8 @@ from django.utils import timezone
 from connect.models import ConnectCluster, ConnectorEvent, ConnectorSnapshot
 from connect.registration import connect_client
 from connect.selectors import scrubbed_status
-from console.connect.errors import ConnectError
-from console.connect.types import ConnectorOverview
+from gateway.kafka_connect.errors import ConnectError
+from gateway.kafka_connect.types import ConnectorOverview
 from console.errors import ConsoleError
 
 # A connector page shows at most its last 200 changes; older ones go, so a flapping connector cannot grow the table

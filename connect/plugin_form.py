@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from console.connect.types import ConfigValidation, FieldCheck
+from gateway.kafka_connect.types import ConfigValidation, FieldCheck
 
 FIXED = frozenset({"connector.class"})  # chosen with the plugin, not typed
 NUMBER_TYPES = frozenset({"INT", "LONG", "SHORT", "DOUBLE"})

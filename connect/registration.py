@@ -16,7 +16,7 @@ from console.audit.actor import Actor
 from console.audit.services import audited
 from console.clusters.client_settings import SettingRefused, check_secret_value
 from console.clusters.selectors import cluster_get
-from console.connect import ConnectClient, ConnectEndpoint
+from gateway.kafka_connect import ConnectClient, ConnectEndpoint
 from console.errors import ConsoleError, NotFound
 
 MSG_UNKNOWN = "Kafka cluster '{cluster}' has no Connect cluster named '{name}'."

@@ -10,8 +10,8 @@ from connect.masking import mask_config, scrub_text
 from connect.models import ConnectCluster, ConnectorEvent
 from connect.plugin_form import PluginForm, plugin_form
 from connect.registration import connect_client, connect_cluster_get, connect_clusters
-from console.connect.errors import ConnectError
-from console.connect.types import SINK, ConnectorInfo, ConnectorOverview, ConnectorState, PluginInfo
+from gateway.kafka_connect.errors import ConnectError
+from gateway.kafka_connect.types import SINK, ConnectorInfo, ConnectorOverview, ConnectorState, PluginInfo
 from console.errors import ConsoleError
 
 SORTS = ("name", "state", "type", "failed", "plugin", "connect")

@@ -19,9 +19,10 @@ from connect.registration import connect_client, connect_cluster_get
 from connect.selectors import declared_secrets
 from console.accounts.roles import Role, user_role
 from console.audit.actor import Actor
+from console.audit.guarded import MSG_REASON, change_checked, guarded_change
 from console.audit.services import audit_refusal, audited
-from console.connect.errors import ConnectError, ConnectNotFound
-from console.connect.types import ConfigValidation
+from gateway.kafka_connect.errors import ConnectError, ConnectNotFound
+from gateway.kafka_connect.types import ConfigValidation
 from console.errors import Conflict, ConsoleError
 
 ACTIONS = ("pause", "resume", "stop", "restart")
@@ -34,7 +35,6 @@ MSG_CONFIG_MOVED = ("The configuration of {name} changed since the diff was show
                     "again.")
 MSG_NO_CHANGE = "The new configuration is the same as the running one: nothing to apply."
 MSG_CONFIRM = "Type the connector's name '{name}' exactly to confirm."
-MSG_REASON = "A reason is required: it goes into the audit log."
 MSG_ACTION = "The action is one of " + ", ".join(ACTIONS) + "."
 MSG_PARTIAL_MASK = (f"{{keys}}: the value still holds {MASK} but is not the secret as it was shown: give the whole "
                     f"value again, secret included.")
@@ -258,16 +258,13 @@ def connector_action(*, actor: Actor, cluster: str, connect: str, name: str, act
 
 def connector_delete(*, actor: Actor, cluster: str, connect: str, name: str, confirm: str, reason: str) -> None:
     """DELETE /connectors/{name}; its configuration (masked) stays in the audit, its offsets stay in Kafka."""
-    if confirm != name:
-        raise ConsoleError(MSG_CONFIRM.format(name=name))
-    if not reason.strip():
-        raise ConsoleError(MSG_REASON)
+    change_checked(confirm=confirm, name=name, what="connector", reason=reason, message=MSG_CONFIRM.format(name=name))
     client = connect_client(connect_cluster_get(cluster, connect))
     info = client.connector(name)
     secrets = declared_secrets(client, info.plugin)
-    with audited(actor=actor, action="connector.delete", cluster=cluster, target=_target(connect, name),
-                 reason=reason, params={"connect": connect, "connector": name},
-                 before={"config": mask_config(info.config, secrets), "type": info.type}) as record:
+    with guarded_change(actor=actor, action="connector.delete", cluster=cluster, target=_target(connect, name),
+                        reason=reason, params={"connect": connect, "connector": name},
+                        before={"config": mask_config(info.config, secrets), "type": info.type}) as record:
         client.delete(name)
         record.after = None
     _note(cluster, connect, name, "DELETED", actor)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 
 from connect.masking import mask_config, mask_rest
-from connect.offsets.preview import OffsetsPreview
+from connect.connector_offsets.preview import OffsetsPreview
 from connect.selectors import declared_secrets
-from console.connect.types import ConnectorOffsets
+from gateway.kafka_connect.types import ConnectorOffsets
 
 MISSING = "-"
 

@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError
 
 from console.errors import ConsoleError
-from console.kafka.errors import KafkaGatewayError
+from gateway.errors import GatewayError
 from console.shell import ShellParser, Subcommands, add_subcommands, keyword_options, shared_argument
 
 MSG_DATABASE = "The console's database cannot be used ({detail}); has `make migrate` run against DATABASE_URL?"
@@ -57,7 +57,7 @@ class ConsoleCommand(BaseCommand):
             return super().execute(*args, **options)
         except CommandError:
             raise
-        except (ConsoleError, KafkaGatewayError) as exc:
+        except (ConsoleError, GatewayError) as exc:
             raise CommandError(exc.message) from exc
         except DatabaseError as exc:
             if options.get("traceback"):

@@ -6,7 +6,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django_htmx.http import reswap, retarget
 
-from console.kafka import errors as kafka_errors
+from gateway.errors import GatewayError
+from gateway.kafka import errors as kafka_errors
 
 
 class ConsoleError(Exception):
@@ -76,6 +77,8 @@ def error_status(exc: Exception) -> int:
     for cls, status in _GATEWAY_STATUS.items():
         if isinstance(exc, cls):
             return status
+    if isinstance(exc, GatewayError) and isinstance(getattr(exc, "status", None), int):
+        return exc.status  # Kafka Connect's errors say theirs
     return 502
 
 
@@ -96,7 +99,7 @@ class ConsoleErrorMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
-        if not isinstance(exc, ConsoleError | kafka_errors.KafkaGatewayError):
+        if not isinstance(exc, ConsoleError | GatewayError):
             return None
         status = error_status(exc)
         fields = getattr(exc, "fields", [])

@@ -5,11 +5,11 @@ why.
 - /health (also /health/ready): the console's own dependencies (database, Redis, a Celery worker) decide the
   status; every registered Kafka cluster's state is in the body but never turns the answer into 503, because
   one of twenty clusters being down must not take the console out of service.
-- The audit witness (console/audit/witness/) is reported from what the database stores (no Kafka call): "ok",
+- The audit witness (console/witness/) is reported from what the database stores (no Kafka call): "ok",
   "lagging" (events wait longer than AUDIT_WITNESS_LAG_ALERT_S to be published), "broken" (the publisher refused
   a row, or the last audit_verify found rows changed, missing or inserted) or "off". Like a cluster, it never
   turns the answer into 503: restarting the console would not repair an audit log.
-- The processes `make run` supervises (console/devstack/keep_running.py: kafka, redis, registry, worker, beat,
+- The processes `make run` supervises (devstack/keep_running.py: kafka, redis, registry, worker, beat,
   recorder, web), from their status files on this host: whether each is failing, and for people its state and last
   error. Absent in production (no keep_running); never 503, since Redis and the worker count already do that.
 - The console's private files (console/private_files.py): whether the database and the folders it writes are open
@@ -36,11 +36,11 @@ from django.db import connection
 from django.http import JsonResponse
 from django.views.decorators.http import require_GET
 
-from console.audit.witness.status import witness_status
+from console.witness.status import witness_status
 from console.clusters.local_processes import supervised_processes
 from console.clusters.models import Cluster
 from console.clusters.selectors import clusters_health
-from console.devstack.process_status import ProcessStatus
+from console.process_status import ProcessStatus
 from console.metrics.views import bearer_matches
 from console.private_files import open_paths
 from console.redis_retry import console_retry

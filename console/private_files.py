@@ -4,7 +4,7 @@ segments, Redis and registry data, replay outputs and logs are readable by the u
 Every process the console starts runs with umask 077 (console/__init__.py sets it on import, so `manage.py`, gunicorn,
 Celery and the dev stack's servers all get it, and the JVMs and Spark drivers they start inherit it). A data folder
 made before that, with wider modes, is tightened at start (`tighten`, run by `make run` and `make test` through
-console/devstack/private_data.py), and /health says when a folder the console writes is open to others.
+devstack/private_data.py), and /health says when a folder the console writes is open to others.
 
 It imports nothing from Django, so the dev stack's scripts can use it before settings exist.
 """

@@ -174,7 +174,7 @@ def metrics_of(path: Path) -> list[tuple[str, str, list[str]]]:
 
 
 def all_metrics() -> list[tuple[str, str, list[str], str]]:
-    from console.metrics.registry import PREFIX
+    from console.metrics.sources import PREFIX
 
     found: dict[str, tuple[str, str, list[str], str]] = {}
     for path in sorted(ROOT.glob("**/*.py")):

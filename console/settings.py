@@ -233,7 +233,7 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", defa
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 
-# The local Redis of `make run` asks for the password `make` wrote to .env (console/devstack/redis.py).
+# The local Redis of `make run` asks for the password `make` wrote to .env (devstack/redis.py).
 REDIS_URL = env("REDIS_URL", default=(f"redis://:{quote(env('REDIS_PASSWORD'), safe='')}@127.0.0.1:6379/0"
                                       if env("REDIS_PASSWORD", default="") else "redis://127.0.0.1:6379/0"))
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default=REDIS_URL)
@@ -281,14 +281,14 @@ MAILERS = {"default": {"BACKEND": _mail["EMAIL_BACKEND"], "OPTIONS": {
 DEFAULT_FROM_EMAIL = env("CONSOLE_ALERT_FROM", default="kafka-console@localhost")
 
 # The `local` cluster is seeded from these on every migrate. `KAFKA_BROKERS=3 make run` starts three brokers on
-# 9092, 9094, 9096 (console/devstack/kafka.py dev_cluster_ports) and the default names them all.
+# 9092, 9094, 9096 (devstack/kafka.py dev_cluster_ports) and the default names them all.
 _KAFKA_PORT, KAFKA_BROKERS = env.int("KAFKA_PORT", default=9092), env.int("KAFKA_BROKERS", default=1)
 KAFKA_BOOTSTRAP_SERVERS = env("KAFKA_BOOTSTRAP_SERVERS", default=",".join(
     f"127.0.0.1:{_KAFKA_PORT + 2 * i}" for i in range(max(1, KAFKA_BROKERS))))
 KAFKA_LOCAL_CLUSTER_NAME = env("KAFKA_LOCAL_CLUSTER_NAME", default="local")
 # The `local` cluster's schema registry (make run starts one on this port); empty leaves the registration alone.
 SCHEMA_REGISTRY_URL = env("SCHEMA_REGISTRY_URL", default="")
-# A registry that asks for a client certificate (make run's: console/devstack/registry_tls.py): the CA to check it
+# A registry that asks for a client certificate (make run's: devstack/registry_tls.py): the CA to check it
 # by, and the console's certificate and key, stored on the `local` cluster with the URL (files in
 # CONSOLE_CLUSTER_CERT_DIRS).
 SCHEMA_REGISTRY_CA = env("SCHEMA_REGISTRY_CA", default="")
@@ -301,14 +301,14 @@ CONSOLE_SECRET_ENV_PREFIX = env("CONSOLE_SECRET_ENV_PREFIX", default="CONSOLE_SE
 CONSOLE_SECRET_ENV_ALLOW = env.list("CONSOLE_SECRET_ENV_ALLOW", default=[])
 CONSOLE_CLUSTER_CERT_DIRS = [d.strip() for part in env("CONSOLE_CLUSTER_CERT_DIRS", default=str(
     BASE_DIR / ".data" / "certs")).split(os.pathsep) for d in part.split(",") if d.strip()]
-# keep_running's status files (console/devstack/process_status.py): /health and the `local` cluster's page report a
+# keep_running's status files (console/process_status.py): /health and the `local` cluster's page report a
 # development process that keeps failing (say, the broker) with its last error.
 PROCESS_STATUS_DIR = env("PROCESS_STATUS_DIR", default=str(BASE_DIR / ".data" / "processes"))
 # Every admin call is bounded so a page answers within 5 s even with the cluster down.
 KAFKA_REQUEST_TIMEOUT_S = env.float("KAFKA_REQUEST_TIMEOUT_S", default=3.0)
 # After a cluster failed to answer, fail fast for this long instead of waiting again on each call.
 KAFKA_UNREACHABLE_BACKOFF_S = env.float("KAFKA_UNREACHABLE_BACKOFF_S", default=5.0)
-# Each cluster's librdkafka clients run in a client process of their own (console/kafka/sandbox/): a native abort
+# Each cluster's librdkafka clients run in a client process of their own (gateway/kafka/sandbox/): a native abort
 # in the client library then stops that cluster's calls, not the web process or worker serving every cluster. One
 # such process per cluster serves every web and Celery process of the host, over Unix sockets in this private
 # folder (0700, with the token every peer must present; a long path is swapped for a short one under /tmp).
@@ -328,7 +328,7 @@ CONNECT_WRITE_TIMEOUT_S = env.float("CONNECT_WRITE_TIMEOUT_S", default=20.0)
 CONNECT_REBALANCE_RETRIES = env.int("CONNECT_REBALANCE_RETRIES", default=4)
 CONNECT_UNREACHABLE_BACKOFF_S = env.float("CONNECT_UNREACHABLE_BACKOFF_S", default=5.0)
 CONNECT_OBSERVE_INTERVAL_S = env.float("CONNECT_OBSERVE_INTERVAL_S", default=15.0)
-# make run's worker asks every caller for basic authentication (console/devstack/connect.py): make sets the NAME of
+# make run's worker asks every caller for basic authentication (devstack/connect.py): make sets the NAME of
 # the variable holding its password (which it writes to .env; a cluster secret, read at each call), and `local` is
 # registered with this user and that name. Empty (CONNECT_URL given, no local worker): registered without.
 CONNECT_LOCAL_USER = env("CONNECT_LOCAL_USER", default="console")
@@ -383,7 +383,7 @@ AUDIT_HASH_KEY = env("AUDIT_HASH_KEY", default=SECRET_KEY if DEBUG else "")
 _SHARED_KEY_ALLOWED = env.bool("AUDIT_HASH_KEY_OF_DEVELOPMENT", default=False)
 if not DEBUG and (not AUDIT_HASH_KEY or (AUDIT_HASH_KEY == SECRET_KEY and not _SHARED_KEY_ALLOWED)):
     raise ImproperlyConfigured(MSG_AUDIT_HASH_KEY)
-# The audit witness (console/audit/witness/): every audit event is published, in order, to one Kafka topic the
+# The audit witness (console/witness/): every audit event is published, in order, to one Kafka topic the
 # database cannot rewrite, and audit_verify compares the two. Cluster: a registered cluster's name; empty means
 # the `local` cluster, or the first registered one. Retention 0 keeps the topic's records forever.
 AUDIT_WITNESS_ENABLED = env.bool("AUDIT_WITNESS_ENABLED", default=True)
@@ -414,7 +414,7 @@ LOGGING = {
         "django.db.backends": {"level": "WARNING"},
         "axes": {"level": "WARNING"},  # a line per login otherwise; lockouts are warnings
         # Connection failures already reach people as ClusterUnavailable; librdkafka would repeat them every 100 ms.
-        "console.kafka.librdkafka": {"level": env("LIBRDKAFKA_LOG_LEVEL", default="CRITICAL")},
+        "gateway.kafka.librdkafka": {"level": env("LIBRDKAFKA_LOG_LEVEL", default="CRITICAL")},
         # DEBUG: how long each batch of a lag sweep took to ask (OffsetFetch, then ListOffsets), and the whole sweep.
         "offsets.lag.observe": {"level": env("LAG_SWEEP_LOG_LEVEL", default="INFO")},
         "offsets.lag.sampler": {"level": env("LAG_SWEEP_LOG_LEVEL", default="INFO")},

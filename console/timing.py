@@ -11,14 +11,14 @@ run in a request's context: their time shows only as the request waiting, in `ap
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
-from contextvars import ContextVar, copy_context
+from collections.abc import Callable
+from contextlib import ExitStack
 
 from django.db import connections
 from django.http import HttpRequest, HttpResponse
+
+from gateway.timing import _spent, in_request, timed  # noqa: F401 - one accumulator; callers import these here
 
 # Phases in the order the header lists them, with what each counts; `app` is the whole request as the middleware
 # saw it.
@@ -26,34 +26,8 @@ _UNITS = {"kafka": ("call", "calls"), "db": ("query", "queries"), "table": ("rea
           "decode": ("decoding", "decodings")}
 PHASES = tuple(_UNITS)
 
-_spent: ContextVar[dict[str, list[float]] | None] = ContextVar("console_server_timing", default=None)
-_adding = threading.Lock()  # a request's own threads (in_request) add to the same phases
-
-
-@contextmanager
-def timed(phase: str) -> Iterator[None]:
-    """Adds the time inside the block to `phase` of the current request (nothing outside a request)."""
-    spent = _spent.get()
-    if spent is None:
-        yield
-        return
-    started = time.perf_counter()
-    try:
-        yield
-    finally:
-        took = time.perf_counter() - started
-        with _adding:
-            entry = spent.setdefault(phase, [0.0, 0])
-            entry[0] += took
-            entry[1] += 1
-
-
-def in_request(fn: Callable) -> Callable:
-    """`fn`, to run on another thread yet count for the request that hands it over (its Kafka calls above all)."""
-    context = copy_context()
-    return lambda *args, **kwargs: context.run(fn, *args, **kwargs)
-
-
+# The phases' accumulator lives with the gateway (gateway/timing.py), the lowest layer that adds to it; the
+# request's opening and reading of it stay here.
 def _query_timer(execute, sql, params, many, context):
     with timed("db"):
         return execute(sql, params, many, context)

@@ -8,8 +8,8 @@ import json
 from dataclasses import replace
 
 from console.errors import ConsoleError
-from console.kafka.records.filters import list_index
-from console.kafka.types import ScanFilter
+from gateway.kafka.records_io.filters import list_index
+from gateway.kafka.types import ScanFilter
 from masking.mask_rules import HIDDEN_VALUE, Masker
 
 JSON_KINDS = ("avro", "protobuf", "json-schema", "json")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import partial
 
 from console.accounts.roles import user_role
-from console.user_regex import RegexRefused, compile_user_regex
+from gateway.user_regex import RegexRefused, compile_user_regex
 from masking.conf import hash_key
 from masking.mask_rules import Masker, Rule
 from masking.models import MaskRule

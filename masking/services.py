@@ -9,7 +9,7 @@ from console.audit.actor import Actor
 from console.audit.services import audited
 from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError
-from console.user_regex import RegexRefused, compile_user_regex
+from gateway.user_regex import RegexRefused, compile_user_regex
 from masking.conf import HASH_KEY_VARIABLE, hash_key
 from masking.mask_rules import Rule, RuleRefused, check_rule
 from masking.models import MaskRule

@@ -6,7 +6,7 @@ class OffsetsConfig(AppConfig):
 
     def ready(self) -> None:
         from console.clusters.status import StatusLine, register_status_provider
-        from console.metrics.registry import register_metrics
+        from console.metrics.sources import register_metrics
         from offsets.history.selectors import recorder_health
         from offsets.lag.selectors import sampler_health
         from offsets.metrics import group_metrics

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import logging
 
-from console.kafka.errors import ClusterUnavailable, KafkaGatewayError
-from console.kafka.types import PartitionRef
+from gateway.kafka.errors import ClusterUnavailable, KafkaGatewayError
+from gateway.kafka.types import PartitionRef
 
 log = logging.getLogger(__name__)
 

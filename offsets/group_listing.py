@@ -9,8 +9,8 @@ librdkafka's is the fallback for when the Java client cannot answer (the consume
 
 from __future__ import annotations
 
-from console.kafka.errors import ClusterUnavailable, KafkaGatewayError
-from console.kafka.types import GroupListing
+from gateway.kafka.errors import ClusterUnavailable, KafkaGatewayError
+from gateway.kafka.types import GroupListing
 
 OTHER_TYPES = ("share", "streams")
 MSG_ONLY_CONSUMER_GROUPS = "Share and streams groups could not be listed: {error}"

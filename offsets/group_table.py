@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from console import shared_table
-from console.kafka.types import GroupListing
+from gateway.kafka.types import GroupListing
 from offsets.lag.status import SEVERITY
 
 FORMAT = 1  # bump when the encoded row layout changes; older blobs are then ignored (and rebuilt)

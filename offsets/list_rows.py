@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from console.clusters.selectors import cluster_admin
-from console.kafka.types import GroupListing
+from gateway.kafka.types import GroupListing
 from console.timing import in_request
 from offsets.group_listing import OTHER_TYPES
 from offsets.lag.selectors import GroupStatusView, sampled_topics

@@ -18,7 +18,7 @@ from operator import or_
 from django.db.models import Count, Exists, OuterRef, Q
 from prometheus_client.core import Metric
 
-from console.metrics.registry import ScrapeOptions, counter, gauge
+from console.metrics.sources import ScrapeOptions, counter, gauge
 from offsets.lag.status import SEVERITY
 from offsets.lag.window import LagWindow
 from offsets.models import GroupGeneration, GroupLagStatus, LagSample, LagSweep, RecorderStatus

@@ -12,8 +12,8 @@ from django.conf import settings
 from django.db import connections
 
 from console.clusters.selectors import check_answering, cluster_admin, patient_admin
-from console.kafka.errors import MSG_GROUP_NOT_FOUND, GroupNotFound, KafkaGatewayError
-from console.kafka.types import EARLIEST, LATEST, STABLE, GroupDescription, GroupListing, PartitionRef
+from gateway.kafka.errors import MSG_GROUP_NOT_FOUND, GroupNotFound, KafkaGatewayError
+from gateway.kafka.types import EARLIEST, LATEST, STABLE, GroupDescription, GroupListing, PartitionRef
 from console.shared_table import Snapshot, connection_version
 from console.timing import in_request
 from offsets import group_table

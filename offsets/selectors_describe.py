@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from console.clusters.selectors import cluster_admin
-from console.kafka.errors import MSG_GROUP_NOT_FOUND, GroupNotFound
-from console.kafka.types import LATEST, GroupDescription, GroupListing, PartitionRef
+from gateway.kafka.errors import MSG_GROUP_NOT_FOUND, GroupNotFound
+from gateway.kafka.types import LATEST, GroupDescription, GroupListing, PartitionRef
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 from console.audit.actor import Actor
-from console.audit.services import audited
+from console.audit.guarded import MSG_REASON, change_checked, guarded_change  # noqa: F401 - MSG_REASON: importers
 from console.clusters.selectors import cluster_admin
 from console.errors import Conflict, ConsoleError
-from console.kafka.types import PartitionRef
+from gateway.kafka.types import PartitionRef
 from offsets import group_table
 from offsets.kinds import CONSUMER, GroupKind, kind_for
 from offsets.kinds.consumer import delete_offsets
@@ -16,7 +16,6 @@ from offsets.models import GROUP_ID_MAX_STORED
 from offsets.resets.planning import AllTopics
 
 MSG_CONFIRM_GROUP = "Type the group name '{group}' exactly to confirm."
-MSG_REASON = "A reason is required: it goes into the audit log."
 MSG_GROUP_ID_TOO_LONG = ("Group ids longer than {limit} characters can be read here but not changed: the audit log "
                          "could not name the group. Use Kafka's own tools for this one.")
 
@@ -43,14 +42,13 @@ def group_delete(*, actor: Actor, cluster: str, group: str, confirm: str, reason
     """DeleteGroups for the group's kind (Kafka refuses while it has members), with its positions kept in the audit
     so they can be recreated if needed. Without `kind`, the group's kind is looked up."""
     check_storable(group)
-    if confirm != group:
-        raise ConsoleError(MSG_CONFIRM_GROUP.format(group=group))
+    change_checked(confirm=confirm, name=group, what="group", reason=reason, reason_required=False,
+                   message=MSG_CONFIRM_GROUP.format(group=group))
     kind = kind or kind_for(cluster, group)
-    if kind.delete_needs_reason and not reason.strip():
-        raise ConsoleError(MSG_REASON)
     before = kind.positions_before_delete(cluster, group)
-    with audited(actor=actor, action=kind.delete_action, cluster=cluster, target=f"group:{group}", reason=reason,
-                 before=offsets_json(before)) as record:
+    with guarded_change(actor=actor, action=kind.delete_action, cluster=cluster, target=f"group:{group}",
+                        reason=reason, before=offsets_json(before),
+                        reason_required=kind.delete_needs_reason) as record:
         kind.delete_group(cluster, group)
         record.after = kind.after_delete
     group_table.note_deleted(cluster, group)
@@ -82,13 +80,12 @@ def group_offsets_delete(*, actor: Actor, cluster: str, group: str, topic: str, 
                          confirm: str, reason: str) -> dict:
     """OffsetDelete (KIP-496) for one topic of a group; the broker refuses it while the group consumes the topic."""
     check_storable(group)
-    if confirm != group:
-        raise ConsoleError(MSG_CONFIRM_GROUP.format(group=group))
-    if not reason.strip():
-        raise ConsoleError(MSG_REASON)
+    change_checked(confirm=confirm, name=group, what="group", reason=reason,
+                   message=MSG_CONFIRM_GROUP.format(group=group))
     chosen = group_offsets_delete_preview(cluster=cluster, group=group, topic=topic, partitions=partitions)
-    with audited(actor=actor, action="group.offsets.delete", cluster=cluster, target=f"group:{group}", reason=reason,
-                 params={"topic": topic, "partitions": partitions}, before=offsets_json(chosen)) as record:
+    with guarded_change(actor=actor, action="group.offsets.delete", cluster=cluster, target=f"group:{group}",
+                        reason=reason, params={"topic": topic, "partitions": partitions},
+                        before=offsets_json(chosen)) as record:
         failed = delete_offsets(cluster, group, list(chosen))
         committed = cluster_admin(cluster).group_offsets([group])[group]
         record.after = offsets_json({ref: committed.get(ref) for ref in chosen})
@@ -102,12 +99,13 @@ def share_offsets_delete(*, actor: Actor, cluster: str, group: str, topic: str, 
     """DeleteShareGroupOffsets for one topic (kafka-share-groups --delete-offsets); the start offsets go into the
     audit."""
     check_storable(group)
-    if confirm != group:
-        raise ConsoleError(MSG_CONFIRM_GROUP.format(group=group))
+    change_checked(confirm=confirm, name=group, what="group", reason=reason, reason_required=False,
+                   message=MSG_CONFIRM_GROUP.format(group=group))
     admin = cluster_admin(cluster)
     before = {ref: o.start_offset for ref, o in admin.share_group_offsets([group]).get(group, {}).items()
               if ref.topic == topic}
-    with audited(actor=actor, action="share-group.offsets.delete", cluster=cluster, target=f"group:{group}",
-                 reason=reason, params={"topic": topic}, before=offsets_json(before)) as record:
+    with guarded_change(actor=actor, action="share-group.offsets.delete", cluster=cluster, target=f"group:{group}",
+                        reason=reason, params={"topic": topic}, before=offsets_json(before),
+                        reason_required=False) as record:
         admin.delete_share_group_offsets(group, [topic])
         record.after = {}

@@ -20,7 +20,7 @@ from console.audit.actor import Actor
 from console.audit.selectors import action_outcome
 from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError, error_status
-from console.kafka.errors import KafkaGatewayError
+from gateway.kafka.errors import KafkaGatewayError
 from console.http import HtmxHttpRequest, redirect_after_change, safe_filename, valid_data
 from console.uploads import upload_refusal
 from offsets import selectors, services

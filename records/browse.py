@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
-from console.kafka.types import ScanCursor, ScanFilter, ScanMatch
+from gateway.kafka.types import ScanCursor, ScanFilter, ScanMatch
 from records.search import Bound, SearchSpec, search_begin, search_step
 from records.selectors import decoded_matches
 from topics.decoding import Decoded, decode_bytes, present

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 
-from console.kafka.types import DecodedPart, RecordInfo
+from gateway.kafka.types import DecodedPart, RecordInfo
 from masking.apply import JSON_KINDS, mask_row
 from masking.mask_rules import Masker
 from records.selectors import record_row

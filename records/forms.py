@@ -6,9 +6,9 @@ from django import forms
 
 from console.errors import ConsoleError
 from console.forms import PartitionsText, PartitionTicks
-from console.kafka.records.filters import check_filter
-from console.kafka.errors import InvalidRequest
-from console.kafka.types import ScanFilter
+from gateway.kafka.records_io.filters import check_filter
+from gateway.kafka.errors import InvalidRequest
+from gateway.kafka.types import ScanFilter
 from records.import_parse import kind_of_file
 from records.search import SearchSpec, parse_bound, parse_fields, parse_partitions, parse_time_ms
 

@@ -13,11 +13,11 @@ from typing import BinaryIO
 
 from console.audit.actor import Actor
 from console.audit.services import audited
-from console.audit.witness.guard import witness_topic_guard
+from console.witness.guard import witness_topic_guard
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
-from console.kafka.errors import KafkaGatewayError
-from console.kafka.types import OutgoingRecord
+from gateway.kafka.errors import KafkaGatewayError
+from gateway.kafka.types import OutgoingRecord
 from records.conf import import_max_rate
 from records.import_parse import (
     KINDS, BadLine, ImportLine, LineRefused, parse_file, partition_for, payload_bytes, payload_text,

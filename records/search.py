@@ -16,7 +16,7 @@ from django.core import signing
 
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
-from console.kafka.types import EARLIEST, LATEST, STABLE, PartitionRef, ScanCursor, ScanFilter, ScanMatch, ScanRequest
+from gateway.kafka.types import EARLIEST, LATEST, STABLE, PartitionRef, ScanCursor, ScanFilter, ScanMatch, ScanRequest
 
 MSG_NO_PARTITION = "Topic '{topic}' has no partition {partition}."
 MSG_BAD_STATE = "This search's state was not recognised (changed or from another server); start it again."

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from console.clusters.selectors import cluster_admin, cluster_get
 from console.errors import ConsoleError
-from console.kafka.errors import RegistryError
-from console.kafka.types import PartitionRef, RecordInfo, ScanMatch, SchemaInfo, SubjectInfo
+from gateway.kafka.errors import RegistryError
+from gateway.kafka.types import PartitionRef, RecordInfo, ScanMatch, SchemaInfo, SubjectInfo
 from topics.decoding import Decoded, present
 
 

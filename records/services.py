@@ -8,10 +8,10 @@ from dataclasses import dataclass
 
 from console.audit.actor import Actor
 from console.audit.services import audit_refusal, audited
-from console.audit.witness.guard import witness_topic_guard
+from console.witness.guard import witness_topic_guard
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError, PermissionRefused
-from console.kafka.types import ProducedRecord, SchemaInfo
+from gateway.kafka.types import ProducedRecord, SchemaInfo
 from masking.apply import MSG_MASKED_COPY
 from masking.selectors import masker_for
 from records.selectors import record_at

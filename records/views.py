@@ -15,7 +15,7 @@ from console.accounts.roles import Role, require_role
 from console.audit.actor import Actor
 from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError
-from console.kafka.errors import RegistryError
+from gateway.kafka.errors import RegistryError
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
 from masking.apply import check_search, mask_row, mask_rows
 from masking.selectors import masker_for

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from django.core.cache import cache
 
 from console.clusters.selectors import cluster_admin
-from console.kafka.errors import KafkaGatewayError
-from console.kafka.types import PartitionRef, QuorumInfo, Reassignment
+from gateway.kafka.errors import KafkaGatewayError
+from gateway.kafka.types import PartitionRef, QuorumInfo, Reassignment
 from replication.planning import not_preferred
 
 

@@ -3,16 +3,16 @@
 
 from __future__ import annotations
 
+from console.audit.guarded import MSG_REASON
 from console.audit.actor import Actor
 from console.audit.services import audited
 from console.clusters.selectors import cluster_admin
 from console.errors import Conflict, ConsoleError
-from console.kafka.types import BROKER, TOPIC, PartitionRef
+from gateway.kafka.types import BROKER, TOPIC, PartitionRef
 from replication import selectors
 from replication.planning import (Move, checked_moves, parse_assignment, parse_scope, replication_factor_targets,
                                   throttled_replicas)
 
-MSG_REASON = "A reason is required: it goes into the audit log."
 MSG_NOTHING_TO_ELECT = "Every partition in scope is already led by its preferred replica (or that replica is out of sync)."
 MSG_IN_PROGRESS = "Topic {topic!r} is being reassigned already ({partitions}); wait for it or cancel it first."
 MSG_NONE_IN_PROGRESS = "No reassignment of topic {topic!r} is in progress."

@@ -5,7 +5,7 @@ class SparkjobsConfig(AppConfig):
     name = "sparkjobs"
 
     def ready(self) -> None:
-        from console.metrics.registry import register_metrics
+        from console.metrics.sources import register_metrics
         from sparkjobs.metrics import replay_metrics
 
         register_metrics("replays", replay_metrics, order=30)

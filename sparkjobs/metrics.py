@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from django.db.models import Count
 from prometheus_client.core import Metric
 
-from console.metrics.registry import ScrapeOptions, gauge
+from console.metrics.sources import ScrapeOptions, gauge
 from sparkjobs.models import ReplayJob
 
 

@@ -25,8 +25,8 @@ from pathlib import Path
 import pyspark
 from django.conf import settings
 
-from console.devstack.paths import SPARK_AVRO_JARS, SPARK_KAFKA_JARS, SPARK_S3A_JARS
-from console.secret_files import write_secret_file
+from console.paths import SPARK_AVRO_JARS, SPARK_KAFKA_JARS, SPARK_S3A_JARS
+from gateway.secret_files import write_secret_file
 from sparkjobs.jobs.replay_spec import FileSink, ReplaySpec, TopicSink
 
 APP = Path(__file__).resolve().parent / "jobs" / "replay.py"
@@ -64,15 +64,15 @@ MSG_NO_SPARK_SECRET = ("SPARK_MASTER is the cluster {master}: set SPARK_AUTHENTI
 
 
 def gateway_zip(folder: Path) -> Path:
-    """A zip of console.kafka's registry decoding for --py-files (an empty console/__init__.py: no Celery)."""
+    """A zip of gateway.kafka's registry decoding for --py-files (an empty console/__init__.py: no Celery)."""
     target = folder / "console-gateway.zip"
     kafka = CONSOLE_DIR / "kafka"
     with zipfile.ZipFile(target, "w") as archive:
         archive.writestr("console/__init__.py", "")
-        archive.write(SECRET_FILES, "console/secret_files.py")
-        archive.write(USER_REGEX, "console/user_regex.py")
+        archive.write(SECRET_FILES, "gateway/secret_files.py")
+        archive.write(USER_REGEX, "gateway/user_regex.py")
         for name in GATEWAY_MODULES:
-            archive.write(kafka / name, f"console/kafka/{name}")
+            archive.write(kafka / name, f"gateway/kafka/{name}")
     return target
 
 

@@ -8,8 +8,8 @@ from console.audit.models import AuditEvent
 from console.clusters.models import Cluster
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
-from console.kafka.errors import KafkaGatewayError, TopicNotFound
-from console.kafka.types import EARLIEST, LATEST, STABLE, PartitionRef
+from gateway.kafka.errors import KafkaGatewayError, TopicNotFound
+from gateway.kafka.types import EARLIEST, LATEST, STABLE, PartitionRef
 from console.offset_bounds import at_time_or_log_end
 from offsets.selectors import group_listings
 from sparkjobs import bounds

@@ -10,14 +10,15 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from console.audit.guarded import MSG_REASON
 from console.audit.actor import Actor
 from console.audit.models import AuditEvent
 from console.audit.services import audit_record, audit_refusal
-from console.audit.witness.guard import witness_topic_guard
+from console.witness.guard import witness_topic_guard
 from console.clusters.selectors import cluster_connection, cluster_get
 from console.errors import Conflict, ConsoleError, PermissionRefused
-from console.kafka.java.config import UntranslatableConfig, java_client_config
-from console.secret_files import write_secret_file
+from gateway.kafka.java.config import UntranslatableConfig, java_client_config
+from gateway.secret_files import write_secret_file
 from masking.conf import hash_key as mask_hash_key
 from masking.selectors import masker_for
 from sparkjobs import queue, runner, s3
@@ -29,7 +30,6 @@ from sparkjobs.selectors import resolve_range
 MSG_NOTHING_TO_REPLAY = "The range holds no records: nothing to replay."
 MSG_SINK_TOPIC = "Name the topic to write to."
 MSG_SAME_TOPIC = "Writing a replay into the topic it reads from would replay forever; choose another topic."
-MSG_REASON = "A reason is required: it goes into the audit log."
 MSG_ISOLATION = "Isolation is read_committed or read_uncommitted, not '{isolation}'."
 MSG_OUTPUT_FOR_TOPIC = "An output location is for file sinks; a topic sink writes to its topic."
 MSG_MASKED = ("Masking rules hide parts of {topic}'s records from your role: {what}. Replay to files (JSON lines or "

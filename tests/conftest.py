@@ -45,7 +45,7 @@ ENGINE_NEUTRAL_TESTS = ("tests/console/accounts/test_views.py", "tests/console/a
                         "tests/console/clusters/test_lifecycle.py", "tests/connect/test_registration.py",
                         "tests/sparkjobs/test_services.py", "tests/sparkjobs/test_queue.py",
                         "tests/console/clusters/test_client_settings.py", "tests/console/clusters/test_clusters.py",
-                        "tests/console/clusters/test_fan_out.py", "tests/console/devstack/test_keep_running.py",
+                        "tests/console/clusters/test_fan_out.py", "tests/devstack/test_keep_running.py",
                         "tests/console/metrics/test_views.py", "tests/topics/test_transactional_messages.py",
                         "tests/console/test_health.py::test_health_stays_200",
                         "tests/console/test_health.py::test_anonymous_callers",

@@ -11,7 +11,7 @@ from console.audit.actor import Actor
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
 from replication.selectors import brokers_overview
 from topics import forms, selectors, services
-from console.kafka.types import BROKER
+from gateway.kafka.types import BROKER
 
 
 @require_GET

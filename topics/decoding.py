@@ -7,7 +7,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from console.kafka.types import DecodedPart, SchemaInfo
+from gateway.kafka.types import DecodedPart, SchemaInfo
 
 BOM = "\ufeff"
 JSON_KINDS = ("avro", "protobuf", "json-schema", "json")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from console.errors import ConsoleError
-from console.kafka.types import ConfigEntryInfo, OffsetAt, PartitionRef
+from gateway.kafka.types import ConfigEntryInfo, OffsetAt, PartitionRef
 
 MSG_NOTHING_TO_CHANGE = "Nothing to change: give at least one config to set or remove."
 MSG_SET_AND_DELETE = "A config cannot be set and removed at once: {keys}."

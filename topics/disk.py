@@ -16,7 +16,7 @@ from django.conf import settings
 
 from console import shared_table
 from console.clusters.selectors import cluster_admin
-from console.kafka.types import PartitionRef, ReplicaSize
+from gateway.kafka.types import PartitionRef, ReplicaSize
 from console.shared_table import Snapshot, connection_version
 from topics.background import background_admin
 

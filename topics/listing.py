@@ -13,9 +13,9 @@ from django.conf import settings
 from console.clusters.selectors import check_answering, cluster_admin
 from console.errors import ConsoleError
 from console.shared_table import CHANGE_GRACE_S, connection_version
-from console.kafka.errors import KafkaGatewayError, TopicNotFound
-from console.kafka.types import EARLIEST, LATEST, TOPIC, OffsetAt, PartitionRef, TopicMetadata
-from console.user_regex import RegexRefused, compile_user_regex
+from gateway.kafka.errors import KafkaGatewayError, TopicNotFound
+from gateway.kafka.types import EARLIEST, LATEST, TOPIC, OffsetAt, PartitionRef, TopicMetadata
+from gateway.user_regex import RegexRefused, compile_user_regex
 from topics import config_cache, log_starts, table
 from topics.table import TopicRow
 

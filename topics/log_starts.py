@@ -27,7 +27,7 @@ import redis
 from django.conf import settings
 
 from console.shared_table_stores import redis_client, redis_failed
-from console.kafka.types import PartitionRef, TopicMetadata
+from gateway.kafka.types import PartitionRef, TopicMetadata
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ from django.conf import settings
 
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
-from console.kafka.types import EARLIEST, LATEST, STABLE, PartitionRef
+from gateway.kafka.types import EARLIEST, LATEST, STABLE, PartitionRef
 from topics.decoding import Decoded, decode_bytes, present
 
 

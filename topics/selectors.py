@@ -11,8 +11,8 @@ from django.core.cache import cache
 
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
-from console.kafka.errors import InvalidRequest, KafkaGatewayError
-from console.kafka.types import BROKER, EARLIEST, LATEST, STABLE, TOPIC, PartitionRef
+from gateway.kafka.errors import InvalidRequest, KafkaGatewayError
+from gateway.kafka.types import BROKER, EARLIEST, LATEST, STABLE, TOPIC, PartitionRef
 from console.timing import in_request
 from topics.configdocs import EXPLANATIONS, broker_default, human_value
 from topics.diffing import ConfigChange, check_config_request, config_diff

@@ -6,12 +6,13 @@ import re
 import time
 
 from console.audit.actor import Actor
+from console.audit.guarded import change_checked, guarded_change
 from console.audit.services import audited
-from console.audit.witness.guard import witness_topic_guard
+from console.witness.guard import witness_topic_guard
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
-from console.kafka.errors import KafkaGatewayError
-from console.kafka.types import BROKER, EARLIEST, LATEST, TOPIC, PartitionRef
+from gateway.kafka.errors import KafkaGatewayError
+from gateway.kafka.types import BROKER, EARLIEST, LATEST, TOPIC, PartitionRef
 from topics import config_cache
 from topics.diffing import PurgeRow, check_config_request, purge_plan
 from topics.policies.rules import CONFIGS, PARTITIONS, TopicShape
@@ -158,16 +159,17 @@ def _wait_for_partitions(admin, topic: str, total: int, attempts: int = 15) -> N
 
 def topic_delete(*, actor: Actor, cluster: str, topic: str, confirm: str, reason: str = "") -> None:
     """DeleteTopics, only when the caller typed the topic's name; never the audit witness topic."""
-    if confirm != topic:
-        raise ConsoleError(MSG_CONFIRM_MISMATCH.format(name=topic))
+    change_checked(confirm=confirm, name=topic, what="topic", reason=reason, reason_required=False,
+                   message=MSG_CONFIRM_MISMATCH.format(name=topic))
     witness_topic_guard(actor=actor, action="topic.delete", cluster=cluster, topic=topic, what="delete", reason=reason)
     admin = cluster_admin(cluster)
     described = admin.describe_topics([topic])[topic]  # TopicNotFound before any audit row
     before = {"partitions": described.partition_count, "replication_factor": described.replication_factor,
               "topic_id": described.topic_id}
-    with audited(actor=actor, action="topic.delete", cluster=cluster, target=f"topic:{topic}", reason=reason,
-                 before=before):
+    with guarded_change(actor=actor, action="topic.delete", cluster=cluster, target=f"topic:{topic}", reason=reason,
+                        before=before, reason_required=False) as record:
         admin.delete_topic(topic)
+        record.after = None  # read back: the topic is gone (DeleteTopics answered for it)
     topic_snapshot_note(cluster, topic, deleted=True)
 
 

@@ -3,7 +3,7 @@ from django.conf import settings
 
 from console.clusters.fan_out import task_per_cluster
 from console.errors import ConsoleError
-from console.kafka.errors import KafkaGatewayError
+from gateway.kafka.errors import KafkaGatewayError
 from topics.disk import disk_usage_refresh
 from topics.selectors import topic_snapshot_refresh
 

@@ -19,7 +19,7 @@ from brokers.selectors import topic_throughput
 from offsets.lag.selectors import topic_lag_chart
 from topics import disk, forms, selectors, services
 from topics.policies.selectors import detail_violations, policy_rows
-from console.kafka.types import TOPIC, AclQuery
+from gateway.kafka.types import TOPIC, AclQuery
 
 PAGE_SIZE = 50
 MSG_TABLE_BUILDING = ("The topic list of {cluster} is being built in the background (a first look at every "

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError, NotFound
-from console.kafka.types import LATEST, STABLE, PartitionRef, ProducerState, TransactionInfo, TransactionListing
+from gateway.kafka.types import LATEST, STABLE, PartitionRef, ProducerState, TransactionInfo, TransactionListing
 
 MSG_UNKNOWN_ID = "Transactional id '{id}' is not known to any transaction coordinator of cluster '{cluster}'."
 MSG_SCOPE = "Finding hanging transactions needs a topic or a broker id to limit the search, as Kafka's tool does."

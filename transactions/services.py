@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from console.audit.guarded import MSG_REASON
 from console.audit.actor import Actor
 from console.audit.services import audit_refusal, audited
 from console.clusters.selectors import cluster_admin
 from console.errors import Conflict, ConsoleError
-from console.kafka.types import PartitionRef, ProducerState
+from gateway.kafka.types import PartitionRef, ProducerState
 from transactions.selectors import DEFAULT_MAX_TRANSACTION_TIMEOUT_MIN, find_hanging, now_ms, stable_offsets
 
 ACTION = "transaction.abort"
@@ -18,7 +19,6 @@ MSG_NOT_HANGING = ("The transaction of producer {producer} on {topic}-{partition
                    "coordinator will end it; aborting it here could break a producer that is still writing.")
 MSG_WHY_YOUNG = "its last write is {minutes:.1f} min old, within the {limit} min a transaction may stay open"
 MSG_WHY_KNOWN = "its coordinator still tracks it for this partition"
-MSG_REASON = "A reason is required: it goes into the audit log."
 MSG_CONFIRM = "Type the producer id ({producer}) to confirm the abort."
 
 

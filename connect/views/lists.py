@@ -16,7 +16,7 @@ from console.accounts.decorators import role_required
 from console.accounts.roles import Role
 from console.audit.actor import Actor
 from console.clusters.selectors import cluster_get
-from console.connect.types import STATES
+from gateway.kafka_connect.types import STATES
 from console.errors import ConsoleError
 from console.http import HtmxHttpRequest, redirect_after_change
 

@@ -9,14 +9,14 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from connect.forms import SINK_STRATEGIES, ExecuteForm, OffsetsChangeForm
-from connect.offsets import services
-from connect.offsets.preview import reset_offsets_preview, sink_offsets_preview, written_offsets_preview
-from connect.offsets.source_input import offsets_text
+from connect.connector_offsets import services
+from connect.connector_offsets.preview import reset_offsets_preview, sink_offsets_preview, written_offsets_preview
+from connect.connector_offsets.source_input import offsets_text
 from connect.registration import connect_client, connect_cluster_get
 from console.accounts.decorators import role_required
 from console.accounts.roles import Role
 from console.audit.actor import Actor
-from console.connect.types import SINK
+from gateway.kafka_connect.types import SINK
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
 
 
@@ -37,7 +37,7 @@ def offsets_page(request: HtmxHttpRequest, cluster: str, connect: str, name: str
     context = {"cluster": cluster, "connect": connect, "name": name, "info": info, "status": status,
                "offsets": offsets, "sink": info.type == SINK, "strategies": SINK_STRATEGIES,
                "json_text": offsets_text(list(offsets.entries))}
-    return render(request, "connect/offsets.html", context)
+    return render(request, "connect/connector_offsets.html", context)
 
 
 @require_POST

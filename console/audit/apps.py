@@ -7,6 +7,6 @@ class AuditConfig(AppConfig):
 
     def ready(self) -> None:
         from console.audit.metrics import audit_metrics
-        from console.metrics.registry import register_metrics
+        from console.metrics.sources import register_metrics
 
         register_metrics("audit", audit_metrics, order=20)

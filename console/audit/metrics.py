@@ -9,7 +9,7 @@ from django.db.models import Count
 from prometheus_client.core import Metric
 
 from console.audit.models import AuditEvent
-from console.metrics.registry import ScrapeOptions, counter
+from console.metrics.sources import ScrapeOptions, counter
 
 _audit_lock = threading.Lock()
 _audit_counted: tuple[int, str, dict[tuple[str, str], int]] = (0, "", {})  # (seq, its hash, counts up to it)

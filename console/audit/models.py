@@ -92,7 +92,7 @@ class WitnessState(models.Model):
     blocked_seq = models.PositiveBigIntegerField(null=True)
     blocked_reason = models.TextField(blank=True)
     # The high-water mark: the highest seq ever seen on the topic, its hash and offset, and the topic's id. It only
-    # rises (console.audit.witness.loss), so a topic that later holds less (purged, deleted, re-created) is caught
+    # rises (console.witness.loss), so a topic that later holds less (purged, deleted, re-created) is caught
     # instead of being filled again from #1. high_offset None: nothing seen on this topic since the last reset.
     high_seq = models.PositiveBigIntegerField(default=0)
     high_hash = models.CharField(max_length=64, blank=True)
@@ -127,7 +127,7 @@ class AuditCheck(models.Model):
     witness_first_seq = models.PositiveBigIntegerField(null=True)
     witness_last_seq = models.PositiveBigIntegerField(null=True)
     unpublished = models.PositiveBigIntegerField(default=0)
-    # [{"kind": ..., "ranges": [[first, last], ...], "message": ...}] (console.audit.witness.compare.Finding)
+    # [{"kind": ..., "ranges": [[first, last], ...], "message": ...}] (console.witness.compare.Finding)
     findings = models.JSONField(default=list)
     witness_error = models.TextField(blank=True)  # the topic could not be read
 

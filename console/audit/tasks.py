@@ -3,7 +3,7 @@ from dataclasses import asdict
 from celery import shared_task
 
 from console.audit.actor import Actor
-from console.audit.witness.publisher import witness_publish
+from console.witness.publisher import witness_publish
 
 
 @shared_task(ignore_result=False)

@@ -11,8 +11,8 @@ from console.accounts.roles import Role
 from console.audit.forms import AuditFilterForm
 from console.audit.models import AuditEvent
 from console.audit.selectors import audit_actions, audit_events, with_intents
-from console.audit.witness.records import event_json
-from console.audit.witness.status import witness_status
+from console.witness.records import event_json
+from console.witness.status import witness_status
 from console.csv_cells import guard_formula
 from console.http import HtmxHttpRequest
 
@@ -88,7 +88,7 @@ def audit_export(request: HtmxHttpRequest):
 @role_required(Role.VIEWER)
 def audit_export_jsonl(request: HtmxHttpRequest):
     """Streams every matching event as JSON lines, oldest first: each line the object the witness topic holds
-    (console.audit.witness.records), so an export can be checked against the topic or the key."""
+    (console.witness.records), so an export can be checked against the topic or the key."""
     form = AuditFilterForm(request.GET or None)
     events = audit_events(form.filters()).order_by("seq")
     lines = (event_json(event) + "\n" for event in events.iterator(chunk_size=1000))

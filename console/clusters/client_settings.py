@@ -97,8 +97,8 @@ _boolean = _one_of("true", "false")
 _text = _matching(_PRINTABLE, "printable ASCII text")
 
 # librdkafka settings for reaching and authenticating to a cluster. Each has a meaning in Kafka's Java clients too
-# (console/kafka/java/config.py carries them over for Spark, Kafka's tools and the Java Admin bridge) or only tunes
-# librdkafka's own sockets. SASL mechanisms are those console/kafka/java/config.py can log in with; GSSAPI is absent
+# (gateway/kafka/java/config.py carries them over for Spark, Kafka's tools and the Java Admin bridge) or only tunes
+# librdkafka's own sockets. SASL mechanisms are those gateway/kafka/java/config.py can log in with; GSSAPI is absent
 # because librdkafka runs a kinit shell command built from the principal and keytab settings.
 CLIENT_SETTINGS: dict[str, Check] = {
     "security.protocol": _one_of("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"),

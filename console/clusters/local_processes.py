@@ -1,4 +1,4 @@
-"""The processes `make run` supervises on this host (console/devstack/keep_running.py), as the console reports
+"""The processes `make run` supervises on this host (devstack/keep_running.py), as the console reports
 them. A `local` broker that keeps failing to start is otherwise just "did not answer" on every page, while the
 reason ("Too many open files") sits in a terminal nobody reads; keep_running's status files carry it here."""
 
@@ -8,12 +8,12 @@ from pathlib import Path
 
 from django.conf import settings
 
-from console.devstack.process_status import FAILED, ProcessStatus, status_read, statuses_read
+from console.process_status import FAILED, ProcessStatus, status_read, statuses_read
 
 LOCAL_BROKER_PROCESS = "kafka"  # its name in the Procfile
 MSG_LOCAL_BROKER_FAILED = "The local broker failed to start: {error}"
 MSG_GAVE_UP = (" ({failures} failures in a row, so it is no longer started: fix the cause, then run "
-               "`python -m console.devstack.process_status retry kafka` or restart `make run`)")
+               "`python -m console.process_status retry kafka` or restart `make run`)")
 MSG_RETRYING = " ({failures} failures in a row; it is being started again)"
 
 

@@ -11,10 +11,10 @@ from console.clusters.client_settings import (REGISTRY_PREFIX, SettingRefused, c
 from console.clusters.local_processes import local_broker_failure
 from console.clusters.models import Cluster
 from console.errors import ConsoleError, NotFound
-from console.kafka.admin import KafkaAdmin
-from console.kafka.isolated import IsolatedKafkaAdmin
-from console.kafka.errors import KafkaGatewayError, MSG_MISSING_SECRET
-from console.kafka.types import BACKGROUND, ClusterConnection, ClusterDescription
+from gateway.kafka.admin import KafkaAdmin
+from gateway.kafka.isolated import IsolatedKafkaAdmin
+from gateway.kafka.errors import KafkaGatewayError, MSG_MISSING_SECRET
+from gateway.kafka.types import BACKGROUND, ClusterConnection, ClusterDescription
 
 MSG_UNKNOWN_CLUSTER = "There is no cluster named '{name}'."
 MSG_REFUSED_SETTING = "Cluster '{cluster}' is not connected: {reason} An admin must edit its registration."
@@ -50,7 +50,7 @@ def cluster_connection(cluster: Cluster) -> ClusterConnection:
                              registry_url=cluster.schema_registry_url, registry_config=registry)
 
 
-def cluster_admin(cluster: Cluster | str) -> KafkaAdmin:
+def cluster_admin(cluster: Cluster | str) -> IsolatedKafkaAdmin | KafkaAdmin:
     """The cluster's gateway. Each cluster's librdkafka clients run in a child process of their own unless
     KAFKA_CLIENT_ISOLATION is off, so a native abort in the client library stops that cluster's calls only."""
     if isinstance(cluster, str):

@@ -10,7 +10,7 @@ from console.clusters.selectors import cluster_admin, cluster_get, clusters_heal
 from console.clusters.status import cluster_status_lines
 from console.errors import ConsoleError, error_status
 from console.http import HtmxHttpRequest
-from console.kafka.errors import KafkaGatewayError
+from gateway.kafka.errors import KafkaGatewayError
 
 
 @require_GET

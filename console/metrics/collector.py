@@ -1,4 +1,4 @@
-"""A prometheus_client collector over the sources the apps registered (console/metrics/registry.py). Each source
+"""A prometheus_client collector over the sources the apps registered (console/metrics/sources.py). Each source
 runs a fixed handful of queries on the console's own tables and never calls Kafka: a down or slow cluster shows
 up as an old `..._last_success_timestamp_seconds`, not as a hung scrape."""
 
@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from prometheus_client.core import Metric
 from prometheus_client.registry import Collector
 
-from console.metrics.registry import ScrapeOptions, metrics_sources
+from console.metrics.sources import ScrapeOptions, metrics_sources
 
 
 class ConsoleCollector(Collector):

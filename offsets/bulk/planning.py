@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from console.bulk import confirmation_phrase
-from console.kafka.types import GroupDescription, PartitionRef
+from gateway.kafka.types import GroupDescription, PartitionRef
 
 DELETE, DELETE_OFFSETS, RESET = "delete", "delete-offsets", "reset"
 ACTIONS = (DELETE, DELETE_OFFSETS, RESET)

@@ -17,7 +17,7 @@ from console.audit.services import audit_refusal
 from console.bulk import check_confirmation, chosen_names, confirmation_phrase
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
-from console.kafka.errors import KafkaGatewayError
+from gateway.kafka.errors import KafkaGatewayError
 from offsets import group_table
 from offsets.bulk.planning import (
     DELETE, DELETE_OFFSETS, MSG_MEMBERS, MSG_NO_STARTS, MSG_STREAMS_OFFSETS, MSG_UNKNOWN_ACTION, RESET, VERBS,

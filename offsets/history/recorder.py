@@ -13,8 +13,8 @@ from django.db import connection, transaction
 
 from console.clusters.models import Cluster
 from console.clusters.selectors import cluster_admin, cluster_connection, cluster_get
-from console.kafka.errors import ClusterUnavailable, NotAuthorized, TopicNotFound
-from console.kafka.records.reader import TailBatch, TopicTail
+from gateway.kafka.errors import ClusterUnavailable, NotAuthorized, TopicNotFound
+from gateway.kafka.records_io.reader import TailBatch, TopicTail
 from offsets.history.timeline import Snapshot, apply_record
 from offsets.models import GROUP_ID_MAX_STORED, ConsumerGroupState, GroupCommitStat, GroupGeneration, RecorderPosition, RecorderStatus
 from offsets.history.records import (ClassicGroup, OffsetCommit, RecordDecodeError, commit_group, commit_timestamp,

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from console.clusters.models import Cluster
-from console.devstack.paths import PROJECT_DIR
+from console.paths import PROJECT_DIR
 from offsets.models import RecorderStatus
 
 log = logging.getLogger(__name__)

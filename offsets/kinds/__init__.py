@@ -7,14 +7,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from console.clusters.selectors import cluster_admin
-from console.kafka.errors import ClusterUnavailable, GroupNotFound, KafkaGatewayError
+from gateway.kafka.errors import ClusterUnavailable, GroupNotFound, KafkaGatewayError
 from offsets.kinds.base import GroupKind
 from offsets.kinds.consumer import CONSUMER
 from offsets.kinds.share import SHARE
 from offsets.kinds.streams import STREAMS
 
 if TYPE_CHECKING:
-    from console.kafka.types import GroupDescription
+    from gateway.kafka.types import GroupDescription
     from offsets.selectors import GroupDetail
 
 KINDS: tuple[GroupKind, ...] = (CONSUMER, SHARE, STREAMS)

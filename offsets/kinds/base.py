@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from console.kafka.types import PartitionRef
+from gateway.kafka.types import PartitionRef
 
 
 @dataclass(frozen=True)

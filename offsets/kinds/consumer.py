@@ -6,8 +6,8 @@ from django.conf import settings
 
 from console.clusters.selectors import cluster_admin, cluster_connection, cluster_get
 from console.errors import Conflict, ConsoleError, NotFound
-from console.kafka.java.tools import delete_group_offsets
-from console.kafka.types import PartitionRef
+from gateway.kafka.java.tools import delete_group_offsets
+from gateway.kafka.types import PartitionRef
 from offsets import selectors
 from offsets.kinds.base import DeleteSummary, GroupState, PickerPositions
 from offsets.selectors_describe import group_report

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from console.clusters.selectors import cluster_admin
-from console.kafka.types import EARLIEST, LATEST, PartitionRef, ShareGroupDescription
+from gateway.kafka.types import EARLIEST, LATEST, PartitionRef, ShareGroupDescription
 from offsets.kinds.base import DeleteSummary, GroupState, PickerPositions
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
-from console.kafka.types import EARLIEST, LATEST, PartitionRef, StreamsGroupDescription
+from gateway.kafka.types import EARLIEST, LATEST, PartitionRef, StreamsGroupDescription
 from offsets.kinds.base import DeleteSummary, GroupState, PickerPositions
 
 MSG_NO_TOPOLOGY = ("Streams group '{group}' has no topology the coordinator knows (no member has joined since it "

@@ -18,9 +18,9 @@ from operator import attrgetter
 
 from console.clusters.selectors import background_lane, cluster_admin
 from console.errors import ConsoleError
-from console.kafka.admin import KafkaAdmin
-from console.kafka.errors import KafkaGatewayError
-from console.kafka.types import LATEST, STABLE, GroupListing, PartitionRef
+from gateway.kafka.admin import KafkaAdmin
+from gateway.kafka.errors import KafkaGatewayError
+from gateway.kafka.types import LATEST, STABLE, GroupListing, PartitionRef
 from offsets.committed import committed_offsets
 from offsets.group_listing import groups_of_every_type_of
 from offsets.lag.priority import PreviousSample, sweep_order
@@ -31,7 +31,7 @@ MAX_PARALLEL_CLUSTERS = 32
 # coordinator) or partitions (ListOffsets, in the gateway's windows), so every call stays within the bounded wait
 # of the cluster's client process, and the sweep can stop between calls when its budget is spent. The client
 # process is replaced as stuck when a call has not answered within about three of its bounds, and each lookup
-# window may take half a bound (console/kafka/librdkafka/offset_lookup.py): 20,000 partitions were 40 windows in a
+# window may take half a bound (gateway/kafka/librdkafka/offset_lookup.py): 20,000 partitions were 40 windows in a
 # row, which a busy machine could not finish in that time, so a working process was killed with the pages it served.
 SWEEP_GROUPS_PER_CALL = 2000
 SWEEP_PARTITIONS_PER_CALL = 2000
@@ -110,115 +110,124 @@ def ask(admin: KafkaAdmin, previous: dict[str, PreviousSample], budget_s: float,
     listed_s = time.monotonic() - started
     hand_over(Listed(listings, problem, taken_at))
     sampled = [g for g in listings if g.group_type != "share"]
-    streams_ids = {g.group_id for g in sampled if g.group_type == "streams"}
     order = sweep_order([g.group_id for g in sampled], previous)
     log.debug("Lag sweep of %s: %d groups listed in %.2f s, ordered in %.2f s", admin.cluster, len(listings),
               listed_s, time.monotonic() - started - listed_s)
-    ends: dict[PartitionRef, int] = {}
-    stables: dict[PartitionRef, int] = {}
-    stopped_by = ""
-    chunks = [order[start:start + SWEEP_GROUPS_PER_CALL] for start in range(0, len(order), SWEEP_GROUPS_PER_CALL)]
-
-    def committed_of(i: int) -> tuple[dict[str, dict[PartitionRef, int]], float] | None:
-        # The budget counts when the call starts, not when it was queued; the first batch is always asked.
-        if i and time.monotonic() - started >= FETCH_SHARE * budget_s:
-            return None
-        into: dict[str, dict[PartitionRef, int]] = {}
-        fetch_started = time.monotonic()
-        _fetch_committed(admin, chunks[i], streams_ids, into)
-        return into, time.monotonic() - fetch_started
-
-    # OffsetFetch (Kafka's Java Admin) of later batches runs while batches' log ends are looked up (librdkafka):
-    # two transports, each mostly waiting on the brokers.
-    ahead = ThreadPoolExecutor(max_workers=FETCHES_AHEAD, thread_name_prefix="sweep-ahead")
-    lookups = ThreadPoolExecutor(max_workers=LOOKUPS_IN_FLIGHT, thread_name_prefix="sweep-ends")
-    held: dict[int, Future] = {}  # batch index -> its OffsetFetch, for the batches not handed over, in order
-    missing: dict[int, set[PartitionRef]] = {}  # fetched batches' partitions whose offsets are not known yet
-    # Lookups started, in batch order, not yet collected: batch index -> (its lookup, partitions, when started).
-    # What they find joins `ends` in this thread only, when collected in order, so that a batch handed over never
-    # reads a half-merged answer and the storing thread never sees `ends` grow under an iteration.
-    looking: dict[int, tuple[Future, int, float]] = {}
-    claimed: set[PartitionRef] = set()  # partitions some lookup of this sweep has been started for
-    submitted = 0
-
-    def unknown(i: int, committed: dict[str, dict[PartitionRef, int]]) -> set[PartitionRef]:
-        """Batch i's partitions whose offsets no lookup of this sweep has found yet."""
-        if i not in missing:
-            missing[i] = {ref for offsets in committed.values() for ref in offsets}
-        missing[i] -= ends.keys()
-        return missing[i]
-
-    def top_up() -> None:
-        nonlocal submitted
-        while submitted < len(chunks) and len(held) < BATCHES_HELD:
-            held[submitted] = ahead.submit(committed_of, submitted)
-            submitted += 1
-
-    early = 0  # batches handed over ahead of an earlier one
-
-    def hand(i: int, committed: dict[str, dict[PartitionRef, int]]) -> None:
-        nonlocal early
-        early += i != next(iter(held))
-        del held[i]
-        missing.pop(i, None)
-        looking.pop(i, None)  # a lookup for no partition of its own: earlier ones found them all
-        hand_over(Asked(chunks[i], committed, ends, stables))
-
-    def start_lookups() -> None:
-        """Starts the log end lookups of fetched batches in batch order (a later batch never claims a partition
-        before an earlier one), while fewer than LOOKUPS_IN_FLIGHT run."""
-        for i, future in list(held.items()):
-            if i in looking:
-                continue
-            if sum(not lookup.done() for lookup, _, _ in looking.values()) >= LOOKUPS_IN_FLIGHT:
-                return
-            if not future.done() or future.exception() is not None or future.result() is None:
-                return  # not fetched yet, failed, or past the budget: the loop below finds out in its turn
-            refs = sorted(unknown(i, future.result()[0]) - claimed, key=_topic_then_partition)
-            claimed.update(refs)
-            looking[i] = (lookups.submit(_ends_of, admin, refs), len(refs), time.monotonic())
-
-    def hand_over_known() -> None:
-        for i, future in list(held.items()):
-            answer = future.result() if future.done() and future.exception() is None else None
-            if answer is not None and not unknown(i, answer[0]):
-                hand(i, answer[0])
-
-    try:
-        top_up()
-        while held:
-            i, future = next(iter(held.items()))  # the earliest batch not handed over
-            try:
-                answer = future.result()
-                if answer is None:  # the budget's asking share was spent before its OffsetFetch could start
-                    break
-                committed, fetch_s = answer
-                start_lookups()  # this batch's, if not started yet (every earlier one has been collected)
-                lookup, looked_for, lookup_started = looking.pop(i)
-                found_ends, found_stables = lookup.result()
-                ends.update(found_ends)
-                stables.update(found_stables)
-                log.debug("Lag sweep of %s: offsets of %d groups in %.2f s, end offsets of %d partitions in %.2f s",
-                          admin.cluster, len(chunks[i]), fetch_s, looked_for, time.monotonic() - lookup_started)
-            except KafkaGatewayError as exc:
-                if not i:
-                    raise
-                stopped_by = exc.message
-                break
-            hand(i, committed)
-            hand_over_known()
-            top_up()
-            start_lookups()
-    finally:  # when asking ends early, the batches being fetched or looked up ahead are not waited for
-        ahead.shutdown(wait=False, cancel_futures=True)
-        lookups.shutdown(wait=False, cancel_futures=True)
-    skipped = [g for i in [*held, *range(submitted, len(chunks))] for g in chunks[i]]
+    sweep = _Asking(admin, order, {g.group_id for g in sampled if g.group_type == "streams"}, started, budget_s,
+                    hand_over)
+    stopped_by = sweep.run()
+    skipped = [g for i in [*sweep.held, *range(sweep.submitted, len(sweep.chunks))] for g in sweep.chunks[i]]
     if skipped:
         log.warning("Lag sweep of %s: %d of %d groups not asked (%s)", admin.cluster, len(skipped), len(order),
                     stopped_by or f"budget of {budget_s:g} s spent")
     log.debug("Lag sweep of %s: asking done in %.2f s, %d of %d batches handed over ahead of an earlier one",
-              admin.cluster, time.monotonic() - started, early, len(chunks))
+              admin.cluster, time.monotonic() - started, sweep.early, len(sweep.chunks))
     hand_over(Finished(time.monotonic() - started, budget_s, time.monotonic(), skipped, stopped_by))
+
+
+class _Asking:
+    """The batches of one sweep's asking, in flight: OffsetFetch of later batches (Kafka's Java Admin) runs while
+    earlier batches' log ends are looked up (librdkafka): two transports, each mostly waiting on the brokers."""
+
+    def __init__(self, admin: KafkaAdmin, order: list[str], streams_ids: set[str], started: float, budget_s: float,
+                 hand_over) -> None:
+        self.admin, self.streams_ids, self.started, self.budget_s = admin, streams_ids, started, budget_s
+        self.hand_over = hand_over
+        self.chunks = [order[start:start + SWEEP_GROUPS_PER_CALL]
+                       for start in range(0, len(order), SWEEP_GROUPS_PER_CALL)]
+        self.ends: dict[PartitionRef, int] = {}
+        self.stables: dict[PartitionRef, int] = {}
+        self.ahead = ThreadPoolExecutor(max_workers=FETCHES_AHEAD, thread_name_prefix="sweep-ahead")
+        self.lookups = ThreadPoolExecutor(max_workers=LOOKUPS_IN_FLIGHT, thread_name_prefix="sweep-ends")
+        self.held: dict[int, Future] = {}  # batch index -> its OffsetFetch, for the batches not handed over, in order
+        self.missing: dict[int, set[PartitionRef]] = {}  # fetched batches' partitions whose offsets are not known
+        # Lookups started, in batch order, not yet collected: batch index -> (its lookup, partitions, when started).
+        # What they find joins `ends` in the asking thread only, when collected in order, so that a batch handed
+        # over never reads a half-merged answer and the storing thread never sees `ends` grow under an iteration.
+        self.looking: dict[int, tuple[Future, int, float]] = {}
+        self.claimed: set[PartitionRef] = set()  # partitions some lookup of this sweep has been started for
+        self.submitted = 0
+        self.early = 0  # batches handed over ahead of an earlier one
+
+    def committed_of(self, i: int) -> tuple[dict[str, dict[PartitionRef, int]], float] | None:
+        # The budget counts when the call starts, not when it was queued; the first batch is always asked.
+        if i and time.monotonic() - self.started >= FETCH_SHARE * self.budget_s:
+            return None
+        into: dict[str, dict[PartitionRef, int]] = {}
+        fetch_started = time.monotonic()
+        _fetch_committed(self.admin, self.chunks[i], self.streams_ids, into)
+        return into, time.monotonic() - fetch_started
+
+    def unknown(self, i: int, committed: dict[str, dict[PartitionRef, int]]) -> set[PartitionRef]:
+        """Batch i's partitions whose offsets no lookup of this sweep has found yet."""
+        if i not in self.missing:
+            self.missing[i] = {ref for offsets in committed.values() for ref in offsets}
+        self.missing[i] -= self.ends.keys()
+        return self.missing[i]
+
+    def top_up(self) -> None:
+        while self.submitted < len(self.chunks) and len(self.held) < BATCHES_HELD:
+            self.held[self.submitted] = self.ahead.submit(self.committed_of, self.submitted)
+            self.submitted += 1
+
+    def hand(self, i: int, committed: dict[str, dict[PartitionRef, int]]) -> None:
+        self.early += i != next(iter(self.held))
+        del self.held[i]
+        self.missing.pop(i, None)
+        self.looking.pop(i, None)  # a lookup for no partition of its own: earlier ones found them all
+        self.hand_over(Asked(self.chunks[i], committed, self.ends, self.stables))
+
+    def start_lookups(self) -> None:
+        """Starts the log end lookups of fetched batches in batch order (a later batch never claims a partition
+        before an earlier one), while fewer than LOOKUPS_IN_FLIGHT run."""
+        for i, future in list(self.held.items()):
+            if i in self.looking:
+                continue
+            if sum(not lookup.done() for lookup, _, _ in self.looking.values()) >= LOOKUPS_IN_FLIGHT:
+                return
+            if not future.done() or future.exception() is not None or future.result() is None:
+                return  # not fetched yet, failed, or past the budget: run() finds out in its turn
+            refs = sorted(self.unknown(i, future.result()[0]) - self.claimed, key=_topic_then_partition)
+            self.claimed.update(refs)
+            self.looking[i] = (self.lookups.submit(_ends_of, self.admin, refs), len(refs), time.monotonic())
+
+    def hand_over_known(self) -> None:
+        for i, future in list(self.held.items()):
+            answer = future.result() if future.done() and future.exception() is None else None
+            if answer is not None and not self.unknown(i, answer[0]):
+                self.hand(i, answer[0])
+
+    def run(self) -> str:
+        """Asks until every batch is handed over or the budget is spent; returns why it stopped early, if it did."""
+        try:
+            self.top_up()
+            while self.held:
+                i, future = next(iter(self.held.items()))  # the earliest batch not handed over
+                try:
+                    answer = future.result()
+                    if answer is None:  # the budget's asking share was spent before its OffsetFetch could start
+                        return ""
+                    committed, fetch_s = answer
+                    self.start_lookups()  # this batch's, if not started yet (every earlier one has been collected)
+                    lookup, looked_for, lookup_started = self.looking.pop(i)
+                    found_ends, found_stables = lookup.result()
+                    self.ends.update(found_ends)
+                    self.stables.update(found_stables)
+                    log.debug("Lag sweep of %s: offsets of %d groups in %.2f s, end offsets of %d partitions in "
+                              "%.2f s", self.admin.cluster, len(self.chunks[i]), fetch_s, looked_for,
+                              time.monotonic() - lookup_started)
+                except KafkaGatewayError as exc:
+                    if not i:
+                        raise
+                    return exc.message
+                self.hand(i, committed)
+                self.hand_over_known()
+                self.top_up()
+                self.start_lookups()
+            return ""
+        finally:  # when asking ends early, the batches being fetched or looked up ahead are not waited for
+            self.ahead.shutdown(wait=False, cancel_futures=True)
+            self.lookups.shutdown(wait=False, cancel_futures=True)
 
 
 _topic_then_partition = attrgetter("topic", "partition")  # a C-level key: PartitionRef's own order is Python code

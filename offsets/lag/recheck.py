@@ -16,8 +16,8 @@ from django.conf import settings
 
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
-from console.kafka.errors import KafkaGatewayError
-from console.kafka.types import LATEST, STABLE, GroupListing
+from gateway.kafka.errors import KafkaGatewayError
+from gateway.kafka.types import LATEST, STABLE, GroupListing
 from offsets.lag.observe import Asked
 from offsets.lag.sampler import store_groups
 

@@ -25,8 +25,8 @@ from console.bulk_sql import insert_rows
 from console.gc_pause import cycle_collector_paused
 from console.clusters.models import Cluster
 from console.errors import ConsoleError
-from console.kafka.errors import KafkaGatewayError
-from console.kafka.types import GroupListing
+from gateway.kafka.errors import KafkaGatewayError
+from gateway.kafka.types import GroupListing
 from offsets.lag.batch_writer import BatchWriter
 from offsets.lag.last_total import LastTotal
 from offsets.lag.observe import Asked, Failed, Finished, Listed, Sweeps

@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from console.kafka.types import PartitionRef
+from gateway.kafka.types import PartitionRef
 
 # Kafka's own texts (the doubled quote at the end of INVALID_PARTITION is in Kafka's source).
 INVALID_TOPIC_ARG = "Invalid topic arg '{arg}', expected topic name and partitions"

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from console.kafka.types import OffsetAt, PartitionRef
+from gateway.kafka.types import OffsetAt, PartitionRef
 from console.offset_bounds import NO_RECORD_AT_TIME, at_time_or_log_end
 from offsets.resets.plan_input import (
     ALL_TOPICS, BAD_FILE_LINE, INVALID_PARTITION, INVALID_TOPIC_ARG, NO_RESET_PLAN, NONEXISTENT_PARTITIONS,

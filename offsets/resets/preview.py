@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
-from console.kafka.types import EARLIEST, LATEST, PartitionRef
+from gateway.kafka.types import EARLIEST, LATEST, PartitionRef
 from offsets.kinds import GroupKind, kind_for
 from offsets.resets.planning import (
     AllTopics,

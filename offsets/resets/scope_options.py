@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from console.clusters.selectors import cluster_admin
-from console.kafka.errors import TopicNotFound
-from console.kafka.types import PartitionRef
+from gateway.kafka.errors import TopicNotFound
+from gateway.kafka.types import PartitionRef
 from offsets import selectors
 from offsets.kinds import GroupKind
 

@@ -8,14 +8,14 @@ from collections.abc import Callable, Sequence
 
 from console.audit.actor import Actor
 from console.audit.models import AuditEvent
-from console.audit.services import audit_refusal, audited
+from console.audit.guarded import change_checked, guarded_change, refuse_if
 from console.errors import Conflict, ConsoleError, NotFound
 from offsets import group_table
 from offsets.kinds import CONSUMER, GroupKind, kind_for, kind_of_reset
 from offsets.lag.recheck import lag_recheck_group
 from offsets.resets.planning import AllTopics, Strategy, ToRecorded, TopicScope, describe_strategy
 from offsets.resets.preview import reset_preview
-from offsets.services import MSG_CONFIRM_GROUP, MSG_REASON, check_storable, offsets_from_json, offsets_json, scope_text
+from offsets.services import MSG_CONFIRM_GROUP, check_storable, offsets_from_json, offsets_json, scope_text
 
 MSG_DELETES_REFUSED = "Kafka refused to delete some offsets: "
 
@@ -30,10 +30,8 @@ def group_offsets_reset(*, actor: Actor, cluster: str, group: str, scope: AllTop
     samples the group's lag again, so its status is judged on the new offsets at once (offsets/lag/recheck.py).
     Without `kind`, the group's kind is looked up. `on_audit` is told the audit's correlation id."""
     check_storable(group)
-    if confirm != group:
-        raise ConsoleError(MSG_CONFIRM_GROUP.format(group=group))
-    if not reason.strip():
-        raise ConsoleError(MSG_REASON)
+    change_checked(confirm=confirm, name=group, what="group", reason=reason,
+                   message=MSG_CONFIRM_GROUP.format(group=group))
     kind = kind or kind_for(cluster, group)
     preview = reset_preview(cluster, group, scope, strategy, kind=kind)
     targets, deletions = preview.plan.targets, preview.plan.deletions
@@ -47,16 +45,14 @@ def group_offsets_reset(*, actor: Actor, cluster: str, group: str, scope: AllTop
         refusal = kind.msg_active.format(group=group, state=preview.state, members=preview.members)
     elif expected_fingerprint is not None and expected_fingerprint != preview.fingerprint:
         refusal = kind.msg_moved.format(group=group)
-    if refusal:
-        audit_refusal(actor=actor, action=kind.reset_action, cluster=cluster, target=target, reason=reason,
-                      params=params, error=refusal)
-        raise Conflict(refusal)
+    refuse_if(refusal or "", actor=actor, action=kind.reset_action, cluster=cluster, target=target, reason=reason,
+              params=params)
     if not targets and not deletions:
         raise ConsoleError(kind.msg_empty_plan)
     touched = [*targets, *deletions]
     before = offsets_json({ref: preview.committed.get(ref) for ref in touched})
-    with audited(actor=actor, action=kind.reset_action, cluster=cluster, target=target, reason=reason, params=params,
-                 before=before) as record:
+    with guarded_change(actor=actor, action=kind.reset_action, cluster=cluster, target=target, reason=reason,
+                        params=params, before=before) as record:
         if on_audit is not None:
             on_audit(record.intent.correlation_id)
         if targets:

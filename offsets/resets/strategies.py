@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from console.kafka.types import PartitionRef
+from gateway.kafka.types import PartitionRef
 from console.offset_bounds import Earliest, Latest
 from console.times import (  # noqa: F401  (the reset messages callers and tests import from offsets)
     INVALID_DURATION, MILLISECONDS_REQUIRED, NO_T_IN_DATETIME, UNPARSEABLE_DATE, ZONE_MINUTES_DROPPED, TimeTextError,

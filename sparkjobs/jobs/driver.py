@@ -41,7 +41,7 @@ from pathlib import Path
 from pyspark.sql import SparkSession
 
 import replay
-from console.secret_files import write_secret_file
+from gateway.secret_files import write_secret_file
 from replay_spec import ReplaySpec, SpecError
 
 

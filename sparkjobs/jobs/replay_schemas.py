@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 def registry_decoder(topic: str, registry: Registry, timeout_s: float):
     """decode(raw, is_key) -> (JSON-able value or text, schema dict or None), in the executors: records in the
-    registry's wire format through confluent-kafka's deserializers (console.kafka.registry, shipped with
+    registry's wire format through confluent-kafka's deserializers (gateway.kafka.schema_registry, shipped with
     --py-files), everything else as UTF-8 text, as Spark's cast would show it."""
 
     # Plain values in the closure: it is pickled to the executors.
@@ -27,8 +27,8 @@ def registry_decoder(topic: str, registry: Registry, timeout_s: float):
             return None, None
         data = bytes(raw)
         if len(data) >= 5 and data[0] == 0:
-            from console.kafka.registry import registry_codec
-            from console.kafka.types import ClusterConnection
+            from gateway.kafka.schema_registry import registry_codec
+            from gateway.kafka.types import ClusterConnection
 
             connection = ClusterConnection("replay", "", registry_url=url, registry_config=config)
             part = registry_codec(connection, timeout=timeout_s).decode(topic, data, is_key=is_key)
@@ -124,8 +124,8 @@ def protobuf_column(records, side: str, ids: list[int], registry: Registry, time
     executors), or None when none of the schemas can be read. Records of other message types keep their bytes; the
     descriptors travel with the tasks, so executors never ask the registry."""
     import protobuf_rows
-    from console.kafka.registry import registry_codec
-    from console.kafka.types import ClusterConnection
+    from gateway.kafka.schema_registry import registry_codec
+    from gateway.kafka.types import ClusterConnection
 
     def header(raw):
         found = protobuf_rows.wire_header(None if raw is None else bytes(raw))

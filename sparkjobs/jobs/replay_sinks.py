@@ -116,7 +116,7 @@ def _masker(mask):
         return None
     from mask_rules import Masker, Rule
 
-    from console.user_regex import compile_user_regex
+    from gateway.user_regex import compile_user_regex
 
     rules, key = mask
     return Masker([Rule(**rule) for rule in rules], hash_key=key.encode() if key else None,

@@ -19,7 +19,7 @@ from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
 # In the executors from the gateway's zip (sparkjobs.runner.GATEWAY_MODULES), like the registry decoding.
-from console.kafka.librdkafka.mapping import COORDINATOR_MOVING_CODES
+from gateway.kafka.librdkafka.mapping import COORDINATOR_MOVING_CODES
 
 # Long enough for one task's share of a large replay; a task killed with its transaction open is cleaned up by
 # its retry or by the driver's fencing when the job fails, not by waiting for this.

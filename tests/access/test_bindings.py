@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from access.bindings import MSG_BAD_BINDING, binding_from_token, binding_token, bindings_for, entry_line, query_for
 from console.errors import ConsoleError
-from console.kafka.types import AclQuery
+from gateway.kafka.types import AclQuery
 
 
 def test_one_binding_per_operation():

@@ -11,7 +11,7 @@ import pytest
 from access.bindings import binding_token, bindings_for
 from console.audit.models import AuditEvent
 from console.clusters.selectors import cluster_admin
-from console.kafka.types import AclQuery
+from gateway.kafka.types import AclQuery
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
 HX = {"HX-Request": "true"}

@@ -30,7 +30,7 @@ PASSED_ON = {"PATH", "HOME", "USER", "LOGNAME", "LANG", "TERM", "TMPDIR", "TZ", 
 
 @pytest.fixture(scope="module")
 def shared_broker(tmp_path_factory):
-    from console.devstack.kafka import KafkaNode, free_ports
+    from devstack.kafka import KafkaNode, free_ports
 
     home = tmp_path_factory.mktemp("bench-broker")
     port, controller = free_ports(2)

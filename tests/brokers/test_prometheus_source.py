@@ -17,18 +17,18 @@ from brokers.sampler import broker_metrics_sample_all
 from brokers.services import metrics_source_set
 from console.audit.actor import Actor
 from console.audit.models import AuditEvent
-from console.devstack.kafka import free_port, free_ports
-from console.devstack.prometheus import PrometheusServer
-from console.kafka.admin import KafkaAdmin
-from console.kafka.prometheus import read_prometheus
-from console.kafka.types import (JMX_CREDENTIALS, JMX_FAILED, JMX_REFUSED, JMX_TIMEOUT, ClusterConnection,
+from devstack.kafka import free_port, free_ports
+from devstack.prometheus import PrometheusServer
+from gateway.kafka.admin import KafkaAdmin
+from gateway.kafka.prometheus import read_prometheus
+from gateway.kafka.types import (JMX_CREDENTIALS, JMX_FAILED, JMX_REFUSED, JMX_TIMEOUT, ClusterConnection,
                                  JmxEndpoint)
 from tests.fixtures.kafka import jmx_endpoint
 
 pytestmark = [pytest.mark.kafka]
 
 PASSWORD_ENV = "CONSOLE_SECRET_PROMETHEUS_TEST"
-# As for the JMX reader (tests/console/kafka/test_ops_jmx.py): a one-minute rate moves by at most one 5 s tick's
+# As for the JMX reader (tests/gateway/kafka/test_ops_jmx.py): a one-minute rate moves by at most one 5 s tick's
 # decay between two reads.
 RATE_TOLERANCE = 0.09
 
@@ -37,7 +37,7 @@ RATE_TOLERANCE = 0.09
 def prometheus(kafka_node, tmp_path_factory):
     """Prometheus scraping the session broker's exporter every second, and a second exporter address nobody
     serves (its scrapes fail: `up` is 0 there)."""
-    from console.devstack.jmx_exporter import ExporterAgent
+    from devstack.jmx_exporter import ExporterAgent
 
     nobody = ExporterAgent(free_ports(1)[0], "prometheus", "unused")
     server = PrometheusServer(home=tmp_path_factory.mktemp("prometheus"), port=free_ports(1)[0],

@@ -23,8 +23,8 @@ from brokers.sampler import broker_metrics_sample_all
 from brokers.services import metrics_source_set
 from console.audit.actor import Actor
 from console.audit.models import AuditEvent
-from console.devstack.kafka import free_port
-from console.metrics.registry import ScrapeOptions
+from devstack.kafka import free_port
+from console.metrics.sources import ScrapeOptions
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
 

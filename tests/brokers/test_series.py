@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from brokers.series import meter_rate, minute_averages, reading_values, summed
-from console.kafka.types import BrokerJmxReading, MeterReading
+from gateway.kafka.types import BrokerJmxReading, MeterReading
 
 
 def test_a_rate_is_the_counts_difference_over_the_time_between_samples():

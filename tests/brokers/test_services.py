@@ -9,7 +9,7 @@ import pytest
 from brokers.conf import LOCAL_JMX_PASSWORD_ENV, LOCAL_JMX_USER
 from brokers.models import MetricsSource
 from brokers.services import metrics_source_seed_local
-from console.devstack.kafka_jmx import DEV_JMX_PASSWORD_ENV, DEV_JMX_USER
+from devstack.kafka_jmx import DEV_JMX_PASSWORD_ENV, DEV_JMX_USER
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,4 @@
-"""console/connect: the REST gateway against the session's real worker, hostile names included, and its bounds
+"""gateway/kafka_connect: the REST gateway against the session's real worker, hostile names included, and its bounds
 when a worker is down or frozen."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import uuid
 import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
-from console.connect import ConnectClient, ConnectEndpoint, forget_unreachable
-from console.connect.errors import ConnectAuthFailed, ConnectNotFound, ConnectRefused, ConnectUnavailable
-from console.connect.transport import path
+from gateway.kafka_connect import ConnectClient, ConnectEndpoint, forget_unreachable
+from gateway.kafka_connect.errors import ConnectAuthFailed, ConnectNotFound, ConnectRefused, ConnectUnavailable
+from gateway.kafka_connect.transport import path
 from tests.fixtures.connect import CONNECT_PASSWORD_ENV, CONNECT_USER
 
 SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"

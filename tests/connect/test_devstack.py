@@ -35,8 +35,8 @@ def test_the_worker_refuses_callers_without_its_credentials(connect_worker):
 
 
 def test_its_internal_topics_live_on_the_session_broker(connect_worker, kafka_node):
-    from console.kafka.admin import KafkaAdmin
-    from console.kafka.types import ClusterConnection
+    from gateway.kafka.admin import KafkaAdmin
+    from gateway.kafka.types import ClusterConnection
 
     topics = KafkaAdmin(ClusterConnection("t", kafka_node.bootstrap), timeout=10).list_topics()
     names = {t.name for t in topics}
@@ -56,12 +56,12 @@ def test_make_runs_connect_process_asks_for_its_password_and_stops_on_sigterm(ka
     import urllib.error
     import urllib.request
 
-    from console.connect import ConnectClient, ConnectEndpoint
-    from console.devstack.connect import LOCAL_PASSWORD_ENV, LOCAL_USER
-    from console.devstack.kafka import free_port
+    from gateway.kafka_connect import ConnectClient, ConnectEndpoint
+    from devstack.connect import LOCAL_PASSWORD_ENV, LOCAL_USER
+    from devstack.kafka import free_port
 
     port, password = free_port(), "make-run-connect-password"
-    process = subprocess.Popen([sys.executable, "-m", "console.devstack.connect", "run", "--port", str(port),
+    process = subprocess.Popen([sys.executable, "-m", "devstack.connect", "run", "--port", str(port),
                                 "--bootstrap", kafka_node.bootstrap, "--home", str(tmp_path / "connect")],
                                env={**os.environ, LOCAL_PASSWORD_ENV: password},
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -98,10 +98,10 @@ def test_make_runs_connect_process_refuses_to_start_without_its_password(tmp_pat
     import subprocess
     import sys
 
-    from console.devstack.connect import LOCAL_PASSWORD_ENV, MSG_NO_PASSWORD
+    from devstack.connect import LOCAL_PASSWORD_ENV, MSG_NO_PASSWORD
 
     environment = {k: v for k, v in os.environ.items() if k != LOCAL_PASSWORD_ENV}
-    done = subprocess.run([sys.executable, "-m", "console.devstack.connect", "run", "--port", "1", "--bootstrap",
+    done = subprocess.run([sys.executable, "-m", "devstack.connect", "run", "--port", "1", "--bootstrap",
                            "127.0.0.1:1", "--home", str(tmp_path / "connect")], env=environment,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and MSG_NO_PASSWORD in done.stderr
@@ -112,8 +112,8 @@ def test_make_writes_connects_password_to_the_env_file_once(tmp_path):
     import shutil
     import subprocess
 
-    from console.devstack.connect import LOCAL_PASSWORD_ENV
-    from console.devstack.paths import PROJECT_DIR
+    from devstack.connect import LOCAL_PASSWORD_ENV
+    from console.paths import PROJECT_DIR
 
     shutil.copy(PROJECT_DIR / "Makefile", tmp_path / "Makefile")
     (tmp_path / ".env").write_text("SECRET_KEY=dev-x\n")

@@ -11,7 +11,7 @@ import pytest
 from django.urls import reverse
 from django.utils.html import escape
 
-from connect.offsets.services import ALTER, MSG_MOVED, MSG_NOT_STOPPED
+from connect.connector_offsets.services import ALTER, MSG_MOVED, MSG_NOT_STOPPED
 from console.audit.models import AuditEvent
 from tests.connect.conftest import FILE_SINK, wait_lines
 

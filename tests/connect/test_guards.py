@@ -25,8 +25,8 @@ from console.audit.actor import Actor
 from console.audit.models import AuditEvent
 from console.clusters.models import Cluster
 from console.errors import PermissionRefused
-from console.kafka.admin import KafkaAdmin
-from console.kafka.types import LATEST, ClusterConnection, PartitionRef
+from gateway.kafka.admin import KafkaAdmin
+from gateway.kafka.types import LATEST, ClusterConnection, PartitionRef
 from masking.models import MaskRule
 from tests.connect.conftest import FILE_SINK, FILE_SOURCE
 

@@ -2,7 +2,7 @@
 as Connect gives one: framework settings in groups, the plugin's own without a group."""
 
 from connect.plugin_form import plugin_form
-from console.connect.types import ConfigDefinition, ConfigValidation, FieldCheck
+from gateway.kafka_connect.types import ConfigDefinition, ConfigValidation, FieldCheck
 
 
 def check(name, group, order, *, type="STRING", required=False, importance="LOW", default=None, recommended=(),

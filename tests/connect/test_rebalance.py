@@ -11,7 +11,7 @@ import pytest
 from django.urls import reverse
 
 from connect import selectors
-from console.devstack.kafka import free_port
+from devstack.kafka import free_port
 from tests.connect.conftest import FILE_SINK
 from tests.fixtures.connect import CONNECT_PASSWORD_ENV, CONNECT_USER
 
@@ -21,7 +21,7 @@ NAME = "spread sink"
 
 @pytest.fixture
 def second_worker(connect_worker, kafka_node, tmp_path):
-    from console.devstack.connect import ConnectWorker
+    from devstack.connect import ConnectWorker
 
     worker = ConnectWorker(home=tmp_path / "second", bootstrap=kafka_node.bootstrap, port=free_port(),
                            group_id=connect_worker.group_id, topic_prefix=connect_worker.topic_prefix,

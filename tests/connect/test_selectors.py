@@ -3,7 +3,7 @@ secrets (a task's exception may quote a URL with its credentials, or a value).""
 
 from connect.masking import MASK
 from connect.selectors import scrubbed_status
-from console.connect.types import ConnectorState, TaskState
+from gateway.kafka_connect.types import ConnectorState, TaskState
 
 
 def test_traces_lose_the_configurations_secrets_and_any_url_credentials():

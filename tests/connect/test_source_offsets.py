@@ -9,7 +9,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from connect.offsets.services import ALTER, RESET
+from connect.connector_offsets.services import ALTER, RESET
 from console.audit.models import AuditEvent
 from tests.connect.conftest import FILE_SOURCE, read_values
 

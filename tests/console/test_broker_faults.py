@@ -12,8 +12,8 @@ import pytest
 
 from console.audit.actor import Actor
 from console.audit.models import AuditEvent
-from console.kafka.errors import ClusterUnavailable
-from console.kafka.types import PartitionRef
+from gateway.kafka.errors import ClusterUnavailable
+from gateway.kafka.types import PartitionRef
 from tests.fixtures.faults import kill_broker, retry_as_a_person_would, start_broker
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow, pytest.mark.django_db]

@@ -10,8 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.core.management import CommandError, call_command
 
-from console.devstack.kafka import free_port
-from console.devstack.paths import PROJECT_DIR
+from devstack.kafka import free_port
+from console.paths import PROJECT_DIR
 from tests.fixtures.celery import celery_env
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow, pytest.mark.django_db(transaction=True)]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from console.devstack.paths import PROJECT_DIR
+from console.paths import PROJECT_DIR
 
 pytestmark = [pytest.mark.kafka, pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 AXE = PROJECT_DIR / ".cache" / "axe-core" / "node_modules" / "axe-core" / "axe.min.js"

@@ -7,7 +7,7 @@ import time
 import pytest
 from django.test import Client
 
-from console.devstack.kafka import free_port
+from devstack.kafka import free_port
 
 pytestmark = pytest.mark.django_db
 

@@ -1,7 +1,9 @@
-"""The project's import structure, read from the source with `ast` (nothing is imported): no import circle among
-the project's modules, no upward import from console/ into the apps, and no Kafka client library outside the
-gateway. Where code that is not the gateway's still breaks a rule, it is listed below with its reason, so this
-test passes today and the lists only shrink."""
+"""The project's import structure, read from the source with `ast` (nothing is imported): three layers, each
+importing only the ones below it, apps → platform (console/) → gateway (gateway/: the one face of Kafka and of Kafka
+Connect, which imports nothing of ours but itself and Django's settings); devstack/ (the servers `make run` and the
+tests start) beside them, which runtime code never imports; no import circle; no Kafka client library outside the
+gateway. Where code still breaks a rule, it is listed below with its reason, so this test passes today and the
+lists only shrink."""
 
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[2]
 APPS = frozenset({"topics", "records", "offsets", "replication", "access", "transactions", "alerts", "sparkjobs",
                   "connect", "brokers", "masking"})
 # bench/ and tests/ are left out on purpose: benchmarks compare the gateway with a raw client, and tests reach in.
-PACKAGES = ("console", *sorted(APPS))
+PLATFORM, GATEWAY, DEVSTACK = "console", "gateway", "devstack"
+PACKAGES = (PLATFORM, GATEWAY, DEVSTACK, *sorted(APPS))
 # console/ modules that may name the apps: the project's wiring (URLs, installed apps, the Celery app).
 WIRING = frozenset({"console.urls", "console.settings", "console.celery"})
 KAFKA_LIBRARIES = frozenset({"confluent_kafka", "py4j"})
@@ -24,7 +27,7 @@ SPARK_SIDE = ("sparkjobs.jobs.",)
 # Imports inside a function that close a circle on purpose, each with why it is lazy: (importer, imported).
 # Imports inside functions count like any other: a circle hidden in a function is still a circle.
 LAZY_ON_PURPOSE: dict[tuple[str, str], str] = {}
-# Import circles outside console/kafka, as sets of modules, each with why it is still there. None today.
+# Import circles outside gateway/kafka, as sets of modules, each with why it is still there. None today.
 KNOWN_CIRCLES: dict[frozenset[str], str] = {}
 # console/ modules that still import an app, each with why: (importer, app). None today.
 KNOWN_UPWARD: dict[tuple[str, str], str] = {}
@@ -84,7 +87,7 @@ def import_graph() -> dict[str, dict[str, bool]]:
     """Each project module's imports of project modules, and whether every such import is inside a function.
 
     Importing a.b.c runs a/b/__init__.py first; that implied edge is left out, as import checkers do: a package
-    whose __init__ imports its own modules (console.kafka.types, console.kafka.sandbox) would otherwise close a
+    whose __init__ imports its own modules (gateway.kafka.types, gateway.kafka.sandbox) would otherwise close a
     circle with each module of it, one Python resolves without harm."""
     modules = project_modules()
     graph: dict[str, dict[str, bool]] = {}
@@ -154,8 +157,8 @@ def _circles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
 
 def test_the_walk_sees_the_project():
     modules = project_modules()
-    assert {"console.kafka.admin", "console.kafka.types", "offsets.services", "sparkjobs.runner"} <= set(modules)
-    assert "console.kafka.librdkafka.client" in import_graph()["console.kafka.librdkafka.base"]
+    assert {"gateway.kafka.admin", "gateway.kafka.types", "offsets.services", "sparkjobs.runner"} <= set(modules)
+    assert "gateway.kafka.librdkafka.client" in import_graph()["gateway.kafka.librdkafka.base"]
 
 
 def test_no_import_circle():
@@ -180,8 +183,29 @@ def test_console_never_imports_an_app():
     assert sorted(set(KNOWN_UPWARD) - set(upward)) == []  # fixed: take it off the list
 
 
+def _layer(module: str) -> str:
+    top = module.split(".")[0]
+    return "app" if top in APPS else top
+
+
+def test_the_gateway_imports_only_itself():
+    upward = sorted((module, target) for module, edges in import_graph().items() if _layer(module) == GATEWAY
+                    for target in edges if _layer(target) != GATEWAY)
+    assert upward == []
+    django = sorted((module, name) for module, path in project_modules().items() if _layer(module) == GATEWAY
+                    for name, _ in _imports(ast.parse(path.read_text()), module, path.name == "__init__.py")
+                    if name.startswith("django") and name not in ("django.conf", "django.conf.settings"))
+    assert django == []  # settings only: the gateway works in a process without the rest of Django
+
+
+def test_runtime_code_never_imports_the_devstack():
+    found = sorted((module, target) for module, edges in import_graph().items() if _layer(module) != DEVSTACK
+                   for target in edges if _layer(target) == DEVSTACK)
+    assert found == []
+
+
 def test_only_the_gateway_imports_kafka_clients():
     offenders = sorted(module for module, names in external_imports().items()
-                       if names & KAFKA_LIBRARIES and module != "console.kafka" and not module.startswith(
-                           ("console.kafka.", *SPARK_SIDE)))
+                       if names & KAFKA_LIBRARIES and module != "gateway.kafka" and not module.startswith(
+                           ("gateway.kafka.", *SPARK_SIDE, "devstack.")))
     assert offenders == []

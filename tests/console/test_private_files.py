@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from console.devstack.paths import PROJECT_DIR
+from console.paths import PROJECT_DIR
 from console.private_files import MSG_TIGHTENED, open_paths, tighten
 
 

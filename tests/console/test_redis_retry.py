@@ -10,7 +10,7 @@ import time
 import pytest
 import redis
 
-from console.devstack.redis import redis_url
+from devstack.redis import redis_url
 from console.redis_retry import console_retry
 
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 from console import reference
-from console.devstack.paths import PROJECT_DIR
+from console.paths import PROJECT_DIR
 
 
 def test_the_reference_pages_are_what_the_code_says():

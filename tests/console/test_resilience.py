@@ -188,8 +188,8 @@ def test_an_mtls_cluster_comes_back_after_restarts_and_takes_renewed_certificate
 
     from console.clusters.models import Cluster
     from console.clusters.selectors import cluster_admin
-    from console.kafka import sandbox
-    from console.kafka.errors import ClusterUnavailable, KafkaGatewayError
+    from gateway.kafka import sandbox
+    from gateway.kafka.errors import ClusterUnavailable, KafkaGatewayError
 
     registration = secured_settings(secured_kafka, listener="mtls")
     Cluster.objects.update_or_create(name="mtls", defaults=registration)

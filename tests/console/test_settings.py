@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from console.devstack.paths import PROJECT_DIR
+from console.paths import PROJECT_DIR
 from console.settings import MSG_AUDIT_HASH_KEY
 
 

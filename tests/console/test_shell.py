@@ -14,7 +14,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command, get_commands, load_command_class
 
-from console.devstack.paths import PROJECT_DIR
+from console.paths import PROJECT_DIR
 from console.shell import (
     BEFORE, MSG_AFTER_SUBCOMMAND, MSG_GIVEN_TWICE, MSG_NOT_FOR_SUBCOMMAND, MSG_OTHER_SUBCOMMAND, MSG_REQUIRED,
     MSG_UNRECOGNIZED, Subcommands,

@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from console.devstack.paths import PROJECT_DIR
+from console.paths import PROJECT_DIR
 
 PROBE = """
 import gc, sys

@@ -8,7 +8,7 @@ import json
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from console.user_regex import compile_user_regex
+from gateway.user_regex import compile_user_regex
 from masking.mask_rules import HIDDEN_VALUE, Masker, Rule, RuleRefused, check_rule, parse_path
 
 SECRET = "S3CR3T-VALUE-9f1c"
@@ -73,7 +73,7 @@ def test_rules_are_checked():
 
 def test_a_search_path_is_compared_as_the_scanner_reads_it():
     from console.errors import ConsoleError
-    from console.kafka.types import ScanFilter
+    from gateway.kafka.types import ScanFilter
     from masking.apply import check_search
 
     rules = masker(Rule("jsonpath", "$.items[0].card", "hide"), Rule("jsonpath", "$['odd name'].pin", "hide"))
@@ -88,7 +88,7 @@ def test_a_search_path_is_compared_as_the_scanner_reads_it():
 @given(st.integers(0, 5), st.integers(0, 3))
 def test_any_spelling_of_a_masked_index_is_refused(index, zeros):
     from console.errors import ConsoleError
-    from console.kafka.types import ScanFilter
+    from gateway.kafka.types import ScanFilter
     from masking.apply import check_search
 
     rules = masker(Rule("jsonpath", f"$.items[{index}].card", "hide"))

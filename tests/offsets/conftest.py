@@ -65,7 +65,7 @@ def live_consumer(kafka_node):
 
 def wait_for_state(group: str, wanted: set[str], timeout: float = 30.0) -> str:
     from console.clusters.selectors import cluster_admin
-    from console.kafka.errors import ClusterUnavailable
+    from gateway.kafka.errors import ClusterUnavailable
 
     deadline = time.monotonic() + timeout
     state = ""

@@ -7,7 +7,7 @@ from django.core.management import CommandError, call_command
 
 from console.audit.models import AuditEvent
 from console.clusters.selectors import cluster_admin
-from console.kafka.types import PartitionRef
+from gateway.kafka.types import PartitionRef
 from tests.offsets.conftest import wait_for_state
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]

@@ -105,8 +105,8 @@ def _delete_outside(admin: AdminClient, group: str) -> None:
 @pytest.fixture
 def group_calls(monkeypatch):
     """Every group call made in this process through the real gateway methods: (name, group ids or None)."""
-    from console.kafka.admin import KafkaAdmin
-    from console.kafka.isolated import IsolatedKafkaAdmin
+    from gateway.kafka.admin import KafkaAdmin
+    from gateway.kafka.isolated import IsolatedKafkaAdmin
 
     calls = []
     names = ("list_groups", "list_groups_of_every_type", "describe_groups", "group_offsets", "group_offsets_batched",
@@ -224,7 +224,7 @@ def test_the_page_says_it_is_being_built_then_how_old_the_list_is(
 @pytest.mark.django_db
 def test_without_redis_each_process_builds_its_own_list_in_the_background(
         local_cluster, fresh_groups_table, settings, topic_factory, commit, client_for, viewer):
-    from console.devstack.kafka import free_port
+    from devstack.kafka import free_port
 
     settings.REDIS_URL = f"redis://:nobody@127.0.0.1:{free_port()}/0"  # nothing listens there
     shared_table.forget_redis_state()

@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from console.clusters.selectors import cluster_admin
-from console.kafka.types import PartitionRef
+from gateway.kafka.types import PartitionRef
 
 pytestmark = [pytest.mark.kafka, pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

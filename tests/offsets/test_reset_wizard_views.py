@@ -10,7 +10,7 @@ import pytest
 
 from console.audit.models import AuditEvent
 from console.clusters.selectors import cluster_admin
-from console.kafka.types import PartitionRef
+from gateway.kafka.types import PartitionRef
 from offsets.resets.form_input import MSG_NOTHING_CHOSEN
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]

@@ -6,8 +6,8 @@ from console.audit.actor import Actor
 from console.audit.models import AuditEvent
 from console.clusters.selectors import cluster_admin
 from console.errors import Conflict, ConsoleError
-from console.kafka import errors
-from console.kafka.types import PartitionRef
+from gateway.kafka import errors
+from gateway.kafka.types import PartitionRef
 from offsets import services
 from offsets.resets import services as resets
 from offsets.resets.preview import reset_preview

@@ -6,7 +6,7 @@ import uuid
 import pytest
 from django.conf import settings
 
-from console.devstack.paths import PROJECT_DIR
+from console.paths import PROJECT_DIR
 from offsets.models import LagSample, LagSweep
 from tests.fixtures.celery import celery_env
 

@@ -7,7 +7,7 @@ import pytest
 
 from console.audit.models import AuditEvent
 from console.clusters.selectors import cluster_admin
-from console.kafka.types import PartitionRef
+from gateway.kafka.types import PartitionRef
 from offsets.selectors import group_snapshot_refresh
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from console.kafka.admin import KafkaAdmin
+from gateway.kafka.admin import KafkaAdmin
 from records.browse import BrowseQuery, browse_page, browse_tail, format_cursor, parse_cursor
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]

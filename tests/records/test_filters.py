@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from console.errors import ConsoleError
-from console.kafka.errors import InvalidRequest
-from console.kafka.records.filters import NOT_DECODED, check_filter, compile_test
-from console.kafka.types import DecodedPart, ScanFilter
+from gateway.kafka.errors import InvalidRequest
+from gateway.kafka.records_io.filters import NOT_DECODED, check_filter, compile_test
+from gateway.kafka.types import DecodedPart, ScanFilter
 from records.search import MSG_BAD_BOUND, Bound, parse_bound, parse_fields, parse_partitions
 
 
@@ -117,7 +117,7 @@ class PlacedMessage(FakeMessage):
 
 
 def test_a_jsonpath_is_bounded_in_length_and_descendant_steps():
-    from console.kafka.records.filters import (
+    from gateway.kafka.records_io.filters import (
         MAX_DESCENDANT_STEPS, MSG_JSONPATH_DESCENDANTS, MSG_JSONPATH_TOO_LONG,
     )
 
@@ -131,7 +131,7 @@ def test_a_jsonpath_is_bounded_in_length_and_descendant_steps():
 
 
 def test_a_jsonpath_stops_at_its_work_budget_inside_one_record():
-    from console.kafka.records.filters import MAX_JSONPATH_NODES, MSG_JSONPATH_DEEP, MSG_JSONPATH_WORK
+    from gateway.kafka.records_io.filters import MAX_JSONPATH_NODES, MSG_JSONPATH_DEEP, MSG_JSONPATH_WORK
 
     wide = PlacedMessage(json.dumps([0] * 150_000).encode())
     assert keeps(ScanFilter(value_jsonpath="$..*"), wide)  # stops at the first node it finds
@@ -150,8 +150,8 @@ def test_a_jsonpath_stops_at_its_work_budget_inside_one_record():
 def test_a_jsonpath_holds_the_scans_deadline_inside_a_record(monkeypatch):
     import time
 
-    from console.kafka.records import filters
-    from console.kafka.records.filters import MSG_JSONPATH_SLOW
+    from gateway.kafka.records_io import filters
+    from gateway.kafka.records_io.filters import MSG_JSONPATH_SLOW
 
     monkeypatch.setattr(filters, "RECORD_GRACE_S", 0.0)  # no second of grace: the deadline alone stops it
     wide = PlacedMessage(json.dumps([[0] * 300 for _ in range(300)]).encode())
@@ -163,7 +163,7 @@ def test_a_jsonpath_holds_the_scans_deadline_inside_a_record(monkeypatch):
 
 
 def test_a_dotted_path_step_is_an_index_only_in_ascii_digits():
-    from console.kafka.records.filters import field_path, list_index
+    from gateway.kafka.records_io.filters import field_path, list_index
 
     assert list_index("00") == 0 and list_index("²") is None and list_index("٣") is None
     assert field_path({"items": [{"card": "x"}]}, ["items", "00", "card"]) == "x"

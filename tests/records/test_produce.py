@@ -11,7 +11,7 @@ from console.audit.actor import Actor
 from console.audit.models import AuditEvent
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
-from console.kafka.errors import RegistryError, TopicNotFound
+from gateway.kafka.errors import RegistryError, TopicNotFound
 from records.selectors import record_at
 from records.services import Payload, record_copy, record_produce
 
@@ -19,8 +19,8 @@ pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
 
 
 def _log_end(topic: str) -> int:
-    from console.kafka.types import LATEST
-    from console.kafka.types import PartitionRef
+    from gateway.kafka.types import LATEST
+    from gateway.kafka.types import PartitionRef
 
     admin = cluster_admin("local")
     partitions = admin.describe_topics([topic])[topic].partitions

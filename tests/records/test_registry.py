@@ -16,8 +16,8 @@ from django.core.management import call_command
 
 from console.audit.actor import Actor
 from console.audit.models import AuditEvent
-from console.kafka.errors import RegistryError
-from console.kafka.types import ScanFilter
+from gateway.kafka.errors import RegistryError
+from gateway.kafka.types import ScanFilter
 from records.search import SearchSpec, search_begin, search_step
 from records.selectors import match_rows
 from records.services import Payload, record_produce
@@ -139,7 +139,7 @@ def test_bad_input_is_refused_and_writes_nothing(registry_cluster, registry_clie
 
 def test_a_registry_that_is_down(local_cluster, registry_client, schema_registry, topic_factory, operator,
                                  kafka_node):
-    from console.devstack.kafka import free_port
+    from devstack.kafka import free_port
 
     topic = topic_factory("orders-down", partitions=1)
     schema_id = registry_client.register_schema(f"{topic}-value", Schema(AVRO, "AVRO"))
@@ -166,7 +166,7 @@ def _framed(schema_id: int, payload: bytes, *, protobuf: bool = False) -> bytes:
 
 def test_a_protobuf_reference_named_as_a_path_writes_nothing_outside(registry_cluster, registry_client, topic_factory,
                                                                      kafka_node, tmp_path):
-    from console.kafka.registry import MSG_BAD_REFERENCE
+    from gateway.kafka.schema_registry import MSG_BAD_REFERENCE
 
     topic = topic_factory("proto-ref", partitions=1)
     escape = tmp_path / f"escaped-{uuid.uuid4().hex}.proto"

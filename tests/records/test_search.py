@@ -12,8 +12,8 @@ import pytest
 from confluent_kafka import Consumer, TopicPartition
 
 from console.errors import ConsoleError
-from console.kafka.errors import InvalidRequest, TopicNotFound
-from console.kafka.types import ScanFilter
+from gateway.kafka.errors import InvalidRequest, TopicNotFound
+from gateway.kafka.types import ScanFilter
 from records.search import Bound, SearchSpec, search_begin, search_step, search_stop
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]

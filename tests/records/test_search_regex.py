@@ -78,7 +78,7 @@ def test_the_topic_list_regex_runs_in_re2(viewer, topic_factory, local_cluster):
 
 
 def test_a_combinatorial_jsonpath_is_refused_or_stopped_by_its_budget(viewer, topic_factory, produce, local_cluster):
-    from console.kafka.records.filters import (
+    from gateway.kafka.records_io.filters import (
         MAX_JSONPATH_NODES, MSG_JSONPATH_DESCENDANTS, MSG_JSONPATH_SLOW, MSG_JSONPATH_WORK,
     )
 

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from console.errors import ConsoleError
-from console.kafka.types import PartitionMetadata
+from gateway.kafka.types import PartitionMetadata
 from replication.planning import (Move, checked_moves, not_preferred, parse_assignment, parse_scope,
                                   replication_factor_targets,
                                   throttled_replicas)

@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 from console.audit.models import AuditEvent
 from console.clusters.models import Cluster
 from console.clusters.selectors import cluster_admin
-from console.kafka.errors import KafkaGatewayError
+from gateway.kafka.errors import KafkaGatewayError
 from tests.fixtures.faults import start_broker
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow, pytest.mark.django_db]

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from console.devstack.paths import PROJECT_DIR
+from console.paths import PROJECT_DIR
 
 
 @pytest.fixture(scope="session")
@@ -118,7 +118,7 @@ def wait_running(job, timeout: float = 90.0):
 @pytest.fixture(scope="session")
 def spark_cluster(tmp_path_factory):
     """A Spark standalone master and one worker (pyspark's spark-class), started on first use, once."""
-    from console.devstack.spark_cluster import SparkStandalone
+    from devstack.spark_cluster import SparkStandalone
 
     cluster = SparkStandalone(home=tmp_path_factory.mktemp("spark-cluster"))
     cluster.start()
@@ -136,8 +136,8 @@ S3_BUCKET = "replays"
 
 @pytest.fixture(scope="session")
 def s3_server(tmp_path_factory):
-    """S3Proxy on a temporary folder (console.devstack.s3proxy), started on first use, with one bucket."""
-    from console.devstack.s3proxy import S3Server
+    """S3Proxy on a temporary folder (devstack.s3proxy), started on first use, with one bucket."""
+    from devstack.s3proxy import S3Server
 
     server = S3Server(home=tmp_path_factory.mktemp("s3"))
     server.create_bucket(S3_BUCKET)

@@ -11,7 +11,7 @@ from google.protobuf.message_factory import GetMessageClass
 from hypothesis import given
 from hypothesis import strategies as st
 
-from console.kafka.registry import _compile_proto
+from gateway.kafka.schema_registry import _compile_proto
 from sparkjobs.jobs import protobuf_rows
 
 SCHEMA = """

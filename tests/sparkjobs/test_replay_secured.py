@@ -12,7 +12,7 @@ import pytest
 
 from console.audit.actor import Actor
 from console.clusters.models import Cluster
-from console.kafka.errors import NotAuthorized
+from gateway.kafka.errors import NotAuthorized
 from sparkjobs.models import ReplayJob
 from sparkjobs.services import replay_submit
 from tests.fixtures.secured_kafka import secured_settings

@@ -77,8 +77,8 @@ def test_protobuf_values_become_typed_parquet_columns(replay_env, registry_clust
     from confluent_kafka.schema_registry.common.serde import SchemaId
     from google.protobuf.message_factory import GetMessageClass
 
-    from console.kafka.registry import registry_codec
-    from console.kafka.types import ClusterConnection
+    from gateway.kafka.schema_registry import registry_codec
+    from gateway.kafka.types import ClusterConnection
 
     topic = topic_factory("replay-typed-proto", partitions=2)
     registry = SchemaRegistryClient({"url": schema_registry.url})

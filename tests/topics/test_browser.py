@@ -4,7 +4,7 @@ import pytest
 
 from console.audit.models import AuditEvent
 from console.clusters.selectors import cluster_admin
-from console.kafka.types import TOPIC
+from gateway.kafka.types import TOPIC
 
 pytestmark = [pytest.mark.kafka, pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -9,8 +9,8 @@ from django.core.management import CommandError, call_command
 
 from console.audit.models import AuditEvent
 from console.clusters.selectors import cluster_admin
-from console.devstack.paths import PROJECT_DIR
-from console.kafka.types import TOPIC
+from console.paths import PROJECT_DIR
+from gateway.kafka.types import TOPIC
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
 

@@ -21,8 +21,8 @@ pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
 @pytest.fixture
 def described(monkeypatch):
     """The topic names of every DescribeConfigs this process makes, through the real gateway methods."""
-    from console.kafka.admin import KafkaAdmin
-    from console.kafka.isolated import IsolatedKafkaAdmin
+    from gateway.kafka.admin import KafkaAdmin
+    from gateway.kafka.isolated import IsolatedKafkaAdmin
 
     asked: list[str] = []
     for cls in (KafkaAdmin, IsolatedKafkaAdmin):
@@ -96,7 +96,7 @@ def test_another_clients_change_shows_once_the_entry_expires(day_retention_topic
 
 def test_without_redis_every_list_asks_kafka(local_cluster, fresh_table, topic_factory, described, client_for,
                                              viewer, settings):
-    from console.devstack.kafka import free_port
+    from devstack.kafka import free_port
 
     settings.REDIS_URL = f"redis://:nobody@127.0.0.1:{free_port()}/0"  # nothing listens there
     table.forget_redis_state()

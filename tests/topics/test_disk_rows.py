@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from console.kafka.types import PartitionRef, ReplicaSize
+from gateway.kafka.types import PartitionRef, ReplicaSize
 from console.shared_table import Snapshot
 from topics.disk import TABLE, DiskUsage, topic_rows
 

@@ -5,8 +5,8 @@ import uuid
 
 from hypothesis import given, settings as hsettings, strategies as st
 
-from console.kafka.java.ops_topic_ids import parse_topic_listings
-from console.kafka.types import PartitionMetadata, PartitionRef, TopicMetadata
+from gateway.kafka.java.ops_topic_ids import parse_topic_listings
+from gateway.kafka.types import PartitionMetadata, PartitionRef, TopicMetadata
 from topics import log_starts
 from topics.log_starts import Memory
 

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from console.errors import ConsoleError
-from console.kafka.types import ConfigEntryInfo, ConfigSynonym, OffsetAt, PartitionRef
+from gateway.kafka.types import ConfigEntryInfo, ConfigSynonym, OffsetAt, PartitionRef
 from topics.configdocs import broker_default, human_bytes, human_duration_ms
 from topics.decoding import decode_bytes
 from topics.diffing import config_diff, purge_plan
@@ -130,8 +130,8 @@ def test_purge_plan_clamps_to_the_log_and_counts_records():
 
 
 def test_replica_infos_parse_from_the_java_clients_text():
-    from console.kafka.java.ops_log_dirs import parse_replica_infos
-    from console.kafka.types import PartitionRef
+    from gateway.kafka.java.ops_log_dirs import parse_replica_infos
+    from gateway.kafka.types import PartitionRef
 
     text = ("{orders-2-5=ReplicaInfo(size=1024, offsetLag=0, isFuture=false), "
             "__consumer_offsets-0=ReplicaInfo(size=0, offsetLag=0, isFuture=false), "

@@ -6,8 +6,8 @@ from console.audit.actor import Actor
 from console.audit.models import AuditEvent
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
-from console.kafka import errors
-from console.kafka.types import BROKER, TOPIC
+from gateway.kafka import errors
+from gateway.kafka.types import BROKER, TOPIC
 from topics import services
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]

@@ -9,7 +9,7 @@ import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
 from django.utils.html import escape
 
-from console.kafka.types import PartitionRef
+from gateway.kafka.types import PartitionRef
 from topics import disk, log_starts, table
 from topics.selectors import leader_windows, topic_snapshot_refresh, topic_table
 from topics.table import LocalStore, Snapshot, TopicRow
@@ -59,7 +59,7 @@ def test_offsets_are_asked_in_windows_bounded_per_leader():
 
 
 def test_one_rebuild_at_a_time_per_cluster(settings):
-    from console.devstack.kafka import free_port
+    from devstack.kafka import free_port
 
     settings.REDIS_URL = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens: this process's own store
     table.forget_redis_state()
@@ -116,8 +116,8 @@ def _delete(admin: AdminClient, name: str) -> None:
 def kafka_calls(monkeypatch):
     """Every list_topics, topic_ids, list_offsets_many, list_offsets_of and describe_log_dirs made in this process,
     through the real gateway methods."""
-    from console.kafka.admin import KafkaAdmin
-    from console.kafka.isolated import IsolatedKafkaAdmin
+    from gateway.kafka.admin import KafkaAdmin
+    from gateway.kafka.isolated import IsolatedKafkaAdmin
 
     calls = []
     for cls in (KafkaAdmin, IsolatedKafkaAdmin):
@@ -236,7 +236,7 @@ def test_no_page_asks_kafka_for_every_partition_and_console_changes_show_at_once
 @pytest.mark.django_db
 def test_without_redis_each_process_builds_its_own_table_in_the_background(
         local_cluster, fresh_table, settings, client_for, viewer, topic_factory):
-    from console.devstack.kafka import free_port
+    from devstack.kafka import free_port
 
     settings.REDIS_URL = f"redis://:nobody@127.0.0.1:{free_port()}/0"  # nothing listens there
     table.forget_redis_state()
@@ -359,8 +359,8 @@ def test_records_deleted_by_another_client_show_within_the_rounds_and_the_consol
 @pytest.mark.django_db
 def test_a_topic_deleted_between_the_metadata_and_its_offsets_is_left_out_and_the_table_stays_complete(
         redis_node, local_cluster, fresh_table, outsider, monkeypatch):
-    from console.kafka.admin import KafkaAdmin
-    from console.kafka.isolated import IsolatedKafkaAdmin
+    from gateway.kafka.admin import KafkaAdmin
+    from gateway.kafka.isolated import IsolatedKafkaAdmin
 
     prefix = f"meanwhile-{uuid.uuid4().hex[:6]}"
     kept, doomed = f"{prefix}-kept", f"{prefix}-doomed"

@@ -6,7 +6,7 @@ import pytest
 
 from console.audit.models import AuditEvent
 from console.clusters.selectors import cluster_admin
-from console.kafka.types import TOPIC
+from gateway.kafka.types import TOPIC
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from console.kafka.types import PartitionRef, ProducerState, TransactionInfo
+from gateway.kafka.types import PartitionRef, ProducerState, TransactionInfo
 from transactions.selectors import OpenTransaction, hanging_among, open_transactions
 
 A, B = PartitionRef("orders", 0), PartitionRef("orders", 1)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from console.bulk import confirmation_phrase
-from console.kafka.types import ConfigEntryInfo, TopicMetadata
+from gateway.kafka.types import ConfigEntryInfo, TopicMetadata
 
 DELETE, CONFIG, PARTITIONS = "delete", "config", "partitions"
 ACTIONS = (DELETE, CONFIG, PARTITIONS)

@@ -10,11 +10,11 @@ from console.audit.batch import AuditBatch, BatchItem, BatchOutcome
 from console.accounts.roles import Role, require_role
 from console.audit.models import AuditEvent
 from console.audit.services import audit_record, audit_refusal
-from console.audit.witness.config import witness_config
+from console.witness.config import witness_config
 from console.bulk import check_confirmation, chosen_names, confirmation_phrase
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
-from console.kafka.types import TOPIC
+from gateway.kafka.types import TOPIC
 from topics import config_cache
 from topics.bulk.planning import (
     AUDIT_ACTIONS, CONFIG, DELETE, MSG_UNKNOWN_ACTION, PARTITIONS, VERBS, TopicBulkPlan, plan_configs, plan_delete,

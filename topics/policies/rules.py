@@ -2,7 +2,7 @@
 topic (as it is, or as a change would leave it) breaks.
 
 No Django, no Kafka client: the caller reads the topic's shape (partitions, replication factor, effective configs
-and which of them are overrides) and passes it in. Patterns run in RE2 (console/user_regex.py), since an admin
+and which of them are overrides) and passes it in. Patterns run in RE2 (gateway/user_regex.py), since an admin
 types them and every create and change evaluates them.
 """
 
@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
-from console.user_regex import RegexRefused, compile_user_regex
+from gateway.user_regex import RegexRefused, compile_user_regex
 from topics.configdocs import BROKER_SYNONYMS
 
 # Aspects a change touches; a change is judged only by the rules of what it changes, so that adding partitions to

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from console.clusters.selectors import cluster_admin
-from console.kafka.types import TOPIC
+from gateway.kafka.types import TOPIC
 from topics.models import TopicPolicy
 from topics.policies.rules import ConfigRule, Policy, TopicShape, Violation, evaluate, needed_config_keys
 from topics.selectors import topic_inherited_values

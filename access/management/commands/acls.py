@@ -12,7 +12,7 @@ from access import selectors, services
 from access.bindings import bindings_for, entry_json, query_for
 from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
-from console.kafka.types import ACL_OPERATIONS, ACL_PATTERN_TYPES, ACL_PERMISSIONS, ACL_RESOURCE_TYPES
+from gateway.kafka.types import ACL_OPERATIONS, ACL_PATTERN_TYPES, ACL_PERMISSIONS, ACL_RESOURCE_TYPES
 
 FORMAT_HELP = "table (as kafka-acls --list prints them; 'kafka' is the same) or json"
 MSG_REMOVE_NEEDS_FILTER = "Name at least a principal or a resource: remove never matches every binding."

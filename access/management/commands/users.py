@@ -15,7 +15,7 @@ from django.core.management.base import CommandError
 from access import selectors, services
 from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
-from console.kafka.types import SCRAM_MECHANISMS
+from gateway.kafka.types import SCRAM_MECHANISMS
 
 FORMAT_HELP = "table (as kafka-configs --describe words it; 'kafka' is the same) or json"
 MSG_ONE_PASSWORD_SOURCE = "Give the password with exactly one of --password-env VAR or --password-stdin."

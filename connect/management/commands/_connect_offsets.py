@@ -9,9 +9,9 @@ from pathlib import Path
 from django.core.management.base import CommandError
 
 from connect import registration
-from connect.offsets import services as offsets
-from connect.offsets.preview import reset_offsets_preview, sink_offsets_preview, written_offsets_preview
-from connect.offsets.source_input import parse_source_offsets
+from connect.connector_offsets import services as offsets
+from connect.connector_offsets.preview import reset_offsets_preview, sink_offsets_preview, written_offsets_preview
+from connect.connector_offsets.source_input import parse_source_offsets
 from connect.shell_output import dumps, offsets_lines, preview_lines
 from console.accounts.roles import Role
 from offsets.resets.strategy_input import scope_from, strategy_from

@@ -9,7 +9,7 @@ from django.core.management.base import CommandError
 from console.commands import ConsoleCommand
 from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError
-from console.kafka.errors import KafkaGatewayError
+from gateway.kafka.errors import KafkaGatewayError
 from offsets.history import recorder
 from offsets.history.supervisor import RecorderSupervisor
 

@@ -13,7 +13,7 @@ from django.core.management.base import CommandError
 from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
 from console.errors import ConsoleError
-from console.kafka.errors import KafkaGatewayError
+from gateway.kafka.errors import KafkaGatewayError
 from offsets.kinds import kind_for
 from offsets.resets import services
 from offsets.resets.preview import reset_preview

@@ -13,8 +13,8 @@ from django.core.management.base import CommandError
 from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
 from console.shell import shared_argument
-from console.kafka.records.filters import check_filter
-from console.kafka.types import ScanFilter
+from gateway.kafka.records_io.filters import check_filter
+from gateway.kafka.types import ScanFilter
 from masking.apply import check_search, mask_rows
 from masking.selectors import masker_for
 from records import services

@@ -11,7 +11,7 @@ from django.core.management.base import CommandError
 from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
 from console.errors import ConsoleError
-from console.kafka.errors import KafkaGatewayError
+from gateway.kafka.errors import KafkaGatewayError
 from sparkjobs.models import ReplayJob
 from sparkjobs.services import replay_submit
 

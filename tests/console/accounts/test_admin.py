@@ -10,7 +10,7 @@ from django.contrib.auth.models import Group
 
 from console.accounts.roles import ROLE_SET_ACTION, Role, user_role
 from console.audit.models import AuditEvent
-from console.devstack.paths import PROJECT_DIR
+from console.paths import PROJECT_DIR
 
 pytestmark = pytest.mark.django_db
 

@@ -22,8 +22,8 @@ pytestmark = [pytest.mark.django_db]
 @pytest.fixture(scope="module")
 def identity_provider(tmp_path_factory):
     """This module's own provider (the `sso` fixture takes it): one test restarts it."""
-    from console.devstack.identity import IdentityProvider
-    from console.devstack.kafka import free_port
+    from devstack.identity import IdentityProvider
+    from devstack.kafka import free_port
 
     provider = IdentityProvider(home=tmp_path_factory.mktemp("identity-recheck"), port=free_port())
     provider.start()

@@ -1,4 +1,4 @@
-"""Single sign-on against a real OpenID Connect provider the session starts (console.devstack.identity): the
+"""Single sign-on against a real OpenID Connect provider the session starts (devstack.identity): the
 provider's login page, its signed tokens and its logout, through mozilla-django-oidc and the console's backend."""
 
 from __future__ import annotations

@@ -98,7 +98,7 @@ def _to_callback(client):
 @pytest.mark.parametrize("where", ["closed port", "silent server"])
 def test_a_provider_that_is_down_gives_a_clear_page_within_seconds(sso, settings, client, django_user_model,
                                                                    silent_server, where):
-    from console.devstack.kafka import free_port
+    from devstack.kafka import free_port
 
     path, query = _to_callback(client)
     down = f"127.0.0.1:{free_port()}" if where == "closed port" else silent_server

@@ -20,7 +20,7 @@ from console.clusters.client_settings import (
 from console.clusters.models import Cluster
 from console.clusters.selectors import cluster_admin, cluster_connection
 from console.errors import ConsoleError
-from console.kafka.java import config as java_config
+from gateway.kafka.java import config as java_config
 from tests.fixtures.secured_kafka import SECURED_PASSWORD_ENV, TEST_CERT_DIR, secured_settings
 
 PASSWORD = {"sasl.password": "CONSOLE_SECRET_PROD_KAFKA_PASSWORD"}

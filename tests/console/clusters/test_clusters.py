@@ -118,7 +118,7 @@ def test_stop_clients_stops_this_hosts_client_processes_and_the_next_call_starts
     from pathlib import Path
 
     from console.clusters.selectors import cluster_admin
-    from console.kafka.sandbox import child_pids, stop_all
+    from gateway.kafka.sandbox import child_pids, stop_all
 
     # A folder of this test's own, so the session's client processes are left alone.
     settings.KAFKA_CLIENT_SOCKET_DIR = str(tmp_path / "clients")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from console.clusters.selectors import background_lane, cluster_admin, patient_admin
-from console.kafka.types import BACKGROUND
+from gateway.kafka.types import BACKGROUND
 from offsets.lag import observe
 from offsets.selectors import _patient as group_table_admin
 from topics.background import background_admin

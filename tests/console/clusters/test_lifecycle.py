@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 
 from console.audit.models import AuditEvent
 from console.clusters.models import Cluster
-from console.devstack.kafka import free_port
+from devstack.kafka import free_port
 from offsets.models import GroupGeneration, LagSample, RecorderStatus
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]

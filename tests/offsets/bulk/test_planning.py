@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from console.kafka.types import GroupDescription, MemberInfo, PartitionRef
+from gateway.kafka.types import GroupDescription, MemberInfo, PartitionRef
 from offsets.bulk.planning import MSG_GONE, plan_delete, plan_delete_offsets
 
 ids = st.lists(st.text(min_size=0, max_size=300), min_size=1, max_size=8, unique=True)

@@ -15,7 +15,7 @@ from django.urls import reverse
 from console.audit.actor import Actor
 from console.audit.models import AuditEvent
 from console.clusters.selectors import cluster_admin
-from console.kafka.types import PartitionRef
+from gateway.kafka.types import PartitionRef
 from offsets.bulk.planning import MSG_GONE
 from offsets.bulk.services import groups_bulk_execute, groups_bulk_preview
 from offsets.resets.planning import ToEarliest, TopicScope

@@ -45,8 +45,8 @@ class Member:
 
 def wait_members(group, clients, timeout=40.0):
     """Until the group's members are exactly `clients` and every partition is assigned (or it is empty)."""
-    from console.kafka.reset import forget_clients
-    from console.kafka.errors import KafkaGatewayError
+    from gateway.kafka.reset import forget_clients
+    from gateway.kafka.errors import KafkaGatewayError
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -188,8 +188,8 @@ def test_a_share_group_of_kafkas_share_consumer_is_recorded(kafka_node, topic_fa
     __consumer_offsets become the group's history: the member joined, then left."""
     import subprocess
 
-    from console.devstack.kafka import java_classpath
-    from console.devstack.tool_jvm import tool_jvm_options
+    from devstack.kafka import java_classpath
+    from devstack.tool_jvm import tool_jvm_options
 
     topic = topic_factory("recshare", partitions=2)
     produce(topic, [(i % 2, None, b"r%d" % i, None) for i in range(10)])
@@ -221,7 +221,7 @@ def test_the_commit_shortcut_reads_the_brokers_commit_records_as_the_full_decode
     from confluent_kafka import Consumer, TopicPartition
 
     from console.clusters.selectors import cluster_connection, cluster_get
-    from console.kafka.records.reader import TopicTail
+    from gateway.kafka.records_io.reader import TopicTail
     from offsets.history.records import OffsetCommit, commit_group, commit_timestamp, decode_record
 
     topic = topic_factory("shortcut", partitions=2)
@@ -265,7 +265,7 @@ def test_a_batch_counts_commits_alike_through_the_shortcut_and_the_full_decoder(
     """No broker: records built from the schemas. Commits the shortcut reads, commits only the full decoder reads
     (a compact metadata string of 127 bytes or more), tombstones, a damaged record and a group metadata record,
     spread over two batches: one count and the latest time per group, and the positions after each batch."""
-    from console.kafka.records.reader import RawRecord, TailBatch
+    from gateway.kafka.records_io.reader import RawRecord, TailBatch
     from offsets.models import GroupCommitStat
     from tests.offsets.history.test_records import W, commit_value, group_value
 

@@ -12,7 +12,7 @@ import uuid
 
 import pytest
 
-from console.devstack.paths import PROJECT_DIR
+from console.paths import PROJECT_DIR
 from tests.fixtures.celery import celery_env
 from tests.fixtures.secured_kafka import SECURED_PASSWORD_ENV, secured_settings
 

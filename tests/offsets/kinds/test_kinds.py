@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from console.errors import ConsoleError
-from console.kafka.errors import ClusterUnavailable, GroupNotFound, KafkaGatewayError
-from console.kafka.types import GroupDescription, GroupListing, PartitionRef
+from gateway.kafka.errors import ClusterUnavailable, GroupNotFound, KafkaGatewayError
+from gateway.kafka.types import GroupDescription, GroupListing, PartitionRef
 from offsets import kinds
 from offsets.kinds import CONSUMER, KINDS, SHARE, STREAMS, consumer_detail_or_kind, kind_for, kind_of_reset
 from offsets.kinds.base import GroupKind

@@ -15,8 +15,8 @@ from django.urls import reverse
 from console.audit.actor import Actor
 from console.audit.models import AuditEvent
 from console.clusters.selectors import cluster_admin
-from console.devstack.kafka import java_classpath
-from console.devstack.tool_jvm import mapped_options, tool_jvm_options
+from devstack.kafka import java_classpath
+from devstack.tool_jvm import mapped_options, tool_jvm_options
 from console.errors import Conflict, ConsoleError
 from offsets.kinds.share import share_group_detail
 from offsets.resets.planning import ALL_TOPICS, ShiftBy, ToEarliest, ToLatest, TopicScope
@@ -64,8 +64,8 @@ def _settled_group(kafka_node, topic: str) -> str:
 def _twenty_records(kafka_node) -> str:
     from confluent_kafka import Producer
 
-    from console.kafka.admin import KafkaAdmin
-    from console.kafka.types import ClusterConnection
+    from gateway.kafka.admin import KafkaAdmin
+    from gateway.kafka.types import ClusterConnection
 
     topic = f"share-{uuid.uuid4().hex[:10]}"
     KafkaAdmin(ClusterConnection("fixture", kafka_node.bootstrap), timeout=10).create_topic(

@@ -19,11 +19,11 @@ from django.urls import reverse
 
 from console.audit.actor import Actor
 from console.audit.models import AuditEvent
-from console.devstack.kafka import java_classpath
+from devstack.kafka import java_classpath
 from console.errors import Conflict
-from console.kafka.admin import KafkaAdmin
-from console.kafka.errors import KafkaGatewayError
-from console.kafka.types import ClusterConnection, PartitionRef
+from gateway.kafka.admin import KafkaAdmin
+from gateway.kafka.errors import KafkaGatewayError
+from gateway.kafka.types import ClusterConnection, PartitionRef
 from offsets.kinds.streams import streams_group_detail
 from offsets.resets.planning import ALL_TOPICS, ShiftBy, ToDatetime, ToEarliest, ToLatest, ToOffset, TopicScope
 from offsets.resets.preview import reset_preview

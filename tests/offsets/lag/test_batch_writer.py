@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.db import connection, transaction
 
-from console.kafka.types import GroupListing, PartitionRef
+from gateway.kafka.types import GroupListing, PartitionRef
 from offsets.lag import batch_writer
 from offsets.lag.batch_writer import BatchWriter
 from offsets.lag.observe import Asked

@@ -8,10 +8,10 @@ import math
 import threading
 import time
 
-from console.kafka import sandbox
-from console.kafka.errors import KafkaGatewayError
-from console.kafka.librdkafka import offset_lookup
-from console.kafka.types import LATEST, STABLE, GroupListing, OffsetAt, PartitionRef
+from gateway.kafka import sandbox
+from gateway.kafka.errors import KafkaGatewayError
+from gateway.kafka.librdkafka import offset_lookup
+from gateway.kafka.types import LATEST, STABLE, GroupListing, OffsetAt, PartitionRef
 from offsets.lag import observe
 from offsets.lag.observe import Asked, Finished, Listed
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import strategies as st
 
 from console.clusters.models import Cluster
-from console.kafka.errors import ClusterUnavailable
+from gateway.kafka.errors import ClusterUnavailable
 from offsets.lag.priority import previous_sample
 from offsets.lag.sampler import (_previous_samples, lag_prune, lag_rollup, lag_sample, lag_sample_all,
                                  lag_sweep_claim, lag_sweep_release)
@@ -113,7 +113,7 @@ def test_a_sweep_makes_the_same_few_calls_whatever_the_number_of_groups(local_cl
                                                                           commit, monkeypatch, settings):
     from confluent_kafka.admin import AdminClient
 
-    from console.kafka.admin import KafkaAdmin
+    from gateway.kafka.admin import KafkaAdmin
 
     settings.KAFKA_CLIENT_ISOLATION = False  # the spies count calls made in this process
 

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from console.devstack.kafka import free_port
+from devstack.kafka import free_port
 from offsets.lag.sampler import lag_sample_all
 from offsets.models import LagSweep
 from tests.fixtures.secured_kafka import secured_settings

@@ -10,9 +10,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from console.kafka.librdkafka import base, client, ops_offsets
-from console.kafka.admin import KafkaAdmin
-from console.kafka.types import ClusterConnection, PartitionRef
+from gateway.kafka.librdkafka import base, client, ops_offsets
+from gateway.kafka.admin import KafkaAdmin
+from gateway.kafka.types import ClusterConnection, PartitionRef
 from offsets.lag import observe, sampler
 from offsets.lag.sampler import lag_sample
 from offsets.models import GroupLagStatus, LagSample, LagSweep

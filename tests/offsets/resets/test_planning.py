@@ -2,7 +2,7 @@
 
 import pytest
 
-from console.kafka.types import OffsetAt, PartitionRef
+from gateway.kafka.types import OffsetAt, PartitionRef
 from offsets.resets.planning import (
     ALL_TOPICS,
     BAD_FILE_LINE,

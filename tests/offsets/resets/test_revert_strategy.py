@@ -7,7 +7,7 @@ import pytest
 from console.audit.actor import Actor
 from console.audit.services import audit_record
 from console.errors import ConsoleError, NotFound
-from console.kafka.types import PartitionRef
+from gateway.kafka.types import PartitionRef
 from offsets.kinds import CONSUMER, SHARE, STREAMS
 from offsets.resets.planning import TopicScope
 from offsets.resets.services import revert_strategy

@@ -1,6 +1,6 @@
 """Totals per topic above the per-partition preview."""
 
-from console.kafka.types import PartitionRef
+from gateway.kafka.types import PartitionRef
 from offsets.resets.planning import FromFile, ToEarliest, plan_reset
 from offsets.resets.totals import TopicTotals, plan_totals
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from console.bulk import check_confirmation, chosen_names
 from console.errors import ConsoleError
-from console.kafka.types import ConfigEntryInfo, PartitionMetadata, TopicMetadata
+from gateway.kafka.types import ConfigEntryInfo, PartitionMetadata, TopicMetadata
 from topics.bulk.planning import MSG_INTERNAL, MSG_MISSING, MSG_NO_CHANGE, MSG_WITNESS, plan_configs, plan_delete, \
     plan_partitions
 

@@ -13,7 +13,7 @@ from console.audit.actor import Actor
 from console.audit.models import AuditEvent
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
-from console.kafka.types import TOPIC
+from gateway.kafka.types import TOPIC
 from topics.bulk.planning import MSG_MISSING
 from topics.bulk.services import topics_bulk_execute, topics_bulk_preview
 from topics.policies.rules import parse_config_rule

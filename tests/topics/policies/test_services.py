@@ -14,8 +14,8 @@ from django.urls import reverse
 from console.audit.actor import Actor
 from console.audit.models import AuditEvent
 from console.clusters.selectors import cluster_admin
-from console.kafka.errors import TopicNotFound
-from console.kafka.types import TOPIC
+from gateway.kafka.errors import TopicNotFound
+from gateway.kafka.types import TOPIC
 from tests.fixtures.clusters import forget_shared_table
 from topics import services, table
 from topics.policies import selectors

@@ -10,7 +10,7 @@ from django.core.management.base import CommandError
 from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
 from console.errors import ConsoleError
-from console.kafka.errors import KafkaGatewayError
+from gateway.kafka.errors import KafkaGatewayError
 from topics import selectors, services
 from console.parsing import parse_keys, parse_pairs
 

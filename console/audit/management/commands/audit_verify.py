@@ -2,8 +2,8 @@ from django.core.management.base import CommandError
 
 from console.audit.models import WitnessState
 from console.audit.selectors import audit_chain_report
-from console.audit.witness.loss import lost_message
-from console.audit.witness.verify import audit_check_run
+from console.witness.loss import lost_message
+from console.witness.verify import audit_check_run
 from console.commands import ConsoleCommand
 
 MSG_INTACT = "Audit chain intact: {count} events."

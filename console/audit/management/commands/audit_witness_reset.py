@@ -1,6 +1,6 @@
 from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
-from console.audit.witness.reset import witness_alarm_reset
+from console.witness.reset import witness_alarm_reset
 
 MSG_ACCEPTED = ("Accepted: the witness topic no longer holds {seqs} ({reason}). The database holds {held} of those "
                 "{count} event(s); from now on they are checked by the hash chain alone, not against the topic.")

@@ -9,7 +9,7 @@ from console.clusters.dependents import cluster_data_counts
 from console.clusters.selectors import cluster_get, clusters_health
 from console.clusters.services import MSG_REMOVAL_KEEPS, cluster_register, cluster_remove
 from console.errors import ConsoleError
-from console.kafka.sandbox import stop_host_processes
+from gateway.kafka.sandbox import stop_host_processes
 from console.parsing import parse_pairs
 
 

@@ -1,0 +1,51 @@
+"""How a caller and a client process talk: length-prefixed pickles over the Unix socket (a peer is only heard once
+it sent the host's token: see gateway.kafka.sandbox.child), and the requests that are not KafkaAdmin methods."""
+
+from __future__ import annotations
+
+import pickle
+import socket
+import struct
+import threading
+from collections.abc import Iterator
+
+HEADER = struct.Struct("!I")
+FORGET = "__forget__"  # drops cached clients and fail-fast marks, as gateway.kafka.reset.forget_clients() does
+STOP = "__stop__"  # retires the client process at once: its calls in flight end with it
+# The answer id of the notice sent before an idle stop: requests a peer still awaits then were never run, so it
+# may send them again to a fresh process.
+IDLE_NOTICE = 0
+
+
+def read_message(stream) -> object | None:
+    header = stream.read(HEADER.size)
+    if len(header) < HEADER.size:
+        return None
+    (size,) = HEADER.unpack(header)
+    payload = stream.read(size)
+    if len(payload) < size:
+        return None
+    return pickle.loads(payload)
+
+
+def read_messages(stream) -> Iterator[object]:
+    """Messages until the stream ends or one is torn (its sender died mid-write)."""
+    while True:
+        try:
+            message = read_message(stream)
+        except Exception:  # a torn message from a dying peer
+            return
+        if message is None:
+            return
+        yield message
+
+
+def encode_message(message: object) -> bytes:
+    payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    return HEADER.pack(len(payload)) + payload
+
+
+def send_message(sock: socket.socket, lock: threading.Lock, message: object) -> None:
+    data = encode_message(message)
+    with lock:
+        sock.sendall(data)

@@ -48,7 +48,8 @@ USER_REGEX = CONSOLE_DIR / "user_regex.py"
 # In the executors: the gateway's registry decoding and error codes, and what they import, without Django (the
 # packages' __init__ files hold no imports but types/, whose __init__ imports every module of it: all of them go,
 # so a module added there cannot fail replays with a missing import).
-GATEWAY_MODULES = ("__init__.py", "errors.py", "registry.py", "librdkafka/__init__.py", "librdkafka/mapping.py",
+GATEWAY_MODULES = ("__init__.py", "errors.py", "registry.py", "json_schema_checks.py", "librdkafka/__init__.py",
+                   "librdkafka/mapping.py",
                    *sorted(f"types/{path.name}" for path in (CONSOLE_DIR / "kafka" / "types").glob("*.py")))
 _LINE = re.compile(r"^CONSOLE-(PROGRESS|RESULT|END) (\{.*\})\s*$")
 _ERROR = re.compile(r"((?:[\w$]+\.)*[\w$]*(?:Exception|Error)): (.+)")

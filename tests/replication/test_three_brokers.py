@@ -79,8 +79,10 @@ def test_a_stopped_broker_shows_and_preferred_leaders_come_back(triple, client_f
     topic_snapshot_refresh("triple", wait_s=30)  # what beat does; the list reads that table
     listing = client.get("/clusters/triple/topics/", {"q": topic}).content.decode()
     assert '<span class="bad">3 / 0</span>' in listing
-    detail = client.get(f"/clusters/triple/topics/{topic}/").content.decode()
-    assert detail.count("under-replicated") >= 1
+    overview = client.get(f"/clusters/triple/topics/{topic}/").content.decode()
+    assert ('<span class="value">3</span><span class="label">Under-replicated partitions</span>' in overview)
+    partitions = client.get(f"/clusters/triple/topics/{topic}/", {"tab": "partitions"}).content.decode()
+    assert partitions.count('<span class="bad">under-replicated</span>') == 3
     call_command("replication", "--cluster", "triple", "brokers")
     table = capsys.readouterr().out
     row3 = next(line for line in table.splitlines() if line.startswith("3 "))

@@ -68,3 +68,18 @@ def test_the_secret_reaches_spark_submit_in_a_0600_file_never_on_its_command_lin
     assert properties == state.with_suffix(".conf") and properties.stat().st_mode & 0o777 == 0o600
     assert "spark.authenticate.secret s3cret-shared\n" in properties.read_text()
     assert "--load-spark-defaults" in command
+
+
+def test_the_code_shipped_to_spark_imports_without_the_repository(tmp_path):
+    """The driver and executors see only --py-files: every module the shipped decoding imports must be inside them
+    (a module added to console/kafka and imported by registry.py but not listed broke typed replays)."""
+    import sys
+
+    shipped = runner.gateway_zip(tmp_path)
+    probe = ("import sys; sys.path[:] = [p for p in sys.path if p not in ('', %r)]; sys.path.insert(0, %r); "
+             "import console.kafka.registry, console.secret_files, console.user_regex; "
+             "print(console.kafka.registry.__file__)") % (str(runner.CONSOLE_DIR.parent), str(shipped))
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                          env={"PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().startswith(str(shipped)), done.stdout

@@ -24,8 +24,11 @@ def test_login_through_the_providers_page_and_logout(sso, browser, live_server):
                                                        "groups": ["kafka-oncall"]}))
         page.click("button[type=submit]")
         page.wait_for_url("**/audit/")
-        assert "sso:dana · operator" in page.inner_text("header")
+        account = page.locator("header summary[aria-label^='Account']")
+        assert account.get_attribute("aria-label") == "Account: sso:dana · operator"
+        assert account.locator(".role-badge").inner_text() == "operator"
 
+        account.click()  # the account menu holds the logout
         page.click("header button:has-text('Log out')")
         page.wait_for_url("**/accounts/login/**")
         assert page.is_visible("#sso-login")

@@ -25,7 +25,7 @@ def test_the_page_lists_users_with_their_role_and_escapes_odd_names(client_for, 
     assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert 'value="a&quot;b&#x27;c"' in page and "tab\tand&amp;amp;" in page
     partial = client_for(admin).get("/accounts/users/", headers={"HX-Request": "true"}).content.decode()
-    assert partial.lstrip().startswith('<table id="user-table"') and "<html" not in partial
+    assert partial.lstrip().startswith("<table ") and 'id="user-table"' in partial.split(">", 1)[0] and "<html" not in partial
 
 
 @pytest.mark.parametrize("name", ODD_NAMES)

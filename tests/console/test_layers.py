@@ -11,7 +11,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 APPS = frozenset({"topics", "records", "offsets", "replication", "access", "transactions", "alerts", "sparkjobs",
-                  "connect", "brokers", "masking"})
+                  "connect", "brokers", "masking", "config_as_code", "api"})
 # bench/ and tests/ are left out on purpose: benchmarks compare the gateway with a raw client, and tests reach in.
 PACKAGES = ("console", *sorted(APPS))
 # console/ modules that may name the apps: the project's wiring (URLs, installed apps, the Celery app).

@@ -3,12 +3,14 @@ function each, so the shell and the API say the same."""
 
 from __future__ import annotations
 
+from offsets.kinds import CONSUMER, kind_for
 from offsets.kinds.base import GroupKind
 from offsets.kinds.share import ShareGroupDetail
 from offsets.kinds.streams import StreamsGroupDetail
 from offsets.resets.planning import describe_strategy
 from offsets.resets.preview import ResetPreview
-from offsets.selectors_describe import GroupReport
+from offsets.lag.selectors import GroupStatusView
+from offsets.selectors_describe import GroupReport, group_report
 
 
 def group_listings_json(groups) -> list[dict]:
@@ -74,6 +76,24 @@ def streams_describe_json(group: str, detail: StreamsGroupDetail, *, members: bo
 
 
 TYPED_DESCRIBE_JSON = {"share": share_describe_json, "streams": streams_describe_json}
+
+
+def group_describe_json(cluster: str, group: str, *, members: bool = False, state: bool = False):
+    """`groups describe [--members|--state] --format json` of a group of any kind."""
+    kind = kind_for(cluster, group)
+    if kind is not CONSUMER:
+        return TYPED_DESCRIBE_JSON[kind.name](group, kind.detail(cluster, group), members=members, state=state)
+    return consumer_describe_json(group_report(cluster, group), members=members, state=state)
+
+
+def group_status_json(group: str, status: GroupStatusView | None) -> dict:
+    """The last lag sweep's verdict on a group: OK, WARN, ERR, STOP or BLOCKED, why, and each partition's that is
+    not OK."""
+    if status is None:
+        return {"group": group, "status": "", "reason": "not sampled yet", "partitions": {}, "lag": None,
+                "sampled_at": None}
+    return {"group": group, "status": status.status, "reason": status.reason, "partitions": dict(status.partitions),
+            "lag": status.lag, "sampled_at": status.sampled_at.isoformat() if status.sampled_at else None}
 
 
 def reset_preview_json(preview: ResetPreview, *, kind: GroupKind) -> dict:

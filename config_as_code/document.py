@@ -188,6 +188,11 @@ def _text(value, where: str, *, empty: bool = True) -> str:
 
 
 def _number(value, where: str) -> float:
+    if isinstance(value, str):  # YAML 1.1 reads 2.5e6 (no sign in the exponent) as text
+        try:
+            value = float(value)
+        except ValueError:
+            raise DocumentError(MSG_NUMBER.format(where=where)) from None
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise DocumentError(MSG_NUMBER.format(where=where))
     return float(value)

@@ -82,7 +82,7 @@ def token_authenticate(secret: str, *, source: str, remote_addr: str | None) -> 
     if user is None:
         raise TokenRefused(MSG_OWNER_GONE.format(owner=token.owner.get_username()))
     setattr(user, ROLE_CEILING, Role(token.role))
-    wait = rate_wait_s(token.pk)
+    wait = rate_wait_s(token.digest[:20])
     if wait:
         raise RateLimited(MSG_RATE.format(limit=settings.API_RATE_LIMIT_PER_MINUTE, wait=wait), retry_after=wait)
     if token.last_used_at is None or (now - token.last_used_at).total_seconds() >= LAST_USE_EVERY_S:

@@ -66,10 +66,11 @@ def token_create(*, actor: Actor, name: str, role: Role, expires_days: int, kind
     secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
     with audited(actor=actor, action=CREATE_ACTION, target=f"token:{name}", reason=reason,
                  params={"name": name}) as record:
+        now = timezone.now()
         token = ApiToken.objects.create(
             name=name, kind=kind, owner=actor.user, role=int(role), clusters=clusters, read_only=read_only,
-            mcp_execute=mcp_execute, prefix=secret[:PREFIX_SHOWN], digest=token_digest(secret),
-            expires_at=timezone.now() + timedelta(days=expires_days))
+            mcp_execute=mcp_execute, prefix=secret[:PREFIX_SHOWN], digest=token_digest(secret), created_at=now,
+            expires_at=now + timedelta(days=expires_days))
         record.after = _params(token)
     return token, secret
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ninja import Query, Router, Schema
+from ninja import Query, Router, Schema, Status
 from pydantic import Field
 
 from access import selectors, services
@@ -60,7 +60,7 @@ def acl_create(request, cluster: str, body: AclCreate):
                            operations=body.operations, permission=body.permission, host=body.host)
     change = services.acls_create(actor=Actor.from_request(request), cluster=cluster, entries=entries,
                                   reason=body.reason)
-    return 201, acls_json(change.changed)
+    return Status(201, acls_json(change.changed))
 
 
 class AclDelete(AclFilter):

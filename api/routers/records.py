@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Literal
 
 from django.conf import settings
-from ninja import Query, Router, Schema
+from ninja import Query, Router, Schema, Status
 from pydantic import Field
 
 from api.access import allow
@@ -125,4 +125,4 @@ def record_produce(request, cluster: str, topic: str, body: Produce):
         key=services.Payload(body.key, subject=body.key_subject),
         value=services.Payload(body.value, subject=body.value_subject, version=body.value_version),
         headers=[tuple(h) for h in body.headers], partition=body.partition, reason=body.reason)
-    return 201, written_json(written)
+    return Status(201, written_json(written))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Literal
 
 from django.shortcuts import get_object_or_404
-from ninja import Query, Router, Schema
+from ninja import Query, Router, Schema, Status
 from pydantic import Field
 
 from api.access import allow
@@ -60,7 +60,7 @@ def replay_new(request, cluster: str, body: ReplaySubmit):
                         sink_topic=body.sink_topic, sink_cluster=body.sink_cluster,
                         keep_partitions=body.keep_partitions, filter_expr=body.filter, isolation=body.isolation,
                         output_uri=body.output, reason=body.reason)
-    return 201, replay_json(job)
+    return Status(201, replay_json(job))
 
 
 class ReplayListQuery(Schema):

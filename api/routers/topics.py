@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ninja import Query, Router, Schema
+from ninja import Query, Router, Schema, Status
 from pydantic import Field
 
 from api.access import allow
@@ -57,7 +57,7 @@ def topic_create(request, cluster: str, body: TopicCreate):
     services.topic_create(actor=Actor.from_request(request), cluster=cluster, name=body.name,
                           partitions=body.partitions, replication_factor=body.replication_factor,
                           configs=body.configs, reason=body.reason, policy_override=body.override_policy)
-    return 201, {"topic": body.name, "created": True}
+    return Status(201, {"topic": body.name, "created": True})
 
 
 class ConfigChange(Schema):

@@ -423,6 +423,7 @@ LOGGING = {
     "loggers": {
         "django.db.backends": {"level": "WARNING"},
         "axes": {"level": "WARNING"},  # a line per login otherwise; lockouts are warnings
+        "mcp": {"level": "WARNING"},  # the MCP SDK logs each stateless request's start and end at INFO
         # Connection failures already reach people as ClusterUnavailable; librdkafka would repeat them every 100 ms.
         "console.kafka.librdkafka": {"level": env("LIBRDKAFKA_LOG_LEVEL", default="CRITICAL")},
         # DEBUG: how long each batch of a lag sweep took to ask (OffsetFetch, then ListOffsets), and the whole sweep.

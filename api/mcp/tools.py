@@ -126,7 +126,7 @@ async def _tool(tool: str, arguments: dict, work, **checks) -> str:
     return await sync_to_async(_run, thread_sensitive=True)(tool, arguments, work, **checks)
 
 
-@server.tool(annotations=READ)
+@server.tool(annotations=READ, structured_output=False)
 async def list_clusters() -> str:
     """The clusters this token reaches: reachability, broker count, controller."""
     def work():
@@ -135,7 +135,7 @@ async def list_clusters() -> str:
     return await _tool("list_clusters", {}, work)
 
 
-@server.tool(annotations=READ)
+@server.tool(annotations=READ, structured_output=False)
 async def list_topics(cluster: Cluster_, search: str = "", include_internal: bool = False) -> str:
     """Topics with partitions, replication factor, under-replicated and offline partitions, message counts."""
     def work():
@@ -145,14 +145,14 @@ async def list_topics(cluster: Cluster_, search: str = "", include_internal: boo
     return await _tool("list_topics", {"cluster": cluster, "search": search}, work, cluster=cluster)
 
 
-@server.tool(annotations=READ)
+@server.tool(annotations=READ, structured_output=False)
 async def describe_topic(cluster: Cluster_, topic: str) -> str:
     """A topic's partitions (leader, replicas, ISR, start and end offsets) and configs with their source."""
     return await _tool("describe_topic", {"cluster": cluster, "topic": topic},
                        lambda: topic_detail_json(topic_selectors.topic_detail(cluster, topic)), cluster=cluster)
 
 
-@server.tool(annotations=READ)
+@server.tool(annotations=READ, structured_output=False)
 async def list_groups(cluster: Cluster_, search: str = "") -> str:
     """Consumer, share and streams groups with their state and type, and each one's lag status when sampled."""
     def work():
@@ -169,7 +169,7 @@ async def list_groups(cluster: Cluster_, search: str = "") -> str:
     return await _tool("list_groups", {"cluster": cluster, "search": search}, work, cluster=cluster)
 
 
-@server.tool(annotations=READ)
+@server.tool(annotations=READ, structured_output=False)
 async def describe_group(cluster: Cluster_, group: Group) -> str:
     """A group now: per partition its committed offset, log end and lag; its state and members; its lag status
     (OK, WARN, ERR, STOP, BLOCKED) with the reasons; its last rebalances."""
@@ -181,7 +181,7 @@ async def describe_group(cluster: Cluster_, group: Group) -> str:
     return await _tool("describe_group", {"cluster": cluster, "group": group}, work, cluster=cluster)
 
 
-@server.tool(annotations=READ)
+@server.tool(annotations=READ, structured_output=False)
 async def group_lag_over_time(cluster: Cluster_, group: Group,
                               range: Literal[tuple(RANGES)] = "6h") -> str:  # noqa: A002
     """The group's lag samples per topic over a range (oldest first) and its current status with the reason."""
@@ -189,7 +189,7 @@ async def group_lag_over_time(cluster: Cluster_, group: Group,
                        lambda: group_lag_history(cluster, group, range), cluster=cluster)
 
 
-@server.tool(annotations=READ)
+@server.tool(annotations=READ, structured_output=False)
 async def explain_group_lag(cluster: Cluster_, group: Group) -> str:
     """Why a group lags: its status and reasons, consume against produce rate and time to catch up, where the lag
     sits (skew), rebalances of the last hour and the console's recent changes to it; each finding with evidence."""
@@ -216,7 +216,7 @@ def _spec(topic: str, partitions: str, start: str, end: str, newest_first: bool,
                       max_seconds=MAX_SCAN_S, max_matches=max(1, min(limit, MAX_RECORDS)))
 
 
-@server.tool(annotations=READ)
+@server.tool(annotations=READ, structured_output=False)
 async def read_records(cluster: Cluster_, topic: str, partitions: str = "", start: str = "earliest",
                        end: str = "latest", newest_first: bool = False,
                        limit: Annotated[int, Field(ge=1, le=MAX_RECORDS)] = 20) -> str:
@@ -229,7 +229,7 @@ async def read_records(cluster: Cluster_, topic: str, partitions: str = "", star
                        cluster=cluster)
 
 
-@server.tool(annotations=READ)
+@server.tool(annotations=READ, structured_output=False)
 async def search_records(cluster: Cluster_, topic: str, key_contains: str = "", value_contains: str = "",
                          header: str = "", partitions: str = "", start: str = "earliest", end: str = "latest",
                          newest_first: bool = False, limit: Annotated[int, Field(ge=1, le=MAX_RECORDS)] = 20) -> str:
@@ -268,7 +268,7 @@ def _reset_input(cluster: str, group: str, strategy: str, value: str | None, top
     return kind, scope, strategy_from(cluster, strategy, value), None
 
 
-@server.tool(annotations=READ)
+@server.tool(annotations=READ, structured_output=False)
 async def preview_reset(cluster: Cluster_, group: Group,
                         strategy: Annotated[StrategyName, Field(description=STRATEGY_HELP)],
                         value: str | None = None,
@@ -287,7 +287,7 @@ async def preview_reset(cluster: Cluster_, group: Group,
     return await _tool("preview_reset", arguments, work, cluster=cluster)
 
 
-@server.tool(annotations=EXECUTE)
+@server.tool(annotations=EXECUTE, structured_output=False)
 async def execute_reset(cluster: Cluster_, group: Group,
                         strategy: Annotated[StrategyName, Field(description=STRATEGY_HELP)],
                         fingerprint: Annotated[str, Field(description="preview_reset's fingerprint")],
@@ -309,7 +309,7 @@ async def execute_reset(cluster: Cluster_, group: Group,
     return await _tool("execute_reset", arguments, work, cluster=cluster, role=Role.OPERATOR, execute=True)
 
 
-@server.tool(annotations=READ)
+@server.tool(annotations=READ, structured_output=False)
 async def preview_replay(cluster: Cluster_, topic: str,
                          start: Annotated[str, Field(description="earliest | offsets:P=O,... | timestamp:ISO | "
                                                                  "group:G | reset:AUDIT_EVENT_ID")],
@@ -325,7 +325,7 @@ async def preview_replay(cluster: Cluster_, topic: str,
                                                                       isolation=isolation)), cluster=cluster)
 
 
-@server.tool(annotations=EXECUTE)
+@server.tool(annotations=EXECUTE, structured_output=False)
 async def execute_replay(cluster: Cluster_, topic: str, start: str,
                          sink: Annotated[Literal["jsonl", "parquet", "topic"], Field(description="files, or a topic")],
                          reason: Annotated[str, Field(min_length=1, description="why, for the audit log")],

@@ -19,7 +19,7 @@ from console.audit.actor import Actor
 router = Router(tags=["config as code"])
 
 
-@router.get("/clusters/{cluster}/config", response={200: str, **PROBLEMS}, summary="Export the configuration",
+@router.get("/clusters/{cluster}/config", response=PROBLEMS, summary="Export the configuration",
             openapi_extra={"responses": {"200": {"description": "The configuration file (YAML)", "content": {
                 "application/yaml": {"schema": {"type": "string"}}}}}})
 def config_export(request, cluster: str):

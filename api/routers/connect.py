@@ -58,25 +58,6 @@ def connector_describe(request, cluster: str, connect: str, name: str):
     return {"info": masked_info(client, client.connector(name).rest), "status": client.status(name).rest}
 
 
-class Action(Schema):
-    include_tasks: bool = False
-    only_failed: bool = False
-    task: int | None = None
-    reason: str = ""
-
-
-@router.post("/clusters/{cluster}/connect/{connect}/connectors/{kafka_name:name}/{action}",
-             response={200: dict, **PROBLEMS}, summary="Pause, resume, stop or restart a connector")
-def connector_action(request, cluster: str, connect: str, name: str, action: Literal[services.ACTIONS],
-                     body: Action):
-    """`manage.py connect ACTION NAME --yes --format json` (operator): the status read back after."""
-    allow(request, role=Role.OPERATOR, cluster=cluster, write=True)
-    services.connector_action(actor=Actor.from_request(request), cluster=cluster, connect=connect, name=name,
-                              action=action, reason=body.reason, include_tasks=body.include_tasks,
-                              only_failed=body.only_failed, task=body.task)
-    return _client(cluster, connect).status(name).rest
-
-
 @router.get("/clusters/{cluster}/connect/{connect}/connectors/{kafka_name:name}/offsets",
             response={200: dict, **PROBLEMS}, summary="A connector's offsets")
 def connector_offsets(request, cluster: str, connect: str, name: str):
@@ -148,3 +129,23 @@ def connector_offsets_change(request, cluster: str, connect: str, name: str, bod
         offsets.connector_offsets_alter(actor=actor, cluster=cluster, preview=_preview(cluster, connect, name, body),
                                         reason=body.reason, confirm=name, expected_fingerprint=body.fingerprint)
     return _client(cluster, connect).offsets(name).rest
+
+
+# Last: its {action} would otherwise take .../offsets for itself (Django tries addresses in order).
+class Action(Schema):
+    include_tasks: bool = False
+    only_failed: bool = False
+    task: int | None = None
+    reason: str = ""
+
+
+@router.post("/clusters/{cluster}/connect/{connect}/connectors/{kafka_name:name}/{action}",
+             response={200: dict, **PROBLEMS}, summary="Pause, resume, stop or restart a connector")
+def connector_action(request, cluster: str, connect: str, name: str, action: Literal[services.ACTIONS],
+                     body: Action):
+    """`manage.py connect ACTION NAME --yes --format json` (operator): the status read back after."""
+    allow(request, role=Role.OPERATOR, cluster=cluster, write=True)
+    services.connector_action(actor=Actor.from_request(request), cluster=cluster, connect=connect, name=name,
+                              action=action, reason=body.reason, include_tasks=body.include_tasks,
+                              only_failed=body.only_failed, task=body.task)
+    return _client(cluster, connect).status(name).rest

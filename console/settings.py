@@ -170,9 +170,9 @@ if not CONSOLE_LOCAL_LOGIN:
         raise ImproperlyConfigured("CONSOLE_LOCAL_LOGIN is off but single sign-on is not configured: nobody could log in.")
     AUTHENTICATION_BACKENDS.remove("django.contrib.auth.backends.ModelBackend")
 
-# API tokens (console/tokens): the longest life a token may be given, and the calls one token may make a minute
-# (counted in Redis across the web processes; past it, 429 with Retry-After). The same tokens serve the MCP server.
+# API tokens (console/tokens), for the REST API and the MCP server: the longest life a token may be given.
 API_TOKEN_MAX_DAYS = env.int("API_TOKEN_MAX_DAYS", default=365)
+# The calls one token may make a minute, counted in Redis across the web processes; past it, 429 with Retry-After.
 API_RATE_LIMIT_PER_MINUTE = env.int("API_RATE_LIMIT_PER_MINUTE", default=600)
 # A record read or search through the API is one HTTP request: its time budget stays below the web workers' timeout.
 API_SCAN_MAX_SECONDS = env.float("API_SCAN_MAX_SECONDS", default=25.0)

@@ -127,3 +127,43 @@ def scram_credential_delete(*, actor: Actor, cluster: str, user: str, mechanism:
                  reason=reason, params={"user": user, "mechanism": mechanism}, before={"credentials": before}) as record:
         cluster_admin(cluster).delete_scram_credential(user, mechanism=mechanism)
         record.after = {"credentials": _credentials_json(cluster, user)}
+
+
+MSG_QUOTA_ENTITY = "A quota is set on a user, a client id, or both (each a name, or the default)."
+MSG_QUOTA_VALUE = "Quota {key} must be a number of 0 or more, not {value!r}."
+MSG_QUOTA_NOTHING = "Say which quotas to set or remove."
+
+
+def _quota_values(cluster: str, user, client_id, user_is_default: bool, client_id_is_default: bool) -> dict:
+    for q in cluster_admin(cluster).describe_client_quotas():
+        if (q.user, q.client_id, q.user_is_default, q.client_id_is_default) == (
+                user, client_id, user_is_default, client_id_is_default):
+            return dict(sorted(q.values.items()))
+    return {}
+
+
+def client_quota_alter(*, actor: Actor, cluster: str, user: str | None = None, client_id: str | None = None,
+                       user_is_default: bool = False, client_id_is_default: bool = False,
+                       set_values: dict[str, float], delete: list[str], reason: str) -> dict:
+    """Sets and removes client quotas of one entity (AlterClientQuotas); audited with its quotas before and after,
+    as Kafka reads them back."""
+    if not reason.strip():
+        raise ConsoleError(MSG_REASON)
+    if user is None and client_id is None and not user_is_default and not client_id_is_default:
+        raise ConsoleError(MSG_QUOTA_ENTITY)
+    if not set_values and not delete:
+        raise ConsoleError(MSG_QUOTA_NOTHING)
+    for key, value in set_values.items():
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise ConsoleError(MSG_QUOTA_VALUE.format(key=key, value=value))
+    entity = {"user": "<default>" if user_is_default else user,
+              "client_id": "<default>" if client_id_is_default else client_id}
+    target = "quota:" + ",".join(f"{k}={v}" for k, v in entity.items() if v is not None)
+    arguments = dict(user=user, client_id=client_id, user_is_default=user_is_default,
+                     client_id_is_default=client_id_is_default)
+    with audited(actor=actor, action="quota.alter", cluster=cluster, target=target, reason=reason,
+                 params={**entity, "set": set_values, "delete": delete},
+                 before=_quota_values(cluster, **arguments)) as record:
+        cluster_admin(cluster).alter_client_quotas(**arguments, set_values=set_values, delete=delete)
+        record.after = _quota_values(cluster, **arguments)
+    return record.after

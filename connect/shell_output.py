@@ -84,3 +84,26 @@ def preview_lines(preview: OffsetsPreview) -> list[str]:
                              [[r.ref.topic, r.ref.partition, r.current, r.target, r.log_start, r.log_end,
                                ("clamped; " if r.clamped else "") + r.note] for r in preview.plan.rows])]
     return lines
+
+
+def offsets_preview_json(preview: OffsetsPreview) -> dict:
+    """`connect offsets NAME <change> --format json` without --yes (and the API's preview): each partition's offset
+    before and after, whether Connect would take the change now (STOPPED), and the fingerprint to give back."""
+    body = {"connect": preview.connect, "connector": preview.connector, "type": preview.type, "state": preview.state,
+            "allowed": preview.allowed, "strategy": preview.strategy, "fingerprint": preview.fingerprint,
+            "partitions": [{"partition": r.partition, "before": r.before, "after": r.after, "changes": r.changes}
+                           for r in preview.rows]}
+    if preview.plan is not None:
+        body["plan"] = [{"topic": r.ref.topic, "partition": r.ref.partition, "current": r.current, "target": r.target,
+                         "log_start": r.log_start, "log_end": r.log_end, "clamped": r.clamped, "note": r.note}
+                        for r in preview.plan.rows]
+    return body
+
+
+def connect_clusters_json(found) -> list[dict]:
+    """`connect clusters --format json`: the Connect clusters registered beside a Kafka cluster (secrets by the
+    name of their variable only)."""
+    return [{"name": c.name, "url": c.url, "username": c.username, "password_env": c.password_env,
+             "ca_file": c.ca_file, "cert_file": c.cert_file, "key_file": c.key_file, "description": c.description,
+             "operator_plugins": c.operator_plugins, "operator_settings": c.operator_settings,
+             "file_dirs": c.file_dirs} for c in found]

@@ -28,8 +28,10 @@ GROUPS: tuple[tuple[str, tuple[tuple[str, str, bool, Role], ...]], ...] = (
     ("Security", (("ACLs", "access:acls", True, Role.VIEWER),
                   ("Users & quotas", "access:users", True, Role.VIEWER),
                   ("Masking rules", "masking:rules", True, Role.ADMIN),
-                  ("Console roles", "user-list", False, Role.ADMIN))),
+                  ("Console roles", "user-list", False, Role.ADMIN),
+                  ("API tokens", "tokens:list", False, Role.VIEWER))),
     ("Operations", (("Alerts", "alerts:page", False, Role.VIEWER),
+                    ("Config drift", "config-as-code:drift", True, Role.ADMIN),
                     ("Audit log", "audit:list", False, Role.VIEWER),
                     ("All clusters", "clusters:list", False, Role.VIEWER))),
 )
@@ -39,7 +41,8 @@ SECTION_OF = {
     "topics": "topics:list", "records": "topics:list", "topic-policies": "topic-policies:list", "bulk-topics": "bulk-topics:select",
     "offsets": "offsets:groups", "transactions": "transactions:list", "sparkjobs": "sparkjobs:list",
     "bulk-groups": "bulk-groups:select", "connect": "connect:list", "access": "access:acls",
-    "masking": "masking:rules", "alerts": "alerts:page", "audit": "audit:list",
+    "masking": "masking:rules", "alerts": "alerts:page", "audit": "audit:list", "tokens": "tokens:list",
+    "config-as-code": "config-as-code:drift",
 }
 # Pages whose section is another than their namespace's.
 SECTION_OF_VIEW = {

@@ -32,11 +32,12 @@ DJANGO_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.humanize",
 ]
-THIRD_PARTY_APPS = ["django_htmx", "axes"]
+THIRD_PARTY_APPS = ["django_htmx", "axes", "ninja"]  # ninja: the API explorer's static files and template
 LOCAL_APPS = [
     "console.accounts",
     "console.audit",
     "console.clusters",
+    "console.tokens",
     "topics",
     "offsets",
     "sparkjobs",
@@ -46,6 +47,8 @@ LOCAL_APPS = [
     "records",
     "alerts",
     "connect", "brokers", "masking",
+    "config_as_code",
+    "api",
 ]
 INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS + LOCAL_APPS
 
@@ -166,6 +169,13 @@ if not CONSOLE_LOCAL_LOGIN:
     if not SSO_ENABLED:
         raise ImproperlyConfigured("CONSOLE_LOCAL_LOGIN is off but single sign-on is not configured: nobody could log in.")
     AUTHENTICATION_BACKENDS.remove("django.contrib.auth.backends.ModelBackend")
+
+# API tokens (console/tokens), for the REST API and the MCP server: the longest life a token may be given.
+API_TOKEN_MAX_DAYS = env.int("API_TOKEN_MAX_DAYS", default=365)
+# The calls one token may make a minute, counted in Redis across the web processes; past it, 429 with Retry-After.
+API_RATE_LIMIT_PER_MINUTE = env.int("API_RATE_LIMIT_PER_MINUTE", default=600)
+# A record read or search through the API is one HTTP request: its time budget stays below the web workers' timeout.
+API_SCAN_MAX_SECONDS = env.float("API_SCAN_MAX_SECONDS", default=25.0)
 
 # Django's own admin (/admin/) edits rows past the console's role checks; on in development only by default.
 CONSOLE_DJANGO_ADMIN = env.bool("CONSOLE_DJANGO_ADMIN", default=DEBUG)
@@ -413,6 +423,7 @@ LOGGING = {
     "loggers": {
         "django.db.backends": {"level": "WARNING"},
         "axes": {"level": "WARNING"},  # a line per login otherwise; lockouts are warnings
+        "mcp": {"level": "WARNING"},  # the MCP SDK logs each stateless request's start and end at INFO
         # Connection failures already reach people as ClusterUnavailable; librdkafka would repeat them every 100 ms.
         "gateway.kafka.librdkafka": {"level": env("LIBRDKAFKA_LOG_LEVEL", default="CRITICAL")},
         # DEBUG: how long each batch of a lag sweep took to ask (OffsetFetch, then ListOffsets), and the whole sweep.

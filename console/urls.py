@@ -7,6 +7,8 @@ from django.templatetags.static import static
 from django.urls import include, path, register_converter
 from django.views.generic import RedirectView
 
+from api.main import api_urls
+from api.mcp.http import mcp_endpoint
 from console.health import health, health_live
 from console.urlnames import KafkaNameConverter
 
@@ -40,8 +42,12 @@ urlpatterns = [
     path("clusters/<str:cluster>/connect/", include("connect.urls")),
     path("clusters/<str:cluster>/health/", include("brokers.urls")),
     path("clusters/<str:cluster>/masking/", include("masking.urls")),
+    path("clusters/<str:cluster>/config/", include("config_as_code.urls")),
     path("clusters/", include("console.clusters.urls")),
     path("audit/", include("console.audit.urls")),
+    path("tokens/", include("console.tokens.urls")),
+    path("api/v1/", api_urls()),
+    path("mcp", mcp_endpoint, name="mcp"),
     path("metrics", include("console.metrics.urls")),
     path("alerts/", include("alerts.urls")),
 ]

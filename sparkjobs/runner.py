@@ -38,19 +38,16 @@ REPLAY_MODULES = tuple(APP.with_name(name) for name in ("replay_spec.py", "repla
 # of its own.
 SINK = APP.with_name("spark_sink.py")
 PROTOBUF_ROWS = APP.with_name("protobuf_rows.py")
-CONSOLE_DIR = Path(__file__).resolve().parent.parent / "console"
-# The driver writes its token file with the console's one way of writing secrets.
-SECRET_FILES = CONSOLE_DIR / "secret_files.py"
-# Masking's rule core (standard library only) and the console's RE2 wrapper it compiles patterns with: a masked
-# replay's executors mask exactly as the pages do.
-MASK_RULES = CONSOLE_DIR.parent / "masking" / "mask_rules.py"
-USER_REGEX = CONSOLE_DIR / "user_regex.py"
-# In the executors: the gateway's registry decoding and error codes, and what they import, without Django (the
-# packages' __init__ files hold no imports but types/, whose __init__ imports every module of it: all of them go,
-# so a module added there cannot fail replays with a missing import).
-GATEWAY_MODULES = ("__init__.py", "errors.py", "registry.py", "json_schema_checks.py", "librdkafka/__init__.py",
-                   "librdkafka/mapping.py",
-                   *sorted(f"types/{path.name}" for path in (CONSOLE_DIR / "kafka" / "types").glob("*.py")))
+GATEWAY_DIR = Path(__file__).resolve().parent.parent / "gateway"
+# Masking's rule core (standard library only): a masked replay's executors mask exactly as the pages do.
+MASK_RULES = GATEWAY_DIR.parent / "masking" / "mask_rules.py"
+# In the driver and executors: the gateway's registry decoding, its error codes, the one way of writing secrets and
+# the RE2 wrapper, and what they import, without Django. The packages' __init__ files hold no imports but types/,
+# whose __init__ imports every module of it: all of them go, so a module added there cannot fail replays.
+GATEWAY_MODULES = ("__init__.py", "errors.py", "secret_files.py", "user_regex.py", "kafka/__init__.py",
+                   "kafka/errors.py", "kafka/schema_registry.py", "kafka/json_schema_checks.py",
+                   "kafka/librdkafka/__init__.py", "kafka/librdkafka/mapping.py",
+                   *sorted(f"kafka/types/{path.name}" for path in (GATEWAY_DIR / "kafka" / "types").glob("*.py")))
 _LINE = re.compile(r"^CONSOLE-(PROGRESS|RESULT|END) (\{.*\})\s*$")
 _ERROR = re.compile(r"((?:[\w$]+\.)*[\w$]*(?:Exception|Error)): (.+)")
 # Kafka's client timing out, or Spark's executor giving up polling a partition that returns nothing.
@@ -65,15 +62,11 @@ MSG_NO_SPARK_SECRET = ("SPARK_MASTER is the cluster {master}: set SPARK_AUTHENTI
 
 
 def gateway_zip(folder: Path) -> Path:
-    """A zip of gateway.kafka's registry decoding for --py-files (an empty console/__init__.py: no Celery)."""
+    """A zip of the gateway's modules the Spark jobs import, for --py-files."""
     target = folder / "console-gateway.zip"
-    kafka = CONSOLE_DIR / "kafka"
     with zipfile.ZipFile(target, "w") as archive:
-        archive.writestr("console/__init__.py", "")
-        archive.write(SECRET_FILES, "gateway/secret_files.py")
-        archive.write(USER_REGEX, "gateway/user_regex.py")
         for name in GATEWAY_MODULES:
-            archive.write(kafka / name, f"gateway/kafka/{name}")
+            archive.write(GATEWAY_DIR / name, f"gateway/{name}")
     return target
 
 
@@ -104,8 +97,8 @@ def missing_jars(sink: TopicSink | FileSink, jars: list[str]) -> str:
 
 
 def _code_files() -> list[Path]:
-    return [APP, DRIVER_APP, *REPLAY_MODULES, SINK, PROTOBUF_ROWS, SECRET_FILES, MASK_RULES, USER_REGEX,
-            *(CONSOLE_DIR / "kafka" / name for name in GATEWAY_MODULES)]
+    return [APP, DRIVER_APP, *REPLAY_MODULES, SINK, PROTOBUF_ROWS, MASK_RULES,
+            *(GATEWAY_DIR / name for name in GATEWAY_MODULES)]
 
 
 def local_master() -> bool:

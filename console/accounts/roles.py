@@ -20,6 +20,9 @@ class Role(IntEnum):
 
 
 MSG_ROLE_REQUIRED = "This needs the {required} role; {who} has {current}."
+# An API token acts as its owner with the role it was given as a ceiling (console/tokens/auth.py sets this attribute
+# on the owner's user object of that request), so every check and masking rule sees the lower of the two.
+ROLE_CEILING = "console_role_ceiling"
 ROLE_SET_ACTION = "account.role.set"  # the audit action of every change of who holds which role
 
 
@@ -27,11 +30,14 @@ def user_role(user: AbstractBaseUser | AnonymousUser | None) -> Role | None:
     """The highest role the user holds; superusers are admins; inactive or anonymous users hold none."""
     if user is None or not user.is_authenticated or not user.is_active:
         return None
+    ceiling = getattr(user, ROLE_CEILING, None)
     if user.is_superuser:
-        return Role.ADMIN
+        return Role.ADMIN if ceiling is None else min(Role.ADMIN, ceiling)
     names = set(user.groups.values_list("name", flat=True))
     held = [role for role in Role if role.group_name in names]
-    return max(held) if held else None
+    if not held:
+        return None
+    return max(held) if ceiling is None else min(max(held), ceiling)
 
 
 def has_role(user, role: Role) -> bool:

@@ -4,18 +4,34 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
 
+NAME_LENGTH = 150  # AuditEvent.actor_name's column
+
+
+@dataclass(frozen=True)
+class TokenRef:
+    """The API token a program acted with (console/tokens): its row's id and the name its owner gave it."""
+
+    id: int
+    name: str
+
 
 @dataclass(frozen=True)
 class Actor:
-    """Who acts and from where; every mutating service takes one as `actor=`."""
+    """Who acts and from where; every mutating service takes one as `actor=`. A program calling the API or the MCP
+    server acts as the token's owner (`user`, with the token's role as its ceiling) and names the token too."""
 
     user: AbstractBaseUser | None
-    source: str  # web, cli or system
+    source: str  # web, cli, api, mcp or system
     remote_addr: str | None = None
+    token: TokenRef | None = None
 
     @property
     def name(self) -> str:
-        return self.user.get_username() if self.user is not None else self.source
+        who = self.user.get_username() if self.user is not None else self.source
+        if self.token is None:
+            return who
+        # Cut to the column's length; the audit row's params keep the token whole (console/audit/services.py).
+        return f"{who} (token #{self.token.id} {self.token.name})"[:NAME_LENGTH]
 
     @classmethod
     def system(cls) -> Actor:
@@ -23,4 +39,8 @@ class Actor:
 
     @classmethod
     def from_request(cls, request) -> Actor:
+        """The person of a page, or the token of an API call (console/tokens/auth.py sets `request.api_actor`)."""
+        token_actor = getattr(request, "api_actor", None)
+        if token_actor is not None:
+            return token_actor
         return cls(user=request.user, source="web", remote_addr=request.META.get("REMOTE_ADDR") or None)

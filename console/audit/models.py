@@ -30,6 +30,8 @@ class AuditEvent(models.Model):
     class Source(models.TextChoices):
         WEB = "web"
         CLI = "cli"
+        API = "api"  # a program with an API token (console/tokens), acting as the token's owner
+        MCP = "mcp"  # an assistant through the MCP server, with an API token
         SYSTEM = "system"
 
     class Outcome(models.TextChoices):

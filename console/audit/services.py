@@ -6,6 +6,7 @@ import json
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,29 @@ from console.audit.chain import GENESIS_HASH, event_hash
 from console.audit.models import AuditEvent
 
 _APPEND_ATTEMPTS = 20
+# The change set the events being written belong to (config as code applies a file as one): its correlation id.
+_change_set: ContextVar[uuid.UUID | None] = ContextVar("audit_change_set", default=None)
+
+
+@contextmanager
+def change_set(correlation_id: uuid.UUID) -> Iterator[None]:
+    """Every event written inside names `correlation_id` as its change set (params["change_set"]), so the rows of
+    several services' changes read as one change (config_as_code's apply)."""
+    token = _change_set.set(correlation_id)
+    try:
+        yield
+    finally:
+        _change_set.reset(token)
+
+
+def _with_context(actor: Actor, params: dict | None) -> dict | None:
+    """The token an API or MCP call acted with, and the change set, kept whole beside the service's params."""
+    extra = {}
+    if actor.token is not None:
+        extra["token"] = {"id": actor.token.id, "name": actor.token.name}
+    if (current := _change_set.get()) is not None:
+        extra["change_set"] = str(current)
+    return {**(params or {}), **extra} if extra else params
 
 
 def _json(value: Any) -> Any:
@@ -40,6 +64,7 @@ def audit_record(
     correlation_id: uuid.UUID | None = None,
 ) -> AuditEvent:
     """Appends one event at the head of the chain and commits it before returning."""
+    params = _with_context(actor, params)
     for _ in range(_APPEND_ATTEMPTS):
         try:
             with transaction.atomic():

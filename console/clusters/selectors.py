@@ -124,3 +124,11 @@ def clusters_health(clusters: list[Cluster] | None = None) -> list[ClusterHealth
         return []
     with ThreadPoolExecutor(max_workers=min(32, len(clusters))) as pool:
         return list(pool.map(cluster_health, clusters))
+
+
+def clusters_json(health: list[ClusterHealth] | None = None) -> list[dict]:
+    """What `manage.py clusters list --format json` prints and GET /api/v1/clusters answers: each registered
+    cluster's health and its schema registry."""
+    health = clusters_health() if health is None else health
+    registries = dict(Cluster.objects.values_list("name", "schema_registry_url"))
+    return [{"name": h.name, **h.as_json(), "schema_registry": registries.get(h.name) or None} for h in health]

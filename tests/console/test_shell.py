@@ -22,7 +22,7 @@ from console.shell import (
 
 SHARED_FLAGS = {"--cluster", "--format", "--actor", "--reason", "--yes"}
 CONSOLE_APPS = {"console", "offsets", "topics", "records", "replication", "access", "transactions", "alerts",
-                "sparkjobs"}
+                "sparkjobs", "config_as_code", "api"}
 SAMPLES = {"cluster": "prod", "format": "json", "actor": "ada", "reason": "why not"}
 
 

@@ -72,13 +72,13 @@ def test_the_secret_reaches_spark_submit_in_a_0600_file_never_on_its_command_lin
 
 def test_the_code_shipped_to_spark_imports_without_the_repository(tmp_path):
     """The driver and executors see only --py-files: every module the shipped decoding imports must be inside them
-    (a module added to console/kafka and imported by registry.py but not listed broke typed replays)."""
+    (a module added to gateway/kafka and imported by schema_registry.py but not listed broke typed replays)."""
     import sys
 
     shipped = runner.gateway_zip(tmp_path)
     probe = ("import sys; sys.path[:] = [p for p in sys.path if p not in ('', %r)]; sys.path.insert(0, %r); "
-             "import console.kafka.registry, console.secret_files, console.user_regex; "
-             "print(console.kafka.registry.__file__)") % (str(runner.CONSOLE_DIR.parent), str(shipped))
+             "import gateway.kafka.schema_registry, gateway.secret_files, gateway.user_regex; "
+             "print(gateway.kafka.schema_registry.__file__)") % (str(runner.GATEWAY_DIR.parent), str(shipped))
     done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60,
                           env={"PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr

@@ -9,7 +9,8 @@ from itertools import groupby
 from django.core.management.base import CommandError
 
 from access import selectors, services
-from access.bindings import bindings_for, entry_json, query_for
+from access.bindings import bindings_for, query_for
+from access.serializers import acls_json
 from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
 from gateway.kafka.types import ACL_OPERATIONS, ACL_PATTERN_TYPES, ACL_PERMISSIONS, ACL_RESOURCE_TYPES
@@ -70,7 +71,7 @@ class Command(ActorCommand):
 
     def _emit(self, options, entries, heading: str = "") -> None:
         if options["format"] == "json":
-            self.stdout.write(json.dumps([entry_json(e) for e in entries], indent=2, ensure_ascii=False))
+            self.stdout.write(json.dumps(acls_json(entries), indent=2, ensure_ascii=False))
             return
         if heading:
             self.stdout.write(heading)

@@ -8,11 +8,11 @@ import json
 import os
 import sys
 from decimal import Decimal
-from dataclasses import asdict
 
 from django.core.management.base import CommandError
 
 from access import selectors, services
+from access.serializers import quotas_json, scram_users_json
 from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
 from gateway.kafka.types import SCRAM_MECHANISMS
@@ -69,7 +69,7 @@ class Command(ActorCommand):
     def _list(self, cluster: str, options) -> None:
         users = selectors.scram_users_list(cluster)
         if options["format"] == "json":
-            self.stdout.write(json.dumps([asdict(u) for u in users], indent=2, ensure_ascii=False))
+            self.stdout.write(json.dumps(scram_users_json(users), indent=2, ensure_ascii=False))
             return
         for u in users:
             described = ", ".join(f"{c.mechanism}=iterations={c.iterations}" for c in u.credentials)
@@ -78,8 +78,7 @@ class Command(ActorCommand):
     def _quotas(self, cluster: str, options) -> None:
         quotas = selectors.client_quotas_list(cluster)
         if options["format"] == "json":
-            self.stdout.write(json.dumps([{**asdict(q), "values": dict(q.values)} for q in quotas], indent=2,
-                                         ensure_ascii=False))
+            self.stdout.write(json.dumps(quotas_json(quotas), indent=2, ensure_ascii=False))
             return
         for q in quotas:
             values = ", ".join(f"{k}={java_double(v)}" for k, v in sorted(q.values.items()))

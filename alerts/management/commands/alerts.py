@@ -10,6 +10,7 @@ from django.core.management.base import CommandError
 
 from alerts import selectors, services
 from alerts.evaluation import alerts_evaluate
+from alerts.serializers import alerts_json
 from alerts.models import AlertRule
 from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
@@ -65,14 +66,7 @@ class Command(ActorCommand):
     def _list(self, options):
         rules, alerts, silences = selectors.rules_list(), selectors.alerts_open(), selectors.silences_active()
         if options["format"] == "json":
-            self.stdout.write(json.dumps({
-                "rules": [{"name": r.name, "kind": r.kind, "cluster": r.cluster, "groups": r.group_pattern,
-                           "when": r.condition, "webhook": r.webhook, "emails": r.emails} for r in rules],
-                "open": [{"rule": a.rule.name, "state": a.state, "cluster": a.cluster, "group": a.group,
-                          "reason": a.reason, "since": a.since.isoformat(), "sent": sorted(a.sent_firing)} for a in alerts],
-                "silences": [{"id": s.pk, "rule": s.rule.name if s.rule else "", "cluster": s.cluster,
-                              "groups": s.group_pattern, "until": s.ends_at.isoformat(), "reason": s.reason}
-                             for s in silences]}, indent=2))
+            self.stdout.write(json.dumps(alerts_json(rules, alerts, silences), indent=2))
             return
         self.stdout.write("RULES")
         for r in rules:

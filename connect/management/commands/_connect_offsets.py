@@ -12,7 +12,7 @@ from connect import registration
 from connect.connector_offsets import services as offsets
 from connect.connector_offsets.preview import reset_offsets_preview, sink_offsets_preview, written_offsets_preview
 from connect.connector_offsets.source_input import parse_source_offsets
-from connect.shell_output import dumps, offsets_lines, preview_lines
+from connect.shell_output import dumps, offsets_lines, offsets_preview_json, preview_lines
 from console.accounts.roles import Role
 from offsets.resets.strategy_input import scope_from, strategy_from
 
@@ -50,6 +50,9 @@ class OffsetsCommands:
                 self.stdout.write(dumps(current.rest))
             else:
                 self._print(offsets_lines(current))
+            return
+        if not options["yes"] and options["format"] == "json":
+            self.stdout.write(dumps(offsets_preview_json(preview)))
             return
         if not options["yes"]:
             self._print(preview_lines(preview))

@@ -13,7 +13,9 @@ from connect import registration, services
 from connect.config_file import check_not_secret, read_config_file
 from connect.masking import mask_config
 from connect.selectors import connector_row, declared_secrets, filter_rows
-from connect.shell_output import describe_lines, dumps, list_lines, masked_entries, masked_info, table
+from connect.shell_output import (
+    connect_clusters_json, describe_lines, dumps, list_lines, masked_entries, masked_info, table,
+)
 from connect.management.commands._connect_offsets import OffsetsCommands
 from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
@@ -165,10 +167,7 @@ class Command(OffsetsCommands, ActorCommand):
 
     def _clusters(self, options) -> None:
         found = registration.connect_clusters(options["cluster"])
-        rows = [{"name": c.name, "url": c.url, "username": c.username, "password_env": c.password_env,
-                 "ca_file": c.ca_file, "cert_file": c.cert_file, "key_file": c.key_file,
-                 "description": c.description, "operator_plugins": c.operator_plugins,
-                 "operator_settings": c.operator_settings, "file_dirs": c.file_dirs} for c in found]
+        rows = connect_clusters_json(found)
         if options["format"] == "json":
             self.stdout.write(dumps(rows))
         else:

@@ -8,12 +8,7 @@ from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
 from masking import selectors, services
 from masking.models import MaskRule
-
-
-def _row(rule: MaskRule) -> dict:
-    return {"id": rule.pk, "topic_pattern": rule.topic_pattern, "selector": rule.selector, "target": rule.target,
-            "action": rule.action, "replacement": rule.replacement, "keep_last": rule.keep_last,
-            "roles": rule.roles, "created_by": rule.created_by_name}
+from masking.serializers import mask_rule_json as _row
 
 
 class Command(ActorCommand):

@@ -7,6 +7,7 @@ import json
 
 from offsets.kinds.share import ShareGroupDetail
 from offsets.kinds.streams import StreamsGroupDetail
+from offsets.serializers import share_describe_json, streams_describe_json
 
 
 def _tasks(tasks) -> str:
@@ -15,59 +16,34 @@ def _tasks(tasks) -> str:
 
 def share_describe(group: str, detail: ShareGroupDetail, *, members: bool, state: bool, as_json: bool):
     """Rows (headers first) or a JSON text."""
+    if as_json:
+        return json.dumps(share_describe_json(group, detail, members=members, state=state), indent=2)
     d = detail.description
     if state:
-        payload = {"group": group, "type": "share", "state": d.state, "coordinator": d.coordinator,
-                   "group_epoch": d.group_epoch, "assignment_epoch": d.assignment_epoch, "members": len(d.members)}
-        rows = [["GROUP", "COORDINATOR (ID)", "STATE", "GROUP-EPOCH", "ASSIGNMENT-EPOCH", "#MEMBERS"],
+        return [["GROUP", "COORDINATOR (ID)", "STATE", "GROUP-EPOCH", "ASSIGNMENT-EPOCH", "#MEMBERS"],
                 [group, d.coordinator, d.state, d.group_epoch, d.assignment_epoch, len(d.members)]]
-    elif members:
-        payload = {"group": group, "type": "share", "state": d.state, "members": [
-            {"member_id": m.member_id, "client_id": m.client_id, "host": m.host, "member_epoch": m.member_epoch,
-             "assignment": [{"topic": r.topic, "partition": r.partition} for r in m.assignment]} for m in d.members]}
-        rows = [["GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "MEMBER-EPOCH", "ASSIGNMENT"]] + [
+    if members:
+        return [["GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "MEMBER-EPOCH", "ASSIGNMENT"]] + [
             [group, m.member_id, m.host, m.client_id, m.member_epoch,
              ",".join(f"{r.topic}:{r.partition}" for r in m.assignment) or "-"] for m in d.members]
-    else:
-        payload = [{"group": group, "type": "share", "topic": p.ref.topic, "partition": p.ref.partition,
-                    "start_offset": p.start_offset, "leader_epoch": p.leader_epoch, "lag": p.lag}
-                   for p in detail.partitions]
-        rows = [["GROUP", "TOPIC", "PARTITION", "START-OFFSET", "LAG"]] + [
-            [group, p.ref.topic, p.ref.partition, p.start_offset, p.lag] for p in detail.partitions]
-    return json.dumps(payload, indent=2) if as_json else rows
+    return [["GROUP", "TOPIC", "PARTITION", "START-OFFSET", "LAG"]] + [
+        [group, p.ref.topic, p.ref.partition, p.start_offset, p.lag] for p in detail.partitions]
 
 
 def streams_describe(group: str, detail: StreamsGroupDetail, *, members: bool, state: bool, as_json: bool):
+    if as_json:
+        return json.dumps(streams_describe_json(group, detail, members=members, state=state), indent=2)
     d = detail.description
     if state:
-        payload = {"group": group, "type": "streams", "state": d.state, "coordinator": d.coordinator,
-                   "group_epoch": d.group_epoch, "assignment_epoch": d.assignment_epoch,
-                   "topology_epoch": d.topology_epoch, "members": len(d.members),
-                   "subtopologies": [{"id": s.subtopology_id, "source_topics": list(s.source_topics),
-                                      "repartition_source_topics": list(s.repartition_source_topics),
-                                      "repartition_sink_topics": list(s.repartition_sink_topics),
-                                      "changelog_topics": list(s.changelog_topics)} for s in d.subtopologies]}
-        rows = [["GROUP", "COORDINATOR (ID)", "STATE", "GROUP-EPOCH", "TARGET-ASSIGNMENT-EPOCH", "#MEMBERS"],
+        return [["GROUP", "COORDINATOR (ID)", "STATE", "GROUP-EPOCH", "TARGET-ASSIGNMENT-EPOCH", "#MEMBERS"],
                 [group, d.coordinator, d.state, d.group_epoch, d.assignment_epoch, len(d.members)]]
-    elif members:
-        payload = {"group": group, "type": "streams", "state": d.state, "members": [
-            {"member_id": m.member_id, "process_id": m.process_id, "client_id": m.client_id, "host": m.host,
-             "member_epoch": m.member_epoch,
-             "active_tasks": [{"subtopology": s, "partitions": list(p)} for s, p in m.active_tasks],
-             "standby_tasks": [{"subtopology": s, "partitions": list(p)} for s, p in m.standby_tasks],
-             "warmup_tasks": [{"subtopology": s, "partitions": list(p)} for s, p in m.warmup_tasks]}
-            for m in d.members]}
-        rows = [["GROUP", "MEMBER", "PROCESS", "CLIENT-ID", "HOST", "ACTIVE-TASKS", "STANDBY-TASKS",
+    if members:
+        return [["GROUP", "MEMBER", "PROCESS", "CLIENT-ID", "HOST", "ACTIVE-TASKS", "STANDBY-TASKS",
                  "WARMUP-TASKS"]] + [
             [group, m.member_id, m.process_id, m.client_id, m.host, _tasks(m.active_tasks), _tasks(m.standby_tasks),
              _tasks(m.warmup_tasks)] for m in d.members]
-    else:
-        payload = [{"group": group, "type": "streams", "topic": p.ref.topic, "partition": p.ref.partition,
-                    "current_offset": p.committed, "log_end_offset": p.log_end, "lag": p.lag}
-                   for p in detail.partitions]
-        rows = [["GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG"]] + [
-            [group, p.ref.topic, p.ref.partition, p.committed, p.log_end, p.lag] for p in detail.partitions]
-    return json.dumps(payload, indent=2) if as_json else rows
+    return [["GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG"]] + [
+        [group, p.ref.topic, p.ref.partition, p.committed, p.log_end, p.lag] for p in detail.partitions]
 
 
 TYPED_DESCRIBE = {"share": share_describe, "streams": streams_describe}

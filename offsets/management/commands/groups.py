@@ -16,6 +16,7 @@ from offsets.management.commands._typed_groups import TYPED_DESCRIBE
 from offsets.resets.planning import parse_topic_scope
 from offsets.selectors import groups_of_every_type
 from offsets.selectors_describe import GroupReport, group_report, groups_list
+from offsets.serializers import consumer_describe_json, group_listings_json
 
 MISSING = "-"
 
@@ -82,8 +83,7 @@ class Command(ActorCommand):
         else:
             groups = groups_list(cluster)
         if options["format"] == "json":
-            self.stdout.write(json.dumps([{"group": g.group_id, "state": g.state, "type": g.group_type or g.protocol}
-                                          for g in groups], indent=2))
+            self.stdout.write(json.dumps(group_listings_json(groups), indent=2))
             return
         if not options["state"] and not options["type"]:
             for g in groups:
@@ -98,21 +98,7 @@ class Command(ActorCommand):
     def _describe(self, report: GroupReport, options) -> None:
         description = report.description
         if options["format"] == "json":
-            if options["members"]:
-                payload = {"group": report.group, "state": description.state, "protocol": report.protocol,
-                           "type": report.type, "members": [
-                               {"consumer_id": m.member_id, "host": m.host, "client_id": m.client_id,
-                                "partitions": len(m.assignment),
-                                "assignment": [{"topic": r.topic, "partition": r.partition} for r in m.assignment]}
-                               for m in description.members]}
-            elif options["state"]:
-                coordinator = description.coordinator
-                payload = {"group": report.group, "state": description.state, "protocol": report.protocol,
-                           "type": report.type, "members": len(description.members),
-                           "coordinator": None if coordinator is None else
-                           {"id": coordinator.id, "host": coordinator.host, "port": coordinator.port}}
-            else:
-                payload = report.as_json_rows()
+            payload = consumer_describe_json(report, members=options["members"], state=options["state"])
             self.stdout.write(json.dumps(payload, indent=2))
             return
         if options["state"]:

@@ -6,6 +6,7 @@ the topology's input topics); the output says which tool's semantics it followed
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from django.core.management.base import CommandError
@@ -18,6 +19,7 @@ from offsets.kinds import kind_for
 from offsets.resets import services
 from offsets.resets.preview import reset_preview
 from offsets.resets.strategy_input import scope_from, strategy_from
+from offsets.serializers import reset_after_json, reset_preview_json
 
 
 class Command(ActorCommand):
@@ -44,6 +46,9 @@ class Command(ActorCommand):
         parser.add_argument("--export", action="store_true", help="print the plan as topic,partition,offset CSV")
         parser.add_argument("--if-unchanged", metavar="FINGERPRINT",
                             help="with --execute: refuse if the committed offsets differ from the dry run's")
+        self.add_format_argument(parser, help="table, or json: the plan with its fingerprint (a dry run; printed "
+                                              "even while the group has members, with why execute would refuse), "
+                                              "or the offsets read back (--execute)")
         self.add_actor_arguments(parser, required=False)
 
     def handle(self, *args, **options):
@@ -82,6 +87,9 @@ class Command(ActorCommand):
                                                  strategy=strategy, reason=reason, confirm=group,
                                                  expected_fingerprint=options["if_unchanged"],
                                                  revert_of=options["revert"], kind=kind)
+            if options["format"] == "json":
+                self.stdout.write(json.dumps(reset_after_json(after), indent=2))
+                return
             lines = [f"{topic},{partition},{offset}" for topic, parts in after.items()
                      for partition, offset in parts.items()]
             if not options["export"]:
@@ -89,6 +97,9 @@ class Command(ActorCommand):
             self.stdout.write("".join(line + "\n" for line in lines), ending="")
             return
         preview = reset_preview(cluster, group, scope, strategy, kind=kind)
+        if options["format"] == "json" and not options["export"]:
+            self.stdout.write(json.dumps(reset_preview_json(preview, kind=kind), indent=2))
+            return
         if not preview.allowed:
             raise CommandError(kind.msg_active.format(group=group, state=preview.state, members=preview.members))
         if options["export"]:

@@ -23,11 +23,10 @@ from records.export_formats import FORMATS
 from records.import_parse import KINDS as IMPORT_KINDS, kind_of_file
 from records.imports import import_preview, records_import
 from records.search import (
-    SearchSpec, ending_text, parse_bound, parse_fields, parse_partitions, parse_time_ms, search_begin, search_step,
+    SearchSpec, SearchState, ending_text, parse_bound, parse_fields, parse_partitions, parse_time_ms,
 )
-from records.selectors import match_rows
+from records.serializers import STEP_S, scan_records, scan_summary_json, written_json
 
-STEP_S = 2.0
 ACTOR_READ_HELP = "who reads (masking rules apply by their role; without it, every masking rule applies)"
 FORMAT_LINES_HELP = "table, or json: one object per line for each record, then one with the counts"
 
@@ -170,26 +169,22 @@ class Command(ActorCommand):
         spec = self._spec(options)
         masker = masker_for(options["cluster"], spec.topic, self._reader(options))
         check_search(masker, spec.filter)
-        state = search_begin(options["cluster"], spec)
         as_json = options["format"] == "json"
         if not as_json:
             self.stdout.write(f"{'PARTITION':<10} {'OFFSET':<12} {'TIMESTAMP':<14} {'KEY':<24} VALUE")
-        while not state.done:
-            state, matches = search_step(state, step_s=STEP_S)
-            for row in mask_rows(masker, match_rows(matches, cluster=options["cluster"])):
-                if as_json:
-                    self.stdout.write(json.dumps(row.as_json(), ensure_ascii=False, default=str))
-                else:
-                    key = row.key.text.replace("\n", " ")[:24]
-                    value = row.value.text.replace("\n", " ")
-                    kind = f"[{row.value.kind}] " if row.value.kind not in ("text", "json") else ""
-                    self.stdout.write(f"{row.partition:<10} {row.offset:<12} {row.timestamp or '-':<14} "
-                                      f"{key:<24} {kind}{value}")
-        counts = {"matched": state.matched, "scanned": state.scanned, "range": state.total,
-                  "covered": state.covered, "seconds": round(state.elapsed, 3), "records_per_s": state.rate,
-                  "ended": state.ended_because}
+        for found in scan_records(options["cluster"], spec, masker, step_s=STEP_S):
+            if isinstance(found, SearchState):
+                state = found
+            elif as_json:
+                self.stdout.write(json.dumps(found.as_json(), ensure_ascii=False, default=str))
+            else:
+                key = found.key.text.replace("\n", " ")[:24]
+                value = found.value.text.replace("\n", " ")
+                kind = f"[{found.value.kind}] " if found.value.kind not in ("text", "json") else ""
+                self.stdout.write(f"{found.partition:<10} {found.offset:<12} {found.timestamp or '-':<14} "
+                                  f"{key:<24} {kind}{value}")
         if as_json:
-            self.stdout.write(json.dumps({"summary": counts}))
+            self.stdout.write(json.dumps({"summary": scan_summary_json(state)}))
         else:
             self.stdout.write(f"{state.matched} record(s) matched; {state.scanned} scanned of {state.total} offsets "
                               f"in {state.elapsed:.1f} s ({state.rate} records/s). {ending_text(state)}")
@@ -278,8 +273,7 @@ class Command(ActorCommand):
             value=services.Payload(value, subject=options["value_subject"], version=options["value_version"]),
             headers=headers, partition=options["partition"], reason=reason)
         if options["format"] == "json":
-            self.stdout.write(json.dumps({"topic": written.topic, "partition": written.partition,
-                                          "offset": written.offset, "timestamp": written.timestamp}))
+            self.stdout.write(json.dumps(written_json(written)))
             return
         self.stdout.write(f"Record written to {written.topic} partition {written.partition} at offset "
                           f"{written.offset} ({time.monotonic() - started:.2f} s).")

@@ -5,11 +5,11 @@ only, previewed without --confirm, audited)."""
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 
 from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
 from replication import selectors, services
+from replication.serializers import brokers_json
 
 
 class Command(ActorCommand):
@@ -46,10 +46,7 @@ class Command(ActorCommand):
     def _brokers(self, cluster: str, options) -> None:
         overview = selectors.brokers_overview(cluster)
         if options["format"] == "json":
-            self.stdout.write(json.dumps({"brokers": [asdict(b) for b in overview.brokers],
-                                          "offline_partitions": overview.offline_partitions,
-                                          "under_replicated_partitions": overview.under_replicated_partitions},
-                                         indent=2))
+            self.stdout.write(json.dumps(brokers_json(overview), indent=2))
             return
         self.stdout.write(f"{'Id':<4}{'Host':<22}{'Rack':<10}{'State':<7}{'Controller':<12}{'Replicas':<10}Leaders")
         for b in overview.brokers:

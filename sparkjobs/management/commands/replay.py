@@ -13,6 +13,7 @@ from console.accounts.roles import Role
 from console.errors import ConsoleError
 from gateway.kafka.errors import KafkaGatewayError
 from sparkjobs.models import ReplayJob
+from sparkjobs.serializers import replay_json
 from sparkjobs.services import replay_submit
 
 MSG_BAD_SINK = "--sink is files:jsonl, files:parquet or topic:NAME[@CLUSTER], not '{sink}'."
@@ -70,11 +71,7 @@ class Command(ActorCommand):
         while not job.finished and time.monotonic() < deadline:
             time.sleep(1)
             job.refresh_from_db()
-        summary = {"job": job.pk, "state": job.state, "records": job.records_written, "isolation": job.isolation,
-                   "aborted": job.records_aborted, "transaction_markers": job.transaction_markers,
-                   "summary": job.offsets_summary,
-                   "output": job.output_dir or f"topic:{job.sink_topic}" + (f"@{job.sink_cluster}" if job.sink_cluster else "")}
-        self.stdout.write(json.dumps(summary))
+        self.stdout.write(json.dumps(replay_json(job)))
         if job.state != ReplayJob.State.SUCCEEDED:
             self.stderr.write(job.error or f"Replay #{job.pk} did not finish within {options['timeout']:g} s.")
             sys.exit(1)

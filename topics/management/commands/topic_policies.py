@@ -12,9 +12,7 @@ from console.accounts.roles import Role
 from topics import selectors as topic_selectors
 from topics.policies import selectors, services
 from topics.policies.rules import PolicyInputError, parse_config_rule
-
-RULE_OPTIONS = ("applies_to", "name_pattern", "name_message", "min_partitions", "max_partitions",
-                "partitions_message", "min_replication_factor", "max_replication_factor", "replication_message")
+from topics.serializers import POLICY_FIELDS as RULE_OPTIONS, policies_json, policy_report_json
 
 
 class Command(ActorCommand):
@@ -59,8 +57,7 @@ class Command(ActorCommand):
 
     def do_list(self, options):
         rows = selectors.policy_rows(options["cluster"])
-        data = [{"name": r.name, **{k: getattr(r, k) for k in RULE_OPTIONS}, "config_rules": r.config_rules}
-                for r in rows]
+        data = policies_json(rows)
         lines = []
         for row in rows:
             policy = selectors.policy_from_row(row)
@@ -103,7 +100,6 @@ class Command(ActorCommand):
     def do_report(self, options):
         cluster = options["cluster"]
         rows = selectors.policy_report(cluster, topic_selectors.topic_table(cluster))
-        data = [{"topic": r.topic, "partitions": r.partitions, "replication_factor": r.replication_factor,
-                 "violations": [v.as_dict() for v in r.violations]} for r in rows]
+        data = policy_report_json(rows)
         lines = [f"{r.topic}: {v.text}" for r in rows for v in r.violations]
         self.emit(options, data, lines or ["Every topic follows the policies."])

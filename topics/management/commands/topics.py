@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 
 from django.core.management.base import CommandError
 
@@ -12,6 +11,7 @@ from console.accounts.roles import Role
 from console.errors import ConsoleError
 from gateway.kafka.errors import KafkaGatewayError
 from topics import selectors, services
+from topics.serializers import purge_rows_json, topic_detail_json, topic_rows_json
 from console.parsing import parse_keys, parse_pairs
 
 
@@ -81,15 +81,11 @@ class Command(ActorCommand):
         lines = [f"{'TOPIC':<50} {'PARTITIONS':>10} {'RF':>3} {'UNDER-REPL':>10} {'OFFLINE':>7} {'MESSAGES':>12}"]
         lines += [f"{r.name:<50} {r.partitions:>10} {r.replication_factor:>3} {r.under_replicated:>10} {r.offline:>7} "
                   f"{r.messages:>12}" for r in rows]
-        self.emit(options, [asdict(r) for r in rows], lines)
+        self.emit(options, topic_rows_json(rows), lines)
 
     def do_describe(self, options):
         detail = selectors.topic_detail(options["cluster"], options["topic"])
-        data = {"name": detail.name, "topic_id": detail.topic_id, "internal": detail.internal,
-                "partitions": [{**asdict(p), "messages": p.messages} for p in detail.partitions],
-                "configs": [{"name": c.name, "value": None if c.sensitive else c.value, "source": c.source,
-                             "broker_default": c.inherited, "read_only": c.read_only, "sensitive": c.sensitive}
-                            for c in detail.configs]}
+        data = topic_detail_json(detail)
         lines = [f"Topic: {detail.name}\tTopicId: {detail.topic_id}\tPartitionCount: {len(detail.partitions)}\t"
                  f"ReplicationFactor: {detail.replication_factor}"]
         lines += [f"\tPartition: {p.partition}\tLeader: {p.leader if p.leader is not None else 'none'}\t"
@@ -146,4 +142,4 @@ class Command(ActorCommand):
         lines = [f"{'PARTITION':>9} {'LOG-START':>10} {'LOG-END':>10} {'DELETE-BELOW':>12} {'RECORDS':>10}"]
         lines += [f"{r.partition:>9} {r.log_start:>10} {r.log_end:>10} {r.target:>12} {r.records_deleted:>10}"
                   + (" (clamped)" if r.clamped else "") for r in rows]
-        self.emit(options, [{**asdict(r), "records_deleted": r.records_deleted} for r in rows], lines)
+        self.emit(options, purge_rows_json(rows), lines)

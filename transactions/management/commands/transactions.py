@@ -5,12 +5,11 @@ The table columns are the tool's; --format json gives the same values with snake
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
-
 
 from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
 from transactions import selectors, services
+from transactions.serializers import hanging_json, producers_json, transaction_json, transactions_json
 
 
 def _table(headers: list[str], rows: list[list]) -> list[str]:
@@ -69,29 +68,26 @@ class Command(ActorCommand):
         found = selectors.transactions_list(cluster)
         self._emit(options, ["TransactionalId", "Coordinator", "ProducerId", "TransactionState"],
                    [[t.transactional_id, t.coordinator, t.producer_id, t.state] for t in found],
-                   [asdict(t) for t in found])
+                   transactions_json(found))
 
     def _describe(self, cluster: str, options) -> None:
         info = selectors.transaction_describe(cluster, options["transactional_id"])
-        duration = None if info.start_time_ms is None else selectors.now_ms() - info.start_time_ms
+        now = selectors.now_ms()
+        duration = None if info.start_time_ms is None else now - info.start_time_ms
         partitions = ",".join(f"{r.topic}-{r.partition}" for r in info.partitions)
         self._emit(options, ["CoordinatorId", "TransactionalId", "ProducerId", "ProducerEpoch", "TransactionState",
                              "TransactionTimeoutMs", "CurrentTransactionStartTimeMs", "TransactionDurationMs",
                              "TopicPartitions"],
                    [[info.coordinator, info.transactional_id, info.producer_id, info.producer_epoch, info.state,
                      info.timeout_ms, _none(info.start_time_ms), _none(duration), partitions]],
-                   [{**asdict(info), "duration_ms": duration,
-                     "partitions": [{"topic": r.topic, "partition": r.partition} for r in info.partitions]}])
+                   transaction_json(info, now_ms=now))
 
     def _describe_producers(self, cluster: str, options) -> None:
         found = selectors.producers_describe(cluster, options["topic"], options["partition"],
                                              broker=options["broker_id"])
-        rows, records = [], []
-        for ref, states in sorted(found.items()):
-            for p in states:
-                rows.append([p.producer_id, p.producer_epoch, p.coordinator_epoch, p.last_sequence,
-                             p.last_timestamp, _none(p.transaction_start_offset)])
-                records.append({"topic": ref.topic, "partition": ref.partition, **asdict(p)})
+        rows = [[p.producer_id, p.producer_epoch, p.coordinator_epoch, p.last_sequence, p.last_timestamp,
+                 _none(p.transaction_start_offset)] for _, states in sorted(found.items()) for p in states]
+        records = producers_json(found)
         self._emit(options, ["ProducerId", "ProducerEpoch", "LatestCoordinatorEpoch", "LastSequence",
                              "LastTimestamp", "CurrentTransactionStartOffset"], rows, records)
 
@@ -105,8 +101,7 @@ class Command(ActorCommand):
                    [[h.ref.topic, h.ref.partition, h.producer.producer_id, h.producer.producer_epoch,
                      h.producer.coordinator_epoch, h.producer.transaction_start_offset, h.producer.last_timestamp,
                      h.duration_ms(at) // 60_000] for h in found],
-                   [{"topic": h.ref.topic, "partition": h.ref.partition, **asdict(h.producer),
-                     "duration_ms": h.duration_ms(at)} for h in found])
+                   hanging_json(found, at_ms=at))
 
     def _abort(self, cluster: str, options) -> None:
         arguments = dict(cluster=cluster, topic=options["topic"], partition=options["partition"],

@@ -6,7 +6,7 @@ from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
 from console.clusters.models import Cluster
 from console.clusters.dependents import cluster_data_counts
-from console.clusters.selectors import cluster_get, clusters_health
+from console.clusters.selectors import cluster_get, clusters_health, clusters_json
 from console.clusters.services import MSG_REMOVAL_KEEPS, cluster_register, cluster_remove
 from console.errors import ConsoleError
 from gateway.kafka.sandbox import stop_host_processes
@@ -98,9 +98,7 @@ class Command(ActorCommand):
     def _list(self, fmt: str) -> None:
         health = clusters_health()
         if fmt == "json":
-            registries = dict(Cluster.objects.values_list("name", "schema_registry_url"))
-            self.stdout.write(json.dumps([{"name": h.name, **h.as_json(), "schema_registry": registries.get(h.name) or None}
-                                          for h in health], indent=2))
+            self.stdout.write(json.dumps(clusters_json(health), indent=2))
             return
         self.stdout.write(f"{'NAME':<20} {'REACHABLE':<10} {'BROKERS':<8} {'CONTROLLER':<10} PROBLEM")
         for h in health:

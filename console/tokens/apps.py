@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class TokensConfig(AppConfig):
+    name = "console.tokens"
+    label = "tokens"
+    verbose_name = "API tokens"

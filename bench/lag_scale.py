@@ -82,7 +82,7 @@ def commit_window(admin, requests: list) -> None:
 
 def child_peak_rss_mib() -> float | None:
     """Peak RSS (VmHWM) of the cluster's Kafka client process the sweep goes through, which holds librdkafka and its
-    answers: the cluster's background lane's own process (KAFKA_BACKGROUND_CLIENT_PROCESS, the default), or the one
+    answers: the cluster's background lane's own process (KAFKA_BACKGROUND_CLIENT_PROCESS on), or the one
     the pages share."""
     from django.conf import settings
 

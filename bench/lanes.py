@@ -1,5 +1,5 @@
 """A page's small Kafka calls while the background lane works: with the background lane in a client process of its
-own (KAFKA_BACKGROUND_CLIENT_PROCESS, the default) and sharing the pages' process (off), in the same run.
+own (KAFKA_BACKGROUND_CLIENT_PROCESS on) and sharing the pages' process (off), in the same run.
 
     .venv/bin/python bench/lanes.py [--topics 2500] [--groups 20000] [--phase-s 40] [--rounds 2]
 

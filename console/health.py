@@ -14,6 +14,8 @@ why.
   error. Absent in production (no keep_running); never 503, since Redis and the worker count already do that.
 - The console's private files (console/private_files.py): whether the database and the folders it writes are open
   to other users of the host. Never 503 (a restart does not fix a mode), and only people and the scraper see it.
+- The memory of the console's processes on this host by kind (console/footprint.py: web, worker, recorder, each
+  cluster's client processes, the Java Admin JVM), from /proc: what each registered cluster costs. People only.
 - Anonymous callers (load balancers, orchestrators, anyone who reaches the port) get the status, up or down per
   dependency, the witness's state word and counts: how many clusters and supervised processes, how many of them are
   down. No cluster or process names (they map the network), and no Kafka call or Celery ping of their own: their
@@ -40,6 +42,7 @@ from console.witness.status import witness_status
 from console.clusters.local_processes import supervised_processes
 from console.clusters.models import Cluster
 from console.clusters.selectors import clusters_health
+from console.footprint import memory_report
 from console.process_status import ProcessStatus
 from console.metrics.views import bearer_matches
 from console.private_files import open_paths
@@ -115,7 +118,7 @@ def health_details() -> tuple[dict, bool]:
             "kafka": clusters, "kafka_summary": {"clusters": len(clusters), "unreachable": down},
             "audit_witness": witness_status().as_json() if db["ok"] else None,
             "processes": {name: _process_details(status) for name, status in supervised_processes().items()},
-            "files": private_files_state()}
+            "files": private_files_state(), "memory": memory_report()}
     return body, ok
 
 

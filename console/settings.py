@@ -324,10 +324,13 @@ KAFKA_UNREACHABLE_BACKOFF_S = env.float("KAFKA_UNREACHABLE_BACKOFF_S", default=5
 # folder (0700, with the token every peer must present; a long path is swapped for a short one under /tmp).
 KAFKA_CLIENT_ISOLATION = env.bool("KAFKA_CLIENT_ISOLATION", default=True)
 KAFKA_CLIENT_SOCKET_DIR = env("KAFKA_CLIENT_SOCKET_DIR", default=str(BASE_DIR / ".data" / "kafka-clients"))
-# The background lane (lag sweeps, the shared tables' rebuilds) in a second client process per cluster, on the hosts
-# that run such work, so that pages' small calls never wait for the GIL behind a sweep's big answers; off: both
-# lanes share the one process (each still with clients of its own).
-KAFKA_BACKGROUND_CLIENT_PROCESS = env.bool("KAFKA_BACKGROUND_CLIENT_PROCESS", default=True)
+# Off: both lanes of a cluster (pages; lag sweeps and the shared tables' rebuilds) share its one client process,
+# each with clients of its own (a process costs ~40 MiB per cluster). On: the background lane in a second client
+# process per cluster, on the hosts that run such work, so pages' small calls never share a GIL with a sweep.
+KAFKA_BACKGROUND_CLIENT_PROCESS = env.bool("KAFKA_BACKGROUND_CLIENT_PROCESS", default=False)
+# The host's one JVM for Kafka's Java Admin client (gateway/kafka/java/host_jvm.py), shared by every cluster and
+# process: its heap bound in MiB (it exits when full, and the next call starts another).
+KAFKA_JAVA_BRIDGE_HEAP_MB = env.int("KAFKA_JAVA_BRIDGE_HEAP_MB", default=256)
 
 # Kafka Connect (connect/): the `local` cluster's worker, registered as `local` on every migrate (empty: left alone).
 # REST calls are bounded (reads, changes: Connect may rebalance or write offsets), 409s retried within that bound,

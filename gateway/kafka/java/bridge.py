@@ -1,148 +1,117 @@
 """Kafka's Java Admin client, for the admin calls librdkafka does not offer (transactions, producer states).
 
-The JVM starts on first use, in the process that asks (with client isolation, the cluster's own client process),
-through py4j, which pyspark already brings; it stays warm, with one Admin per cluster, so a page pays for the JVM
-once and never for Kafka's command-line tools. Its classpath is the fetched Kafka distribution (KAFKA_TOOLS_LIBS),
-whose clients are the same version as the brokers we test against. Every wait is bounded and every Java error
-becomes one of gateway.kafka.errors.
+The host has one JVM for it (gateway.kafka.java.host_jvm): started on first use by whichever process asks (with
+client isolation, a cluster's client process), found by the others, driven through py4j, which pyspark already
+brings. It stays warm, with one Admin client per cluster connection shared by every process of the host and closed
+when no process used it for ADMIN_IDLE_S, so a page pays for the JVM once and never for Kafka's command-line tools.
+Its classpath is the fetched Kafka distribution (KAFKA_TOOLS_LIBS), whose clients are the same version as the
+brokers we test against. Every wait is bounded and every Java error becomes one of gateway.kafka.errors, for the
+cluster whose call it was: one cluster's Admin client failing (its thread gone, say) gets that client replaced and
+leaves the others alone.
 
 The bridge is a trust boundary: whoever drives the JVM runs code as the console. Its port answers only callers
-that present the token the JVM printed to this process alone, and the JVM holds none of the console's environment.
-A JVM that dies is noticed by the calls in flight (told so, not given a generic failure) and replaced on the next.
+that present the token py4j made (kept in a 0600 file of the private client folder), and the JVM holds none of the
+console's environment. A JVM that dies is noticed by the calls in flight (told so, not given a generic failure) and
+replaced on the next.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import os
-import signal
 import subprocess
-import sys
 import threading
+import time
 from dataclasses import dataclass
 
-from django.conf import settings
-
 from gateway.kafka.errors import ClusterUnavailable, KafkaGatewayError, KafkaRequestFailed, NotAuthorized
+from gateway.kafka.java import host_jvm
 from gateway.kafka.java.config import UntranslatableConfig, java_client_config
+from gateway.kafka.java.host_jvm import JVM_ENVIRONMENT, MSG_JVM_NOT_STARTED, MSG_NO_LIBS  # noqa: F401 - their home
 from gateway.kafka.reachability import check_not_known_unreachable
 from gateway.kafka.types import ClusterConnection, GatewayFace, PartitionRef
 
-MSG_NO_LIBS = "Kafka's Java clients are not installed here (no {libs}); run `make deps` or set KAFKA_TOOLS_LIBS."
 MSG_TIMEOUT = "Cluster '{cluster}' did not answer within {timeout:g} s ({detail})."
 MSG_JVM_STOPPED = ("Kafka's Java client process (the JVM the console asks for {cluster}) stopped ({how}) during this "
                    "request; a new one starts with the next request.")
-MSG_JVM_NOT_STARTED = "Kafka's Java client process (JVM) did not start: {detail}"
 
 _lock = threading.Lock()
 _bridge: _Bridge | None = None
-_admins: dict[tuple, object] = {}
+_dead: host_jvm.HostJvm | None = None  # the last JVM this process saw die: never reconnected to
+_admins: dict[str, object] = {}  # this process's handles on the host's Admin clients, by fingerprint
+_touched: dict[str, float] = {}  # when this process last used each (monotonic)
 _answered: set[int] = set()  # ids of admins that have answered once: the JVM and the client are warm
 # A cold JVM loads and compiles the client's classes during its first request; that request alone may take this
 # much longer than the cluster's bound (the cluster's client process allows it: it waits three bounds).
 WARMUP_S = 6.0
-START_TIMEOUT_S = 30.0  # a JVM that has not said its port and token by then is not going to
-# RMI (the JMX reader, ops_jmx.py) otherwise waits minutes on a peer that accepted and never answers.
-# JMX over RMI is Java serialization from whatever answers at a broker's JMX address: a hostile server could send
-# a gadget chain built from the classes on this classpath (Kafka's jars and their dependencies). Only the JDK's own
-# modules that JMX and RMI need are deserialized; anything else is rejected before it is instantiated. py4j and
-# Kafka's Admin client do not use Java serialization.
-SERIAL_FILTER = ("maxdepth=40;maxrefs=100000;maxbytes=67108864;maxarray=10000000;"
-                 "java.base/*;java.management/*;java.management.rmi/*;java.rmi/*;!*")
-JVM_OPTIONS = ("-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Dlog4j2.level=ERROR",
-               "-Dsun.rmi.transport.tcp.responseTimeout=8000", "-Dsun.rmi.transport.tcp.handshakeTimeout=8000",
-               f"-Djdk.serialFilter={SERIAL_FILTER}")
-# The JVM needs none of the console's environment (its clients get their settings, secrets included, as
-# properties over the bridge), so it gets only what locates Java and sets its locale: a JVM holding SECRET_KEY or
-# DATABASE_URL would hand them to anyone who reaches it.
-JVM_ENVIRONMENT = ("PATH", "JAVA_HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "HOME")
+# An Admin client no process of the host used for this long is closed (its connections and thread with it); the
+# sweep that closes them runs in whichever process makes a call, at most every ADMIN_SWEEP_S.
+ADMIN_IDLE_S = 600.0
+ADMIN_SWEEP_S = 60.0
+# The JVM's registry of Admin clients: maps kept in its system properties, the one place every py4j connection of
+# the JVM can find by name (py4j's server started from the command line has no entry point of ours).
+ADMINS_PROPERTY = "kafka-console.admins"
+USED_PROPERTY = "kafka-console.admins.used"  # fingerprint -> epoch milliseconds of its last use
+MSG_ADMIN_GONE = ("AdminClient thread has exited", "not accepting new calls")
 
 
 @dataclass
 class _Bridge:
-    """One JVM running py4j's GatewayServer on a loopback port that answers only callers holding its token."""
+    """This process's py4j connection to the host's JVM, and the JVM's registry of Admin clients."""
 
-    process: subprocess.Popen
+    host: host_jvm.HostJvm
     gateway: object
-    port: int
+    admins: object
+    used: object
+    swept_at: float = 0.0
+
+    @property
+    def port(self) -> int:
+        return self.host.port
 
     def exit_description(self) -> str | None:
-        code = self.process.poll()
-        if code is None:
-            return None
-        if code < 0:
-            try:
-                return f"killed by {signal.Signals(-code).name}"
-            except ValueError:
-                return f"killed by signal {-code}"
-        return f"exit code {code}"
+        return self.host.exit_description()
 
 
-def _launch() -> _Bridge:
-    """Starts the JVM with `--enable-auth`: py4j's server then makes a random token, prints it after the port on
-    the pipe only this process reads, and drops any connection whose first command does not carry it. Without it,
-    any local process could connect to the port and call System.getenv or Runtime.exec in the console's name.
-    `--die-on-broken-pipe` ends the JVM when this process ends, however it ends (its stdin closes)."""
+def _connect(host: host_jvm.HostJvm) -> _Bridge:
     from py4j.java_gateway import GatewayParameters, JavaGateway
+    from py4j.protocol import Py4JError
 
-    libs = settings.KAFKA_TOOLS_LIBS
-    if not os.path.isdir(libs):
-        raise KafkaRequestFailed(MSG_NO_LIBS.format(libs=libs))
-    java = os.path.join(os.environ["JAVA_HOME"], "bin", "java") if os.environ.get("JAVA_HOME") else "java"
-    command = [java, "-classpath", os.pathsep.join((_py4j_jar(), f"{libs}/*")), *JVM_OPTIONS,
-               "py4j.GatewayServer", "--die-on-broken-pipe", "--enable-auth", "0"]
-    environment = {name: os.environ[name] for name in JVM_ENVIRONMENT if name in os.environ}
+    gateway = JavaGateway(gateway_parameters=GatewayParameters(port=host.port, auth_token=host.token,
+                                                               auto_convert=True))
     try:
-        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   stderr=subprocess.DEVNULL, env=environment, close_fds=True)
-    except OSError as exc:
-        raise KafkaRequestFailed(MSG_JVM_NOT_STARTED.format(detail=exc)) from None
-    port_line, token_line = _first_lines(process, 2, START_TIMEOUT_S)
-    try:
-        port = int(port_line)
-    except ValueError:
-        process.kill()
-        process.wait()
-        raise KafkaRequestFailed(MSG_JVM_NOT_STARTED.format(detail=port_line or "it said nothing")) from None
-    token = token_line.rstrip("\r\n")
-    # The server writes nothing more, but a full pipe would block it: read it to the end in the background.
-    threading.Thread(target=lambda: process.stdout.read(), daemon=True, name="jvm-stdout").start()
-    gateway = JavaGateway(gateway_parameters=GatewayParameters(port=port, auth_token=token, auto_convert=True))
-    return _Bridge(process=process, gateway=gateway, port=port)
-
-
-def _first_lines(process: subprocess.Popen, count: int, timeout: float) -> list[str]:
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(process.stdout.readline().decode() for _ in range(count)),
-                              daemon=True)
-    reader.start()
-    reader.join(timeout)
-    if reader.is_alive() or len(lines) < count:
-        process.kill()
-        process.wait()
-        raise KafkaRequestFailed(MSG_JVM_NOT_STARTED.format(
-            detail=f"no port and token within {timeout:g} s" if reader.is_alive() else "it exited at once"))
-    return lines
+        properties = gateway.jvm.java.lang.System.getProperties()
+        maps = []
+        for name in (ADMINS_PROPERTY, USED_PROPERTY):  # putIfAbsent: racing processes agree on one map
+            properties.putIfAbsent(name, gateway.jvm.java.util.concurrent.ConcurrentHashMap())
+            maps.append(properties.get(name))
+    except Py4JError as exc:
+        gateway.close()
+        raise KafkaRequestFailed(MSG_JVM_NOT_STARTED.format(detail=f"it did not answer ({exc})")) from None
+    return _Bridge(host=host, gateway=gateway, admins=maps[0], used=maps[1])
 
 
 def _current() -> _Bridge:
-    """The live bridge, started on first use and again after its JVM died (with everything made in the dead one
-    forgotten: admins, the JSON mapper)."""
+    """The live bridge: the host's JVM, found or started on first use and again after it died (with everything
+    this process held in the dead one forgotten: admins, the JSON mapper)."""
     global _bridge
     with _lock:
         if _bridge is not None and _bridge.exit_description() is not None:
             _forget_bridge(_bridge)
         if _bridge is None:
-            _bridge = _launch()
+            _bridge = _connect(host_jvm.find_or_start(known_dead=_dead))
         return _bridge
 
 
 def _forget_bridge(bridge: _Bridge) -> None:
     """Drops a dead JVM and what lived in it. Called with _lock held."""
-    global _bridge, _mapper
+    global _bridge, _mapper, _dead
     if _bridge is bridge:
-        _bridge, _mapper = None, None
+        _bridge, _mapper, _dead = None, None, bridge.host
         _admins.clear()
+        _touched.clear()
         _answered.clear()
         try:
             bridge.gateway.close()
@@ -151,14 +120,14 @@ def _forget_bridge(bridge: _Bridge) -> None:
 
 
 def bridge_port() -> int | None:
-    """The loopback port of this process's JVM bridge, if one is running (for health checks and tests)."""
+    """The loopback port of the JVM this process drives, if it runs (for health checks and tests)."""
     bridge = _bridge
     return bridge.port if bridge is not None and bridge.exit_description() is None else None
 
 
 def bridge_pid() -> int | None:
     bridge = _bridge
-    return bridge.process.pid if bridge is not None and bridge.exit_description() is None else None
+    return bridge.host.pid if bridge is not None and bridge.exit_description() is None else None
 
 
 def jvm():
@@ -178,10 +147,15 @@ def bridge_failure(exc: Exception, *, cluster: str, bridge: _Bridge | None) -> C
     starts a new one) or only the connection to it broke."""
     how = None
     if bridge is not None:
-        try:  # a JVM that was killed closes its socket a moment before the kernel lets us reap it
-            bridge.process.wait(timeout=2)
-        except subprocess.TimeoutExpired:
-            pass
+        # a JVM that was killed closes its socket a moment before the kernel lets us reap it (or its pid go)
+        deadline = time.monotonic() + 2
+        if bridge.host.process is not None:
+            try:
+                bridge.host.process.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                pass
+        while bridge.exit_description() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
         how = bridge.exit_description()
     if how is not None:
         with _lock:
@@ -192,51 +166,96 @@ def bridge_failure(exc: Exception, *, cluster: str, bridge: _Bridge | None) -> C
 
 
 def bridge_stop() -> None:
-    """Stops this process's JVM, if any (tests, and a process about to fork)."""
+    """Stops the host's JVM (the one of this process's client folder), if any: for every process of the host, which
+    start another on their next call (tests; stop_host_processes)."""
     bridge = _bridge
+    host_jvm.stop()
     if bridge is not None:
-        bridge.process.kill()
-        bridge.process.wait()
+        if bridge.host.process is not None:
+            bridge.host.process.kill()
+            bridge.host.process.wait()
         with _lock:
             _forget_bridge(bridge)
 
 
-def _py4j_jar() -> str:
-    import py4j
-
-    for folder in (os.path.join(sys.prefix, "share", "py4j"),
-                   os.path.join(os.path.dirname(os.path.dirname(py4j.__file__)), "pyspark", "jars")):
-        if os.path.isdir(folder):
-            for name in sorted(os.listdir(folder)):
-                if name.startswith("py4j") and name.endswith(".jar"):
-                    return os.path.join(folder, name)
-    raise KafkaRequestFailed("py4j's jar was not found (it comes with pyspark): run `make deps`.")
+def _fingerprint(connection: ClusterConnection, timeout: float, token: str) -> str:
+    """Names the Admin client of these connection settings and bound in the JVM's registry: keyed by the JVM's
+    token, so the settings' secrets cannot be guessed from it. A certificate or key file replaced (renewed) gets a
+    new client: the Java client reads them once, when it is made."""
+    files = []
+    for key, value in sorted(connection.config.items()):
+        if key.endswith(".location"):
+            try:
+                info = os.stat(value)
+                files.append((key, info.st_mtime_ns, info.st_size))
+            except OSError:
+                files.append((key, None, None))
+    described = repr((connection.bootstrap_servers, sorted(connection.config.items()), files, timeout))
+    return hmac.new(token.encode(), described.encode(), hashlib.sha256).hexdigest()
 
 
 def java_admin(connection: ClusterConnection, timeout: float):
-    """The cluster's Java Admin, created once per connection settings, bound and lane. A cluster this process has
-    just found down fails at once, as it does for the librdkafka calls: a call through the JVM would wait out its
-    bound again, and a first one WARMUP_S longer."""
+    """The Admin client of this connection's settings and bound, shared by every process of the host (made here if
+    none has it). A cluster this process has just found down fails at once, as it does for the librdkafka calls:
+    a call through the JVM would wait out its bound again, and a first one WARMUP_S longer."""
     check_not_known_unreachable(connection)
-    key = (connection.bootstrap_servers, tuple(sorted(connection.config.items())), timeout, connection.lane)
-    admin = _admins.get(key)
+    bridge = _current()
+    fingerprint = _fingerprint(connection, timeout, bridge.host.token)
+    now = time.monotonic()
+    admin = _admins.get(fingerprint)
+    if admin is not None and now - _touched.get(fingerprint, 0.0) > ADMIN_IDLE_S / 2:
+        admin = None  # another process may have closed it as idle since: ask the registry again
     if admin is None:
-        gateway = jvm()
-        try:
-            config = java_client_config(dict(connection.config))
-        except UntranslatableConfig as exc:
-            raise KafkaRequestFailed(str(exc), cluster=connection.name) from exc
-        properties = gateway.java.util.Properties()
-        for name, value in {**config, "bootstrap.servers": connection.bootstrap_servers,
-                            "request.timeout.ms": str(int(timeout * 1000)),
-                            # our wait bounds each call; this only has to outlast a cold first one
-                            "default.api.timeout.ms": str(int((timeout + WARMUP_S) * 1000)),
-                            "client.id": config.get("client.id", "kafka-console")}.items():
-            properties.setProperty(name, value)
-        admin = gateway.org.apache.kafka.clients.admin.Admin.create(properties)
-        with _lock:
-            _admins[key] = admin
+        admin = bridge.admins.get(fingerprint)
+    if admin is None:
+        admin = _new_admin(bridge, connection, timeout)
+        existing = bridge.admins.putIfAbsent(fingerprint, admin)
+        if existing is not None:  # another process made one meanwhile: this one goes
+            admin.close(bridge.gateway.jvm.java.time.Duration.ZERO)
+            admin = existing
+    bridge.used.put(fingerprint, int(time.time() * 1000))
+    with _lock:
+        _admins[fingerprint] = admin
+        _touched[fingerprint] = now
+    if now - bridge.swept_at > ADMIN_SWEEP_S:
+        bridge.swept_at = now
+        threading.Thread(target=_close_idle_admins, args=(bridge,), daemon=True, name="java-admin-sweep").start()
     return admin
+
+
+def _new_admin(bridge: _Bridge, connection: ClusterConnection, timeout: float):
+    try:
+        config = java_client_config(dict(connection.config))
+    except UntranslatableConfig as exc:
+        raise KafkaRequestFailed(str(exc), cluster=connection.name) from exc
+    properties = bridge.gateway.jvm.java.util.Properties()
+    for name, value in {**config, "bootstrap.servers": connection.bootstrap_servers,
+                        "request.timeout.ms": str(int(timeout * 1000)),
+                        # our wait bounds each call; this only has to outlast a cold first one
+                        "default.api.timeout.ms": str(int((timeout + WARMUP_S) * 1000)),
+                        "client.id": config.get("client.id", "kafka-console")}.items():
+        properties.setProperty(name, value)
+    return bridge.gateway.jvm.org.apache.kafka.clients.admin.Admin.create(properties)
+
+
+def _close_idle_admins(bridge: _Bridge) -> None:
+    """Closes the host's Admin clients that no process used for ADMIN_IDLE_S. The conditional removes make one
+    process win each client: a use recorded meanwhile keeps it."""
+    from py4j.protocol import Py4JError
+
+    try:
+        used = json.loads(str(_jackson().writeValueAsString(bridge.used)))
+        cutoff = time.time() * 1000 - ADMIN_IDLE_S * 1000
+        for fingerprint, last in used.items():
+            if last >= cutoff or not bridge.used.remove(fingerprint, last):
+                continue
+            admin = bridge.admins.remove(fingerprint)
+            with _lock:
+                _admins.pop(fingerprint, None)
+            if admin is not None:
+                admin.close(bridge.gateway.jvm.java.time.Duration.ofSeconds(5))
+    except (Py4JError, ValueError, KafkaGatewayError):
+        pass  # a JVM gone or going: the next call's own handling says so
 
 
 def wait(future, *, cluster: str, timeout: float, admin=None):
@@ -256,18 +275,28 @@ def wait(future, *, cluster: str, timeout: float, admin=None):
         return value
     except Py4JJavaError as exc:
         error = java_error(exc.java_exception, cluster=cluster, timeout=timeout)
-        if admin is not None and "AdminClient thread has exited" in error.message:
-            _forget(admin)  # a dead client never answers again: the next call makes a new one
+        if admin is not None and any(gone in error.message for gone in MSG_ADMIN_GONE):
+            _forget(admin)  # a closed or dead client never answers again: the next call makes a new one
         raise error from None
     except Py4JError as exc:
         raise bridge_failure(exc, cluster=cluster, bridge=bridge) from None
 
 
 def _forget(admin) -> None:
+    """Drops a dead Admin client, here and from the JVM's registry (only this one: other clusters' stay)."""
+    bridge = _bridge
     with _lock:
-        for key, cached in list(_admins.items()):
-            if cached is admin:
-                del _admins[key]
+        gone = [key for key, cached in _admins.items() if cached is admin]
+        for key in gone:
+            del _admins[key]
+    if bridge is not None:
+        from py4j.protocol import Py4JError
+
+        for key in gone:
+            try:
+                bridge.admins.remove(key, admin)
+            except Py4JError:
+                pass
 
 
 def java_error(throwable, *, cluster: str, timeout: float) -> KafkaGatewayError:

@@ -9,6 +9,7 @@ The MBeans read are fixed here; the only name a caller puts in one is a topic's,
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -36,22 +37,33 @@ def _key(endpoint: JmxEndpoint) -> tuple:
 
 # Java's RMI over TLS (SslRMIClientSocketFactory) takes the JVM's default SSL socket factory at its first connection
 # and keeps it: the CA files agents are checked against must be in the default context before then. A CA asked for
-# after that needs a new JVM, which the read then starts (the cluster's Java Admin calls in flight are told so).
+# after that needs a new JVM, which the read then starts (the Java Admin calls in flight are told so). The JVM is the
+# host's, driven by several processes: what its default context trusts, and whether a TLS connection was made, are
+# kept in it (system properties), not in the process that set them.
 _trust_lock = threading.Lock()
-_trust = {"pid": None, "files": frozenset(), "tls_pid": None}
+CA_FILES_PROPERTY = "kafka-console.jmx.ca-files"  # JSON list
+TLS_USED_PROPERTY = "kafka-console.jmx.tls-used"
+
+
+def _trusted_files(jvm) -> frozenset[str]:
+    try:
+        return frozenset(json.loads(jvm.java.lang.System.getProperty(CA_FILES_PROPERTY) or "[]"))
+    except ValueError:
+        return frozenset()
 
 
 def _trust_ca(ca_file: str) -> None:
     with _trust_lock:
-        pid = bridge.bridge_pid()
-        if pid == _trust["pid"] and ca_file in _trust["files"]:
+        jvm = bridge.jvm()
+        files = _trusted_files(jvm)
+        if ca_file in files:
             return
-        if pid is not None and pid == _trust["tls_pid"]:
+        if jvm.java.lang.System.getProperty(TLS_USED_PROPERTY):
             forget_jmx_connections()
             bridge.bridge_stop()
-        jvm = bridge.jvm()
-        pid = bridge.bridge_pid()
-        files = (_trust["files"] if pid == _trust["pid"] else frozenset()) | {ca_file}
+            jvm = bridge.jvm()
+            files = _trusted_files(jvm)
+        files = files | {ca_file}
         store = jvm.java.security.KeyStore.getInstance(jvm.java.security.KeyStore.getDefaultType())
         store.load(None, None)
         factories = jvm.javax.net.ssl.TrustManagerFactory
@@ -74,7 +86,7 @@ def _trust_ca(ca_file: str) -> None:
         context = jvm.javax.net.ssl.SSLContext.getInstance("TLS")
         context.init(None, trusting.getTrustManagers(), None)
         jvm.javax.net.ssl.SSLContext.setDefault(context)
-        _trust.update(pid=pid, files=files)
+        jvm.java.lang.System.setProperty(CA_FILES_PROPERTY, json.dumps(sorted(files)))
 
 
 def check_endpoint(endpoint: JmxEndpoint) -> None:
@@ -160,8 +172,7 @@ def _connection(endpoint: JmxEndpoint):
                 _trust_ca(endpoint.ca_file)
                 jvm = bridge.jvm()
                 environment = _credentials(jvm, endpoint)
-            with _trust_lock:
-                _trust["tls_pid"] = bridge.bridge_pid()
+            jvm.java.lang.System.setProperty(TLS_USED_PROPERTY, "true")
             environment.put("com.sun.jndi.rmi.factory.socket", jvm.javax.rmi.ssl.SslRMIClientSocketFactory())
         url = jvm.javax.management.remote.JMXServiceURL(endpoint.url)
         connector = jvm.javax.management.remote.JMXConnectorFactory.connect(url, environment)

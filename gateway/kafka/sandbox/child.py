@@ -1,8 +1,8 @@
 """The client process of one cluster connection on this host (the server side of gateway.kafka.sandbox).
 
-It holds that connection's librdkafka clients, and the Java Admin bridge's JVM, for every web and Celery process
-of the host, which reach it over a Unix socket in a private folder (gateway.kafka.sandbox.sockets). If librdkafka
-aborts, only this process dies; each caller notices its socket close and answers for it.
+It holds that connection's librdkafka clients (and drives the host's Java Admin JVM) for every web and Celery
+process of the host, which reach it over a Unix socket in a private folder (gateway.kafka.sandbox.sockets). If
+librdkafka aborts, only this process dies; each caller notices its socket close and answers for it.
 
 Started as `python -m gateway.kafka.sandbox.child` by the first process that needs it: it reads the connection
 (secrets included), the socket path, the host's token and its idle time from stdin, never from its command line,
@@ -15,6 +15,7 @@ It stops when no request came for its idle time, or when a caller retires it (ST
 from __future__ import annotations
 
 import hmac
+import json
 import logging
 import os
 import pickle
@@ -24,13 +25,17 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from pathlib import Path
 
 from gateway.kafka.admin import KafkaAdmin
+from gateway.kafka.java import host_jvm
 from gateway.kafka import reachability
 from gateway.kafka.errors import ClusterUnavailable, KafkaRequestFailed
 from gateway.kafka.librdkafka.client import forget_clients
 from gateway.kafka.librdkafka.mapping import map_exception
+from gateway.kafka.sandbox.sockets import INFO_SUFFIX
 from gateway.kafka.sandbox.wire import FORGET, IDLE_NOTICE, STOP, read_message, read_messages, send_message
+from gateway.secret_files import write_secret_file
 from gateway.kafka.types.cluster import BACKGROUND
 
 # Shared by every process of the host: enough for all their request threads at once (8 gunicorn workers x 8
@@ -169,13 +174,33 @@ class Server:
             except OSError:
                 pass
         log.info("Kafka client process for cluster '%s' stops: idle for %.0f s", self.connection.name, self.idle_s)
+        self._stop_jvm_if_last()
         os._exit(0)
+
+    def _stop_jvm_if_last(self) -> None:
+        """The host's Java Admin JVM serves the client processes: the last of them to stop idle stops it too (a
+        process starting meanwhile starts another on its first Java call)."""
+        folder = Path(self.path).parent
+        if not any(folder.glob("*.sock")):
+            try:
+                host_jvm.stop(folder)
+            except OSError:
+                pass
+
+    @property
+    def info_path(self) -> Path:
+        return Path(self.path).with_suffix(INFO_SUFFIX)
 
     def _unlink(self) -> None:
         try:
             if os.stat(self.path).st_ino == self.inode:
                 os.unlink(self.path)
         except OSError:
+            pass
+        try:
+            if json.loads(self.info_path.read_text()).get("pid") == os.getpid():
+                self.info_path.unlink()
+        except (OSError, ValueError, AttributeError):
             pass
 
     def _exit(self) -> None:
@@ -210,7 +235,11 @@ def main() -> None:
     sys.stdout = sys.stderr
     logging.basicConfig(level=os.environ.get("LIBRDKAFKA_LOG_LEVEL", "CRITICAL"), stream=sys.stderr,
                         format="%(asctime)s kafka-client[%(process)d] %(levelname)s %(message)s")
-    Server(connection, listener, path, token, idle_s).serve_forever()
+    server = Server(connection, listener, path, token, idle_s)
+    # Which cluster and lane this process serves, for the host's memory report (the socket's name says nothing).
+    write_secret_file(server.info_path, json.dumps({"pid": os.getpid(), "cluster": connection.name,
+                                                    "lane": connection.lane}))
+    server.serve_forever()
 
 
 if __name__ == "__main__":

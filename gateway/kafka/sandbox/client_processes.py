@@ -10,14 +10,16 @@ get ClusterUnavailable at once and the next call starts a fresh one. It is repla
 failing (see claim_recycle), so clients held across a broker restart, a changed address or a renewed certificate
 cannot keep a cluster's pages down; and it stops itself when no process used it for IDLE_AFTER_S.
 
-The background lane (the lag sweep, the shared tables' rebuilds: ClusterConnection.lane) has a client process of
-its own per cluster on the hosts that run such work (KAFKA_BACKGROUND_CLIENT_PROCESS): building and pickling the
-answer for 200,000 offsets is one long stretch of Python holding the GIL, and a page's small call must not wait
-behind it. A host that serves only pages still has one client process per cluster.
+The background lane (the lag sweep, the shared tables' rebuilds: ClusterConnection.lane) has librdkafka clients of
+its own in the cluster's client process, so a page's small request never queues behind a sweep's big one on a
+broker connection; its answers are pickled frame by frame (gateway.kafka.sandbox.wire), so they do not hold the
+GIL for their whole length either. KAFKA_BACKGROUND_CLIENT_PROCESS gives the lane a second client process per
+cluster instead, for ~40 MiB more per cluster.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
@@ -26,16 +28,20 @@ import threading
 import time
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from itertools import count
+from pathlib import Path
 
 from gateway.kafka.errors import ClusterUnavailable
-from gateway.kafka.java.bridge import WARMUP_S
+from gateway.kafka.java import host_jvm
+from gateway.kafka.java.bridge import WARMUP_S, bridge_stop
 import gateway.kafka.sandbox.sockets as sockets
 from gateway.kafka.sandbox.wire import FORGET, IDLE_NOTICE, STOP, read_messages, send_message
 from gateway.kafka.types import ClusterConnection
 
 log = logging.getLogger(__name__)
+
+CHILD_MODULE = "gateway.kafka.sandbox.child"
 
 RECYCLE_AFTER_S = 10.0  # an operation failing this long on a cluster gets it a fresh client process
 STUCK_AFTER_S = 3.0  # ... or this long while other operations on the same cluster succeed
@@ -97,7 +103,7 @@ def _process_lane(connection: ClusterConnection) -> str:
     """Which of the cluster's client processes serves this connection's lane."""
     from django.conf import settings
 
-    return connection.lane if getattr(settings, "KAFKA_BACKGROUND_CLIENT_PROCESS", True) else ""
+    return connection.lane if getattr(settings, "KAFKA_BACKGROUND_CLIENT_PROCESS", False) else ""
 
 
 class _StoppedIdle(Exception):
@@ -369,9 +375,33 @@ def child_pids(lane: str = "") -> dict[str, int]:
         return {name: child.pid for (name, its_lane), child in _children.items() if child.alive and its_lane == lane}
 
 
+@dataclass(frozen=True)
+class HostClientProcess:
+    cluster: str
+    lane: str
+    pid: int
+
+
+def host_client_processes() -> list[HostClientProcess]:
+    """The client processes of this host's socket folder that still run, whichever process started them (for the
+    console's memory report): from the file each writes beside its socket."""
+    folder, _, _ = sockets.host_sockets()
+    found = []
+    for path in sorted(folder.glob(f"*{sockets.INFO_SUFFIX}")):
+        try:
+            info = json.loads(path.read_text())
+            process = HostClientProcess(cluster=str(info["cluster"]), lane=str(info["lane"]), pid=int(info["pid"]))
+            command = Path(f"/proc/{process.pid}/cmdline").read_bytes()
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if CHILD_MODULE.encode() in command:  # not a pid reused since
+            found.append(process)
+    return found
+
+
 def stop_host_processes() -> list[int]:
-    """Stops every client process listening in this host's socket folder (the test session's end, an operator
-    who changed the socket folder); returns their pids."""
+    """Stops every client process listening in this host's socket folder, and the host's Java Admin JVM (the test
+    session's end, `make run`'s, an operator who changed the socket folder); returns their pids."""
     stop_all()
     folder, token, paths = sockets.host_sockets()
     stopped = []
@@ -394,7 +424,12 @@ def stop_host_processes() -> list[int]:
     for pid in stopped:
         if not _pid_gone(pid):
             os.kill(pid, signal.SIGKILL)
-    return stopped
+    for info in folder.glob(f"*{sockets.INFO_SUFFIX}"):  # a killed process's, left behind
+        if not info.with_suffix(".sock").exists():
+            info.unlink(missing_ok=True)
+    jvm = host_jvm.stop(folder)  # the Java Admin bridge serves only them
+    bridge_stop()
+    return stopped + ([jvm] if jvm is not None else [])
 
 
 def _after_fork_in_child() -> None:

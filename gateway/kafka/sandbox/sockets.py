@@ -35,6 +35,7 @@ _GATEWAY_DIR = Path(__file__).resolve().parents[1]
 _PROJECT_DIR = _GATEWAY_DIR.parents[1]
 DEFAULT_SOCKET_DIR = _PROJECT_DIR / ".data" / "kafka-clients"
 TOKEN_FILE = "token"
+INFO_SUFFIX = ".json"  # beside each socket: the pid, cluster and lane of the process listening there
 TOKEN_HEX = 64  # characters, as sent on the socket
 NAME_HEX = 32
 # AF_UNIX paths hold 108 bytes with their final NUL; a longer folder is swapped for a short private one.

@@ -40,8 +40,24 @@ def read_messages(stream) -> Iterator[object]:
         yield message
 
 
+class _Frames:
+    """Takes a pickle frame by frame (about 64 KiB each, pickle's framing). Each write is a call into Python, where
+    the interpreter may hand the GIL to a thread waiting for it: one pickle.dumps of a lag sweep's answer (200,000
+    offsets) holds it for half a second, and a page's small call served by the same client process would wait that
+    long to even start."""
+
+    def __init__(self) -> None:
+        self.parts: list[bytes] = []
+
+    def write(self, data) -> int:
+        self.parts.append(bytes(data))
+        return len(data)
+
+
 def encode_message(message: object) -> bytes:
-    payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    frames = _Frames()
+    pickle.Pickler(frames, protocol=pickle.HIGHEST_PROTOCOL).dump(message)
+    payload = b"".join(frames.parts)
     return HEADER.pack(len(payload)) + payload
 
 

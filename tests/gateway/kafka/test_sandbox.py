@@ -110,10 +110,11 @@ def _connections_to(pid: int, port: int) -> int:
     return found
 
 
-def test_the_background_lane_has_a_client_process_of_its_own(kafka_node):
-    """A sweep's big requests and a page's small ones never share a broker connection (a broker answers one request
-    of a connection at a time), nor a process (making a sweep's big answer holds the GIL): the background lane's
-    calls go to a second client process of the cluster, shared by the host's processes like the first."""
+def test_the_background_lane_has_a_client_process_of_its_own_when_so_configured(kafka_node, settings):
+    """With KAFKA_BACKGROUND_CLIENT_PROCESS, a sweep's big requests and a page's small ones share neither a broker
+    connection nor a process: the background lane's calls go to a second client process of the cluster, shared by
+    the host's processes like the first."""
+    settings.KAFKA_BACKGROUND_CLIENT_PROCESS = True
     name = f"lanes-{uuid.uuid4().hex[:8]}"
     port = int(kafka_node.bootstrap.rsplit(":", 1)[1])
     page = IsolatedKafkaAdmin(ClusterConnection(name, kafka_node.bootstrap), timeout=5.0)
@@ -135,8 +136,9 @@ def test_the_background_lane_has_a_client_process_of_its_own(kafka_node):
     assert sandbox.child_pids(BACKGROUND)[name] not in (pid, background_pid)
 
 
-def test_both_lanes_share_one_client_process_when_so_configured(kafka_node, settings):
-    settings.KAFKA_BACKGROUND_CLIENT_PROCESS = False
+def test_both_lanes_share_one_client_process_by_default(kafka_node):
+    """One client process per cluster (each added one costs a process), but a broker answers one request of a
+    connection at a time: the background lane has librdkafka clients, and so connections, of its own in it."""
     name = f"onelane-{uuid.uuid4().hex[:8]}"
     port = int(kafka_node.bootstrap.rsplit(":", 1)[1])
     page = IsolatedKafkaAdmin(ClusterConnection(name, kafka_node.bootstrap), timeout=5.0)

@@ -195,9 +195,9 @@ def report(args, counts: list[int], readings: dict[int, dict], took: float) -> N
         f"Machine: {machine()}. One local KRaft broker (Kafka 4.3.1); every cluster registered points at it. "
         f"Run took {took / 60:.1f} min.",
         "",
-        "Each count: the missing clusters registered, each cluster's topics, groups and transactions pages opened once, "
-        "a lag sweep of every cluster waited for; then /health's memory report (RSS from /proc, in MiB; processes in "
-        "parentheses). RSS counts pages shared between a parent and its forked workers in each.",
+        "Each count: the missing clusters registered, each cluster's topics, groups and transactions pages opened "
+        "once, a lag sweep of every cluster waited for; then /health's memory report (RSS from /proc, in MiB; "
+        "processes in parentheses). RSS counts pages shared between a parent and its forked workers in each.",
         "",
         "| kind | " + " | ".join(f"{count} cluster{'s' if count > 1 else ''}" for count in counts) + " |",
         "|---|" + "---|" * len(counts),

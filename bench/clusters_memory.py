@@ -113,6 +113,7 @@ def main() -> None:
         from offsets.models import LagSweep
 
         manage(env, "migrate", "--noinput")
+        manage(env, "collectstatic", "--noinput")
         manage(env, "createsuperuser", "--noinput")
         from devstack.web import command as web_command
 

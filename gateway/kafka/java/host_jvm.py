@@ -32,7 +32,7 @@ from gateway.secret_files import write_secret_file
 MSG_NO_LIBS = "Kafka's Java clients are not installed here (no {libs}); run `make deps` or set KAFKA_TOOLS_LIBS."
 MSG_JVM_NOT_STARTED = "Kafka's Java client process (JVM) did not start: {detail}"
 
-STATE_FILE = "jvm.json"
+STATE_FILE = "jvm.state"  # JSON; not named *.json, which are the client processes' (sockets.INFO_SUFFIX)
 LOCK_FILE = "jvm.lock"
 OUTPUT_FILE = "jvm.out"  # where the JVM says its port and token; removed once read
 START_TIMEOUT_S = 30.0  # a JVM that has not said its port and token by then is not going to

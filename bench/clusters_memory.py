@@ -187,6 +187,10 @@ def report(args, counts: list[int], readings: dict[int, dict], took: float) -> N
     client_each = clients.get("rss_bytes", 0) / MIB / max(1, len(clients.get("clusters", {})))
     rows = [f"| {kind} | " + " | ".join(mib(count, kind) for count in counts) + " |"
             for kind in KINDS if any(kind in readings[count]["kinds"] for count in counts)]
+    def without_recorder(count: int) -> float:
+        return total[count] - readings[count]["kinds"].get("recorder", {}).get("rss_bytes", 0) / MIB
+
+    per_cluster_no_recorder = (without_recorder(high) - without_recorder(low)) / (high - low) if high > low else 0.0
     lines = [
         f"## Memory per registered cluster ({datetime.now(UTC):%Y-%m-%d})",
         "",
@@ -205,8 +209,9 @@ def report(args, counts: list[int], readings: dict[int, dict], took: float) -> N
         *rows,
         "| total | " + " | ".join(f"{total[count]:.0f}" for count in counts) + " |",
         "",
-        f"Cost per added cluster ({low} → {high}): **{per_cluster:.0f} MiB**; a cluster's client process at "
-        f"{high}: {client_each:.0f} MiB.",
+        f"Cost per added cluster ({low} → {high}): **{per_cluster:.0f} MiB**, of which the group recorder's "
+        f"{per_cluster - per_cluster_no_recorder:.0f} MiB ({per_cluster_no_recorder:.0f} MiB without it); a "
+        f"cluster's client processes at {high}: {client_each:.0f} MiB.",
     ]
     check(total[high] >= total[low] * 0.5, "the totals make no sense")
     write_section("clusters-memory", "\n".join(lines))

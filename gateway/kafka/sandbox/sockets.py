@@ -115,7 +115,9 @@ def code_stamp() -> str:
     """What the client process would run: the gateway's files, the interpreter and confluent-kafka. Part of each
     socket's name, so after a deploy (or an edit in development) callers start client processes of the new code
     instead of sending requests to old ones that keep running while they are used."""
-    parts = [sys.version, sys.executable, importlib.metadata.version("confluent-kafka")]
+    # The interpreter by its real path: gunicorn's and celery's scripts name it through their shebang, the Procfile
+    # through a symlinked .venv; by name, the same code got a client process per spelling of its path.
+    parts = [sys.version, os.path.realpath(sys.executable), importlib.metadata.version("confluent-kafka")]
     for path in sorted(_GATEWAY_DIR.rglob("*.py")):
         info = path.stat()
         parts.append(f"{path.relative_to(_GATEWAY_DIR)}:{info.st_mtime_ns}:{info.st_size}")

@@ -43,7 +43,6 @@ from gateway.kafka.types.cluster import BACKGROUND
 MAX_THREADS = 64
 TOKEN_DEADLINE_S = 5.0  # a peer that has not sent its token by then is dropped
 MAX_UNAUTHENTICATED = 64  # peers waiting to send their token; more are closed at once
-SWITCH_INTERVAL_S = 0.001
 
 
 def _picklable_error(exc: BaseException, cluster: str) -> BaseException:
@@ -234,10 +233,6 @@ def main() -> None:
     os.dup2(null, 1)
     os.close(null)
     sys.stdout = sys.stderr
-    # A page's call waits for the GIL each time it comes back from the socket or librdkafka, and while the other
-    # lane's thread runs Python it gets it only when that thread is asked to let go: every 5 ms by default, which a
-    # page's dozen such waits turned into a hundred milliseconds behind a sweep.
-    sys.setswitchinterval(SWITCH_INTERVAL_S)
     logging.basicConfig(level=os.environ.get("LIBRDKAFKA_LOG_LEVEL", "CRITICAL"), stream=sys.stderr,
                         format="%(asctime)s kafka-client[%(process)d] %(levelname)s %(message)s")
     server = Server(connection, listener, path, token, idle_s)

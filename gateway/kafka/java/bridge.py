@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from gateway.kafka.errors import ClusterUnavailable, KafkaGatewayError, KafkaRequestFailed, NotAuthorized
 from gateway.kafka.java import host_jvm
 from gateway.kafka.java.config import UntranslatableConfig, java_client_config
-from gateway.kafka.java.host_jvm import JVM_ENVIRONMENT, MSG_JVM_NOT_STARTED, MSG_NO_LIBS  # noqa: F401 - their home
+from gateway.kafka.java.host_jvm import JVM_ENVIRONMENT, MSG_JVM_NOT_STARTED, MSG_NO_LIBS  # noqa: F401 - named here by tests
 from gateway.kafka.reachability import check_not_known_unreachable
 from gateway.kafka.types import ClusterConnection, GatewayFace, PartitionRef
 

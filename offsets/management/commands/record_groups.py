@@ -1,6 +1,7 @@
 """Long-running: records every group's rebalance history from `__consumer_offsets` (or by sampling).
 
-Without --cluster it supervises one recorder process per registered cluster, following the registry."""
+Without --cluster it records every registered cluster in this one process, a thread per cluster, following the
+registry (offsets/history/supervisor.py)."""
 
 import signal
 
@@ -30,7 +31,7 @@ class Command(ConsoleCommand):
         if not options["cluster"]:
             if options["until_caught_up"] or options["sample"]:
                 raise CommandError("--until-caught-up and --sample need --cluster.")
-            self.stdout.write("Recording group history of every registered cluster. Ctrl-C stops.")
+            self.stdout.write("Recording group history of every registered cluster (a thread each). Ctrl-C stops.")
             RecorderSupervisor().run(should_stop=lambda: bool(stopping))
             return
         try:

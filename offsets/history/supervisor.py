@@ -25,6 +25,7 @@ import sys
 import threading
 import time
 import traceback
+import zlib
 from collections.abc import Callable
 
 from django.db import connections
@@ -49,6 +50,12 @@ MSG_FAILED = "The recorder stopped ({how}); it starts again in {delay:g} s."
 MSG_ENDED = "it ended on its own"
 MSG_HUNG = ("The recorder has not moved for {seconds:.0f} s (waiting in {where}); it is started again once that "
             "call returns, or when the recorder process is restarted.")
+
+
+def shard_of(cluster: str, shards: int) -> int:
+    """Which of `shards` recorder processes records the cluster (RECORDER_PROCESSES): the same in every process and
+    every run, and unchanged by other clusters coming and going."""
+    return zlib.crc32(cluster.encode()) % shards
 
 
 def settings_fingerprint(cluster: Cluster) -> str:
@@ -104,16 +111,19 @@ class RecorderThread:
 
 
 class RecorderSupervisor:
-    def __init__(self, *, target: Callable[..., None] | None = None,
+    """The clusters of this process: every registered one, or with `shard` (index, count) those shard_of gives it."""
+
+    def __init__(self, *, target: Callable[..., None] | None = None, shard: tuple[int, int] | None = None,
                  backoff_s: tuple[float, ...] = RESTART_BACKOFF_S, hang_after_s: float = HANG_AFTER_S) -> None:
-        self.target = target or recorder.run
+        self.target, self.shard = target or recorder.run, shard
         self.backoff_s, self.hang_after_s = backoff_s, hang_after_s
         self.threads: dict[str, RecorderThread] = {}
         self.failures: dict[str, int] = {}  # consecutive early failures, for the backoff
         self.not_before: dict[str, float] = {}
 
     def reconcile(self) -> None:
-        wanted = {c.name: settings_fingerprint(c) for c in Cluster.objects.all()}
+        wanted = {c.name: settings_fingerprint(c) for c in Cluster.objects.all()
+                  if self.shard is None or shard_of(c.name, self.shard[1]) == self.shard[0]}
         for name, worker in list(self.threads.items()):
             if not worker.thread.is_alive():
                 del self.threads[name]

@@ -191,7 +191,11 @@ class RecorderSupervisor:
             while not should_stop():
                 self.reconcile()
                 deadline = time.monotonic() + RECONCILE_EVERY_S
-                while time.monotonic() < deadline and not should_stop():
+                while time.monotonic() < deadline and not should_stop() and not self._one_failed():
                     time.sleep(0.2)
         finally:
             self.stop_all()
+
+    def _one_failed(self) -> bool:
+        """A thread ended unasked: it is reported at once rather than at the next round."""
+        return any(not w.thread.is_alive() and not w.stopping.is_set() for w in self.threads.values())

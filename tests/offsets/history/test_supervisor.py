@@ -395,3 +395,24 @@ def test_a_hung_thread_is_reported_and_never_run_twice(caplog):
     finally:
         targets.release.set()
         pool.stop_all()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_running_it_reports_a_failure_at_once_and_stops_every_thread():
+    from offsets.models import RecorderStatus
+
+    _register("good", "bad")
+    targets = StandIns(failing={"bad"})
+    pool = sup.RecorderSupervisor(target=targets)
+    stop = threading.Event()
+    runner = threading.Thread(target=pool.run, kwargs={"should_stop": stop.is_set})
+    runner.start()
+    try:
+        # Well before the next round (RECONCILE_EVERY_S): the loop looks for a thread that ended unasked.
+        _until(lambda: RecorderStatus.objects.filter(cluster="bad", state="waiting").exists(),
+               timeout=sup.RECONCILE_EVERY_S - 2)
+        good = pool.threads["good"]
+    finally:
+        stop.set()
+        runner.join(sup.STOP_GRACE_S + 5)
+    assert not runner.is_alive() and not good.thread.is_alive() and pool.threads == {}

@@ -133,11 +133,14 @@ def test_every_registered_cluster_is_recorded_in_one_process_and_the_registry_is
         Cluster.objects.create(name="late", **secured_settings(secured_kafka, listener="mtls"))
         _wait_for(lambda: RecorderStatus.objects.filter(cluster="late", state="recording").exists(),
                   "a recorder for the cluster added meanwhile", log_path=log_path)
-        RecorderStatus.objects.filter(cluster="late").delete()
         Cluster.objects.filter(name="late").update(**secured_settings(secured_kafka))
-        _wait_for(lambda: RecorderStatus.objects.filter(cluster="late", state="recording").exists(),
-                  "the changed cluster's recorder", log_path=log_path)
+        _wait_for(lambda: log_path.read_text().count("Recording cluster 'late' ") == 2,
+                  "the changed cluster's recorder to start again", log_path=log_path)
         assert "Cluster 'late' changed: restarting its recorder with the new settings" in log_path.read_text()
+        # The old thread ended before the new one started: from here on, only the new one writes.
+        RecorderStatus.objects.filter(cluster="late").delete()
+        _wait_for(lambda: RecorderStatus.objects.filter(cluster="late", state="recording").exists(),
+                  "the changed cluster's recorder to record over SASL_SSL", log_path=log_path)
         Cluster.objects.filter(name="late").delete()
         _wait_for(lambda: "Cluster 'late' was removed: stopping its recorder" in log_path.read_text(),
                   "the removed cluster's recorder to stop", log_path=log_path)

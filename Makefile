@@ -268,7 +268,7 @@ test-db:
 # describe, so it is unset here. tests/bench/test_scripts.py checks that BENCHES names every script in bench/.
 BENCH_LOCK ?= /tmp/console-suite.lock
 BENCHES := metrics after_sweep_reads lag_storing tool_jvm transactions client_processes clusters groups topics \
-	search export_import replay recorder broker_sampling group_types offset_lookup groups_list lag_scale lanes scale
+	search export_import replay recorder recorder_memory broker_sampling group_types offset_lookup groups_list lag_scale lanes scale
 bench:
 	@$(SETUP) test-deps
 	@umask 077; for name in $(BENCHES); do echo "== bench/$$name.py ($$(date -u +%H:%M:%S) UTC)"; \

@@ -328,6 +328,11 @@ KAFKA_CLIENT_SOCKET_DIR = env("KAFKA_CLIENT_SOCKET_DIR", default=str(BASE_DIR / 
 # that run such work, so that pages' small calls never wait for the GIL behind a sweep's big answers; off: both
 # lanes share the one process (each still with clients of its own).
 KAFKA_BACKGROUND_CLIENT_PROCESS = env.bool("KAFKA_BACKGROUND_CLIENT_PROCESS", default=True)
+# `manage.py record_groups` records every registered cluster in one process, a thread each. Above 1, it starts this
+# many recorder processes instead and spreads the clusters over them by a hash of their names (a cluster stays in
+# its process while the registry changes): for when one process's measured throughput does not keep up. A native
+# abort then stops only the clusters of one process.
+RECORDER_PROCESSES = env.int("RECORDER_PROCESSES", default=1)
 
 # Kafka Connect (connect/): the `local` cluster's worker, registered as `local` on every migrate (empty: left alone).
 # REST calls are bounded (reads, changes: Connect may rebalance or write offsets), 409s retried within that bound,

@@ -174,6 +174,9 @@ if not CONSOLE_LOCAL_LOGIN:
 API_TOKEN_MAX_DAYS = env.int("API_TOKEN_MAX_DAYS", default=365)
 # The calls one token may make a minute, counted in Redis across the web processes; past it, 429 with Retry-After.
 API_RATE_LIMIT_PER_MINUTE = env.int("API_RATE_LIMIT_PER_MINUTE", default=600)
+# A single sign-on access token sent to the API or MCP is checked with the provider's userinfo endpoint at most this
+# often per token and web process (a token the provider revoked works here for up to this long).
+API_SSO_TOKEN_CACHE_S = env.float("API_SSO_TOKEN_CACHE_S", default=60.0)
 # A record read or search through the API is one HTTP request: its time budget stays below the web workers' timeout.
 API_SCAN_MAX_SECONDS = env.float("API_SCAN_MAX_SECONDS", default=25.0)
 

@@ -240,9 +240,9 @@ run: migrate
 	umask 077; trap '$(PY) manage.py clusters stop-clients || true' EXIT; $(VENV)/bin/honcho start -f Procfile $(PROCS)
 
 # Most of the suite's time is spent waiting on servers (a broker's election, a Spark job, a page in chromium), not
-# computing: TEST_WORKERS sessions side by side (pytest-xdist, whole files to each) finish it in about 60 % of one
-# session's time on two cores. Each session starts the servers its tests need once (a broker, Redis, ...) on ports,
-# folders and a test database of its own. TEST_WORKERS=0 runs one session.
+# computing: TEST_WORKERS sessions side by side (pytest-xdist, whole files to each) share two cores well. Each
+# session starts the servers its tests need once (a broker, Redis, ...), on ports, folders and a test database of
+# its own. TEST_WORKERS=0 runs one session.
 TEST_WORKERS ?= 2
 test:
 	@$(SETUP) test-deps
@@ -258,7 +258,7 @@ test:
 test-db:
 	@$(SETUP) test-deps
 	@umask 077; $(PY) -m devstack.private_data
-	umask 077; bash devstack/pytest.sh $(PY) -m pytest \
+	umask 077; bash devstack/pytest.sh $(PY) -m pytest $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile) \
 	  -m "database and not slow and not spark and not browser and not parity and not engine_neutral and (not kafka or postgres)" $(PYTEST_ARGS)
 
 # Every bench script at its documented size, one after the other in this order (bench/RESULTS.md's top says why and

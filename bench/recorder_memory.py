@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -30,6 +31,9 @@ from bench.common import ROOT, bench_stack, check, machine, parse_args, wait_for
 
 TOPIC = "rmem"
 GROUPS = 20
+# This run's groups: on a shared broker (the suite's smoke pass) other benches' groups commit too, and a second run
+# on the same broker must not count the first one's commits.
+GROUP_PREFIX = f"rmem-{uuid.uuid4().hex[:6]}-"
 
 
 def rss_kib(pid: int, field: str = "VmRSS") -> int:
@@ -47,7 +51,8 @@ def seed(bootstrap: str, commits: int) -> None:
     admin = AdminClient({"bootstrap.servers": bootstrap})
     admin.create_topics([NewTopic(TOPIC, 1, 1)])[TOPIC].result()
     wait_for_leaders(admin, [TOPIC])
-    committers = [Consumer({"bootstrap.servers": bootstrap, "group.id": f"rmem-{g:02d}", "enable.auto.commit": False})
+    committers = [Consumer({"bootstrap.servers": bootstrap, "group.id": f"{GROUP_PREFIX}{g:02d}",
+                            "enable.auto.commit": False})
                   for g in range(GROUPS)]
     for i in range(commits):
         committers[i % GROUPS].commit(offsets=[TopicPartition(TOPIC, 0, 1 + i // GROUPS)], asynchronous=True)
@@ -110,7 +115,8 @@ def measure(command: list[str], names: list[str], commits: int, hold: float) -> 
             process.wait()
         log.close()
     for name in names:
-        stored = sum(GroupCommitStat.objects.filter(cluster=name).values_list("commits", flat=True))
+        stored = sum(GroupCommitStat.objects.filter(cluster=name, group__startswith=GROUP_PREFIX)
+                     .values_list("commits", flat=True))
         check(stored == commits, f"cluster {name} stored {stored} commits, {commits} were written")
     return {"rss_mib": max(samples) / 1024, "peak_mib": peak / 1024, "threads": threads, "caught_up_s": caught_up_s}
 
@@ -134,7 +140,7 @@ def main() -> None:
     per_thread = (many["rss_mib"] - one["rss_mib"]) / (args.clusters - 1)
     before = args.clusters * alone["rss_mib"]
     check(many["threads"] > one["threads"], "recording more clusters started no more threads")
-    body = f"""## Group recorder memory (1 vs {args.clusters} clusters, {datetime.now(UTC):%Y-%m-%d})
+    body = f"""## Group recorder memory, 1 vs {args.clusters} clusters ({datetime.now(UTC):%Y-%m-%d})
 
 `.venv/bin/python bench/recorder_memory.py --clusters {args.clusters} --commits {args.commits} --hold {args.hold:g}`
 

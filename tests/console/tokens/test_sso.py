@@ -43,9 +43,9 @@ def test_the_access_token_of_a_signed_in_person_calls_the_api_as_them(sso, clien
     assert refused.value.message == MSG_NO_EXECUTE
 
     program = Client()  # no session: only the header speaks for it
-    listed = program.get("/api/v1/clusters/", headers={"Authorization": f"Bearer {token}"})
+    listed = program.get("/api/v1/clusters", headers={"Authorization": f"Bearer {token}"})
     assert listed.status_code == 200, listed.content[:300]
-    anonymous = program.get("/api/v1/clusters/")
+    anonymous = program.get("/api/v1/clusters")
     assert anonymous.status_code == 401
 
 
@@ -53,7 +53,7 @@ def test_a_token_the_provider_refuses_gets_401_with_its_answer(sso, client):
     token = _signed_in_token(client, "erin", ["staff"])
     tampered = token[:-4] + ("AAAA" if not token.endswith("AAAA") else "BBBB")
 
-    answer = Client().get("/api/v1/clusters/", headers={"Authorization": f"Bearer {tampered}"})
+    answer = Client().get("/api/v1/clusters", headers={"Authorization": f"Bearer {tampered}"})
     assert answer.status_code == 401
     problem = answer.json()
     assert problem["detail"].startswith(MSG_PROVIDER_REFUSED.split("(")[0]), problem

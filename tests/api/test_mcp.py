@@ -35,13 +35,6 @@ TOOLS = {"list_clusters", "list_topics", "describe_topic", "list_groups", "descr
 
 
 @pytest.fixture
-
-def run_apart(function, *args):
-    """anyio.run on a thread of its own: a browser test before this one in the same session leaves an event loop
-    running in the main thread (Playwright's sync API), where anyio.run refuses to start another."""
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(anyio.run, function, *args).result(timeout=300)
-
 def lagging(local_cluster, topic_factory, produce, commit):
     """A group that committed offset 2 and stopped while the topic grows: three lag sweeps call it STOP."""
     topic = topic_factory("mcp-lag", partitions=1)
@@ -146,3 +139,10 @@ def test_the_sdk_client_over_stdio(redis_node, kafka_node, lagging, viewer, toke
     assert names == TOOLS and described["status"]["status"] == "STOP"
     assert elsewhere.is_error and "reaches only 'local'" in text_of(elsewhere)
     assert AuditEvent.objects.filter(action="mcp.call", source="mcp", target="mcp:describe_group").count() == 1
+
+
+def run_apart(function, *args):
+    """anyio.run on a thread of its own: a browser test before this one in the same session leaves an event loop
+    running in the main thread (Playwright's sync API), where anyio.run refuses to start another."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(anyio.run, function, *args).result(timeout=300)

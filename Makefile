@@ -239,10 +239,15 @@ run: migrate
 	@# The Kafka client processes are detached, shared by web and worker: stopped here too, not left idling 10 min.
 	umask 077; trap '$(PY) manage.py clusters stop-clients || true' EXIT; $(VENV)/bin/honcho start -f Procfile $(PROCS)
 
+# Most of the suite's time is spent waiting on servers (a broker's election, a Spark job, a page in chromium), not
+# computing: TEST_WORKERS sessions side by side (pytest-xdist, whole files to each, see tests/conftest.py) share two cores well. Each
+# session starts the servers its tests need once (a broker, Redis, ...), on ports, folders and a test database of
+# its own. TEST_WORKERS=0 runs one session.
+TEST_WORKERS ?= 2
 test:
 	@$(SETUP) test-deps
 	@umask 077; $(PY) -m devstack.private_data
-	umask 077; bash devstack/pytest.sh $(PY) -m pytest $(PYTEST_ARGS)
+	umask 077; bash devstack/pytest.sh $(PY) -m pytest $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadgroup) $(PYTEST_ARGS)
 
 # The tests that touch the database, against whatever DATABASE_URL names (CI: a local PostgreSQL). The slow
 # drills (broker restarts, process supervision), the Spark replays (minutes of Spark around a few
@@ -253,7 +258,7 @@ test:
 test-db:
 	@$(SETUP) test-deps
 	@umask 077; $(PY) -m devstack.private_data
-	umask 077; bash devstack/pytest.sh $(PY) -m pytest \
+	umask 077; bash devstack/pytest.sh $(PY) -m pytest $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadgroup) \
 	  -m "database and not slow and not spark and not browser and not parity and not engine_neutral and (not kafka or postgres)" $(PYTEST_ARGS)
 
 # Every bench script at its documented size, one after the other in this order (bench/RESULTS.md's top says why and
@@ -263,7 +268,7 @@ test-db:
 # describe, so it is unset here. tests/bench/test_scripts.py checks that BENCHES names every script in bench/.
 BENCH_LOCK ?= /tmp/console-suite.lock
 BENCHES := metrics after_sweep_reads lag_storing tool_jvm transactions client_processes clusters groups topics \
-	search export_import replay recorder broker_sampling group_types offset_lookup groups_list lag_scale lanes \
+	search export_import replay recorder recorder_memory broker_sampling group_types offset_lookup groups_list lag_scale lanes \
 	clusters_memory scale
 bench:
 	@$(SETUP) test-deps

@@ -4,12 +4,14 @@ Passwords pass straight to the broker: they are never stored, logged or put in a
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from access.bindings import entry_json
 from access.selectors import acls_list, scram_user_get
-from console.audit.guarded import MSG_REASON
 from console.audit.actor import Actor
+from console.audit.guarded import MSG_REASON
 from console.audit.services import audited
 from console.clusters.selectors import cluster_admin
 from console.errors import ConsoleError
@@ -25,6 +27,7 @@ MSG_NO_CREDENTIAL = "User {user!r} has no {mechanism} credential on cluster '{cl
 # Kafka refuses fewer (ScramMechanism.minIterations) and more than this (SCRAM's own bound in the broker).
 MIN_ITERATIONS, MAX_ITERATIONS = 4096, 16384
 MSG_ITERATIONS = f"Iterations run from {MIN_ITERATIONS} to {MAX_ITERATIONS}."
+READ_BACK_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,16 @@ def _credentials_json(cluster: str, user: str) -> list[dict]:
     return [{"mechanism": c.mechanism, "iterations": c.iterations} for c in (found.credentials if found else ())]
 
 
+def _credentials_after(cluster: str, user: str, done: Callable[[list[dict]], bool]) -> list[dict]:
+    """The credentials read back once the change shows: the broker answers the alteration before its metadata
+    carries it, and an audit row must not say a deleted credential is still there. Past READ_BACK_S, what is
+    read then (the audit says what the broker said)."""
+    deadline = time.monotonic() + READ_BACK_S
+    while not done(found := _credentials_json(cluster, user)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return found
+
+
 def scram_credential_set(*, actor: Actor, cluster: str, user: str, mechanism: str, password: str,
                          iterations: int = MIN_ITERATIONS, reason: str) -> None:
     """Creates the user's credential for `mechanism`, or replaces its password."""
@@ -111,7 +124,8 @@ def scram_credential_set(*, actor: Actor, cluster: str, user: str, mechanism: st
                  before={"credentials": _credentials_json(cluster, user)}) as record:
         cluster_admin(cluster).upsert_scram_credential(user, mechanism=mechanism, iterations=iterations,
                                                        password=password)
-        record.after = {"credentials": _credentials_json(cluster, user)}
+        wanted = {"mechanism": mechanism, "iterations": iterations}
+        record.after = {"credentials": _credentials_after(cluster, user, lambda found: wanted in found)}
 
 
 def scram_credential_delete(*, actor: Actor, cluster: str, user: str, mechanism: str, confirm: str,
@@ -126,7 +140,8 @@ def scram_credential_delete(*, actor: Actor, cluster: str, user: str, mechanism:
     with audited(actor=actor, action="user.credential.delete", cluster=cluster, target=f"user:{user}",
                  reason=reason, params={"user": user, "mechanism": mechanism}, before={"credentials": before}) as record:
         cluster_admin(cluster).delete_scram_credential(user, mechanism=mechanism)
-        record.after = {"credentials": _credentials_json(cluster, user)}
+        record.after = {"credentials": _credentials_after(
+            cluster, user, lambda found: all(c["mechanism"] != mechanism for c in found))}
 
 
 MSG_QUOTA_ENTITY = "A quota is set on a user, a client id, or both (each a name, or the default)."

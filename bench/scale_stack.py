@@ -92,7 +92,7 @@ class Stack:
 def start_postgres(folder: Path) -> str:
     from devstack.kafka import free_port
 
-    result = subprocess.run(["bash", str(ROOT / "console" / "devstack" / "postgres.sh"), "start", str(folder),
+    result = subprocess.run(["bash", str(ROOT / "devstack" / "postgres.sh"), "start", str(folder),
                              str(free_port())], capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise RuntimeError(f"PostgreSQL did not start: {result.stderr[-2000:]}")
@@ -100,7 +100,7 @@ def start_postgres(folder: Path) -> str:
 
 
 def stop_postgres(folder: Path) -> None:
-    subprocess.run(["bash", str(ROOT / "console" / "devstack" / "postgres.sh"), "stop", str(folder)],
+    subprocess.run(["bash", str(ROOT / "devstack" / "postgres.sh"), "stop", str(folder)],
                    capture_output=True, check=False)
 
 

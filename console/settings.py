@@ -174,6 +174,9 @@ if not CONSOLE_LOCAL_LOGIN:
 API_TOKEN_MAX_DAYS = env.int("API_TOKEN_MAX_DAYS", default=365)
 # The calls one token may make a minute, counted in Redis across the web processes; past it, 429 with Retry-After.
 API_RATE_LIMIT_PER_MINUTE = env.int("API_RATE_LIMIT_PER_MINUTE", default=600)
+# A single sign-on access token sent to the API or MCP is checked with the provider's userinfo endpoint at most this
+# often per token and web process (a token the provider revoked works here for up to this long).
+API_SSO_TOKEN_CACHE_S = env.float("API_SSO_TOKEN_CACHE_S", default=60.0)
 # A record read or search through the API is one HTTP request: its time budget stays below the web workers' timeout.
 API_SCAN_MAX_SECONDS = env.float("API_SCAN_MAX_SECONDS", default=25.0)
 
@@ -331,6 +334,11 @@ KAFKA_BACKGROUND_CLIENT_PROCESS = env.bool("KAFKA_BACKGROUND_CLIENT_PROCESS", de
 # The host's one JVM for Kafka's Java Admin client (gateway/kafka/java/host_jvm.py), shared by every cluster and
 # process: its heap bound in MiB (it exits when full, and the next call starts another).
 KAFKA_JAVA_BRIDGE_HEAP_MB = env.int("KAFKA_JAVA_BRIDGE_HEAP_MB", default=256)
+# `manage.py record_groups` records every registered cluster in one process, a thread each. Above 1, it starts this
+# many recorder processes instead and spreads the clusters over them by a hash of their names (a cluster stays in
+# its process while the registry changes): for when one process's measured throughput does not keep up. A native
+# abort then stops only the clusters of one process.
+RECORDER_PROCESSES = env.int("RECORDER_PROCESSES", default=1)
 
 # Kafka Connect (connect/): the `local` cluster's worker, registered as `local` on every migrate (empty: left alone).
 # REST calls are bounded (reads, changes: Connect may rebalance or write offsets), 409s retried within that bound,

@@ -26,7 +26,8 @@ from pathlib import Path
 
 from devstack.launcher import SMALL_JVM
 
-# The archive-writing run's warnings (classes it cannot archive) would go to the tool's standard output.
+# The archive-writing run's warnings (classes it cannot archive), and a mapping run's when the archive does not
+# load (another JDK build, a damaged file: the run only starts slower), would go to the tool's standard output.
 _QUIET_ARCHIVING = ("-Xlog:cds=off", "-Xlog:cds+dynamic=off")
 
 
@@ -51,7 +52,7 @@ def mapped_options(main_class: str, classpath: str, folder: Path) -> tuple[str, 
 
 
 def _mapping(archive: Path) -> tuple[str, ...]:
-    return (*SMALL_JVM, f"-XX:SharedArchiveFile={archive}") if archive.exists() else SMALL_JVM
+    return (*SMALL_JVM, *_QUIET_ARCHIVING, f"-XX:SharedArchiveFile={archive}") if archive.exists() else SMALL_JVM
 
 
 @contextmanager

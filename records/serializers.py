@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from masking.apply import mask_rows
+from masking.apply import check_search, mask_rows
+from masking.selectors import masker_for
 from records.search import SearchState, search_begin, search_step
 from records.selectors import match_rows
 
@@ -31,3 +32,16 @@ def scan_records(cluster: str, spec, masker, *, step_s: float = STEP_S) -> Itera
 def written_json(written) -> dict:
     return {"topic": written.topic, "partition": written.partition, "offset": written.offset,
             "timestamp": written.timestamp}
+
+
+def scan_json(cluster: str, topic: str, spec, user) -> dict:
+    """A whole bounded search as the API and MCP answer it: the records (masked for `user`) and the summary."""
+    masker = masker_for(cluster, topic, user)
+    check_search(masker, spec.filter)
+    records, state = [], None
+    for found in scan_records(cluster, spec, masker):
+        if hasattr(found, "as_json"):
+            records.append(found.as_json())
+        else:
+            state = found
+    return {"records": records, "summary": scan_summary_json(state)}

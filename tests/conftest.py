@@ -64,11 +64,23 @@ ENGINE_NEUTRAL_TESTS = ("tests/console/accounts/test_views.py", "tests/console/a
                         "tests/console/test_health.py::test_liveness_touches_nothing")
 
 
+# Sessions side by side (make test: pytest-xdist --dist loadgroup) each get whole files, as with loadfile; the
+# files that need one of these costly servers all go to the same session, so that the run starts it once: two
+# three-broker clusters beside each other on two cores starve every election, and a Connect worker is a big JVM.
+SHARED_SERVER_GROUPS = (("three_brokers", "three-brokers"), ("connect_worker", "connect"))
+
+
+def _session_group(item) -> str:
+    names = set(getattr(item, "fixturenames", ()))
+    return next((group for fixture, group in SHARED_SERVER_GROUPS if fixture in names), item.nodeid.split("::")[0])
+
+
 def pytest_collection_modifyitems(items):
     """Marks every test that touches the database, so CI can re-run them on PostgreSQL (-m database), and the
-    broker tests among them that matter there (postgres)."""
+    broker tests among them that matter there (postgres); and names the session group of each (above)."""
     db_fixtures = {"db", "transactional_db", "django_db_setup", "django_user_model", "admin_user"}
     for item in items:
+        item.add_marker(pytest.mark.xdist_group(_session_group(item)))
         if item.get_closest_marker("django_db") or db_fixtures & set(getattr(item, "fixturenames", ())):
             item.add_marker("database")
             if item.nodeid.startswith(POSTGRES_BROKER_TESTS):

@@ -21,6 +21,7 @@ from api.mcp.tools import current_call, server
 from console.audit.models import AuditEvent
 from console.errors import ConsoleError
 from console.tokens.auth import RateLimited, TokenRefused, bearer_secret, token_authenticate
+from console.tokens.sso import SsoProviderDown
 
 MAX_BODY_BYTES = 1024 * 1024
 PASSED_HEADERS = ("content-type", "accept", "mcp-protocol-version", "mcp-session-id", "last-event-id")
@@ -90,6 +91,8 @@ def mcp_endpoint(request):
         return _refusal(exc, 401)
     except RateLimited as exc:
         return _refusal(exc, 429)
+    except SsoProviderDown as exc:
+        return _refusal(exc, 503)
     if request.method not in ("POST", "GET", "DELETE"):
         return HttpResponse(status=405, headers={"Allow": "POST"})
     body = request.body if request.method == "POST" else b""

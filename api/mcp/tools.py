@@ -30,8 +30,6 @@ from gateway.kafka.errors import KafkaGatewayError
 from gateway.kafka.records_io.filters import check_filter
 from gateway.kafka.types import ScanFilter
 from console.tokens.auth import REFUSED_ACTION, TokenCall, token_scope_check
-from masking.apply import check_search
-from masking.selectors import masker_for
 from offsets.history.selectors import group_history
 from offsets.kinds import kind_for
 from offsets.lag.explain import group_lag_explain
@@ -44,7 +42,7 @@ from offsets.serializers import (
     group_describe_json, group_listings_json, group_status_json, reset_after_json, reset_preview_json,
 )
 from records.search import SearchSpec, parse_bound, parse_partitions
-from records.serializers import scan_records, scan_summary_json
+from records.serializers import scan_json
 from sparkjobs.selectors import resolve_range
 from sparkjobs.serializers import replay_json, replay_range_json
 from sparkjobs.services import replay_submit
@@ -198,15 +196,7 @@ async def explain_group_lag(cluster: Cluster_, group: Group) -> str:
 
 
 def _scan(cluster: str, topic: str, spec: SearchSpec) -> dict:
-    masker = masker_for(cluster, topic, _call().user)
-    check_search(masker, spec.filter)
-    records, state = [], None
-    for found in scan_records(cluster, spec, masker):
-        if hasattr(found, "as_json"):
-            records.append(found.as_json())
-        else:
-            state = found
-    return {"records": records, "summary": scan_summary_json(state)}
+    return scan_json(cluster, topic, spec, _call().user)
 
 
 def _spec(topic: str, partitions: str, start: str, end: str, newest_first: bool, limit: int,

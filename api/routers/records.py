@@ -15,11 +15,9 @@ from console.accounts.roles import Role
 from console.audit.actor import Actor
 from gateway.kafka.records_io.filters import check_filter
 from gateway.kafka.types import ScanFilter
-from masking.apply import check_search
-from masking.selectors import masker_for
 from records import services
 from records.search import SearchSpec, parse_bound, parse_fields, parse_partitions, parse_time_ms
-from records.serializers import scan_records, scan_summary_json, written_json
+from records.serializers import scan_json, written_json
 
 router = Router(tags=["records"])
 # The search page's own bounds (records/forms.py), and a time budget that fits one HTTP request.
@@ -60,15 +58,7 @@ class Search(Range):
 
 
 def _scan(request, cluster: str, topic: str, spec: SearchSpec) -> dict:
-    masker = masker_for(cluster, topic, request.user)
-    check_search(masker, spec.filter)
-    records, state = [], None
-    for found in scan_records(cluster, spec, masker):
-        if hasattr(found, "as_json"):
-            records.append(found.as_json())
-        else:
-            state = found
-    return {"records": records, "summary": scan_summary_json(state)}
+    return scan_json(cluster, topic, spec, request.user)
 
 
 def _spec(topic: str, query: Range, scan_filter: ScanFilter, *, limit: int, max_records: int) -> SearchSpec:

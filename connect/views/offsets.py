@@ -37,7 +37,7 @@ def offsets_page(request: HtmxHttpRequest, cluster: str, connect: str, name: str
     context = {"cluster": cluster, "connect": connect, "name": name, "info": info, "status": status,
                "offsets": offsets, "sink": info.type == SINK, "strategies": SINK_STRATEGIES,
                "json_text": offsets_text(list(offsets.entries))}
-    return render(request, "connect/connector_offsets.html", context)
+    return render(request, "connect/offsets.html", context)
 
 
 @require_POST

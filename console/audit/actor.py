@@ -9,9 +9,10 @@ NAME_LENGTH = 150  # AuditEvent.actor_name's column
 
 @dataclass(frozen=True)
 class TokenRef:
-    """The API token a program acted with (console/tokens): its row's id and the name its owner gave it."""
+    """The API token a program acted with (console/tokens): its row's id and the name its owner gave it; no id for
+    a single sign-on access token (console/tokens/sso.py), which the console does not keep."""
 
-    id: int
+    id: int | None
     name: str
 
 
@@ -31,7 +32,8 @@ class Actor:
         if self.token is None:
             return who
         # Cut to the column's length; the audit row's params keep the token whole (console/audit/services.py).
-        return f"{who} (token #{self.token.id} {self.token.name})"[:NAME_LENGTH]
+        label = self.token.name if self.token.id is None else f"token #{self.token.id} {self.token.name}"
+        return f"{who} ({label})"[:NAME_LENGTH]
 
     @classmethod
     def system(cls) -> Actor:

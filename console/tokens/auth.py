@@ -13,10 +13,12 @@ from django.utils import timezone
 from console.accounts.roles import ROLE_CEILING, Role
 from console.audit.actor import Actor, TokenRef
 from console.audit.services import audit_refusal
-from console.errors import ConsoleError, PermissionRefused
+from console.errors import PermissionRefused
 from console.tokens.models import ApiToken
+from console.tokens.errors import RateLimited, TokenRefused
 from console.tokens.rate import rate_wait_s
 from console.tokens.services import TOKEN_PREFIX, token_digest
+from console.tokens.sso import SSO_TOKEN_NAME, SsoGrant, access_token_digest, sso_caller
 
 REFUSED_ACTION = "token.refused"
 LAST_USE_EVERY_S = 30  # the last-use columns are written at most this often per token
@@ -32,26 +34,12 @@ MSG_NO_EXECUTE = ("This token may preview changes through MCP, not execute them:
                   "executing (a token setting).")
 
 
-class TokenRefused(ConsoleError):
-    """No token, or one that is not (or no longer) valid: 401."""
-
-    status = 401
-
-
-class RateLimited(ConsoleError):
-    status = 429
-
-    def __init__(self, message: str, *, retry_after: int) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
-
-
 @dataclass(frozen=True)
 class TokenCall:
     """One call made with a valid token: the token, its owner as it acts now (role ceiling set), and the actor the
     services audit."""
 
-    token: ApiToken
+    token: ApiToken | SsoGrant  # what the call may reach: a console token's scope, or a provider's access token's
     user: object
     actor: Actor
 
@@ -65,9 +53,10 @@ def bearer_secret(header: str) -> str:
 
 def token_authenticate(secret: str, *, source: str, remote_addr: str | None) -> TokenCall:
     """The call's token, if it is known, not revoked, not expired and its owner active; counted against the
-    rate limit (429 past it)."""
+    rate limit (429 past it). A secret that is not a console token may be a single sign-on access token
+    (console/tokens/sso.py)."""
     if not secret.startswith(TOKEN_PREFIX):
-        raise TokenRefused(MSG_UNKNOWN)
+        return _sso_authenticate(secret, source=source, remote_addr=remote_addr)
     token = ApiToken.objects.select_related("owner").filter(digest=token_digest(secret)).first()
     if token is None:
         raise TokenRefused(MSG_UNKNOWN)
@@ -89,6 +78,22 @@ def token_authenticate(secret: str, *, source: str, remote_addr: str | None) -> 
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now, last_used_from=remote_addr)
     actor = Actor(user=user, source=source, remote_addr=remote_addr, token=TokenRef(token.pk, token.name))
     return TokenCall(token=token, user=user, actor=actor)
+
+
+def _sso_authenticate(secret: str, *, source: str, remote_addr: str | None) -> TokenCall:
+    if not settings.SSO_ENABLED:
+        raise TokenRefused(MSG_UNKNOWN)
+    caller = sso_caller(secret)
+    user = get_user_model().objects.filter(pk=caller.user_id, is_active=True).first()
+    if user is None:
+        raise TokenRefused(MSG_UNKNOWN)
+    if caller.ceiling is not None:
+        setattr(user, ROLE_CEILING, caller.ceiling)
+    wait = rate_wait_s("sso-" + access_token_digest(secret)[:16])
+    if wait:
+        raise RateLimited(MSG_RATE.format(limit=settings.API_RATE_LIMIT_PER_MINUTE, wait=wait), retry_after=wait)
+    actor = Actor(user=user, source=source, remote_addr=remote_addr, token=TokenRef(None, SSO_TOKEN_NAME))
+    return TokenCall(token=SsoGrant(), user=user, actor=actor)
 
 
 def token_scope_check(call: TokenCall, *, what: str, cluster: str | None = None, write: bool = False,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 
@@ -21,6 +22,16 @@ from gateway.kafka.errors import KafkaGatewayError
 from gateway.kafka.types import CommittedTail
 
 PAGE = 2000
+# A publisher's commit returns before the coordinator's markers reach the partition; until they do, the stable end
+# sits below the log end. Markers take milliseconds (seconds on a loaded host); a transaction still open after this
+# is a hanging one, which the publisher and find_loss deal with.
+SETTLE_S = 10.0
+SETTLE_PAUSE_S = 0.2
+# Empty pages in a row below the stable end before the read counts as failed: a loaded broker may answer a fetch
+# late, and a partial read must never pass for a short witness.
+EMPTY_PAGES = 3
+MSG_SHORT_READ = ("The witness topic '{topic}' could not be read to its end: offset {offset} of {end} after "
+                  "{tries} tries. Nothing was concluded; run the check again.")
 
 
 def witness_links(gateway, topic: str, unreadable: list[int], tail: CommittedTail | None) -> Iterator[Link]:
@@ -30,17 +41,35 @@ def witness_links(gateway, topic: str, unreadable: list[int], tail: CommittedTai
     if tail is None:
         return
     offset, end = tail.log_start, tail.stable_end
+    empty = 0
     while offset < end:
         page = gateway.read_records(topic, 0, start=offset, limit=PAGE, end=end, timeout=gateway.timeout,
                                     isolation="read_committed")
         if not page:
-            return
+            if tail.last is None or offset > tail.last.offset:
+                return  # only transaction markers and aborted batches remain below the stable end
+            empty += 1
+            if empty >= EMPTY_PAGES:
+                raise ConsoleError(MSG_SHORT_READ.format(topic=topic, offset=offset, end=end, tries=empty))
+            continue
+        empty = 0
         for record in page:
             try:
                 yield record_link(record)
             except NotAWitnessRecord:
                 unreadable.append(record.offset)
         offset = page[-1].offset + 1
+
+
+def settled_view(gateway, topic: str):
+    """topic_view once a just-committed transaction's markers have landed (at most SETTLE_S): a check right
+    after a publish must see what was published, not an open transaction."""
+    deadline = time.monotonic() + SETTLE_S
+    tail, view = topic_view(gateway, topic)
+    while view is not None and view.open_transaction and time.monotonic() < deadline:
+        time.sleep(SETTLE_PAUSE_S)
+        tail, view = topic_view(gateway, topic)
+    return tail, view
 
 
 def absence_rule(*, log_start: int, retention_ms: int, retention_bytes: int, accepted_through: int,
@@ -108,7 +137,7 @@ def audit_check_run() -> AuditCheck:
         events = AuditEvent.objects.order_by("seq").iterator(chunk_size=PAGE)
         try:
             gateway = cluster_admin(config.cluster)
-            tail, view = topic_view(gateway, config.topic)
+            tail, view = settled_view(gateway, config.topic)
             if state is not None and not state.lost:
                 loss = find_loss(state, view,
                                  expiry_explains=lambda: expiry_could_explain(gateway, config.topic, state))

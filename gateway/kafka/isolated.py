@@ -40,6 +40,13 @@ class IsolatedKafkaAdmin(GatewayFace):
         """CreatePartitions for many topics (topic -> new total), BATCH_OBJECTS per request; returns the refused."""
         return self._call("add_partitions_many", {"totals": totals, "validate_only": validate_only})
 
+    def alter_client_quotas(self, *, user: str | None, client_id: str | None, user_is_default: bool = False,
+            client_id_is_default: bool = False, set_values: dict[str, float], delete: list[str]) -> None:
+        """AlterClientQuotas for one entity (a user, a client id, a pair, or their defaults)."""
+        return self._call("alter_client_quotas", {
+            "user": user, "client_id": client_id, "user_is_default": user_is_default,
+            "client_id_is_default": client_id_is_default, "set_values": set_values, "delete": delete})
+
     def alter_configs(self, kind: str, name: str, *, set_values: dict[str, str], delete: list[str],
             validate_only: bool = False) -> None:
         """IncrementalAlterConfigs: sets and removes only the keys given, leaving every other override alone."""

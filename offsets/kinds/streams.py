@@ -21,13 +21,15 @@ MSG_NO_TOPOLOGY = ("Streams group '{group}' has no topology the coordinator know
 class StreamsPartitionRow:
     ref: PartitionRef
     committed: int | None
-    log_start: int
-    log_end: int
+    log_start: int | None  # None: the partition's leader did not answer in time; the commit still shows
+    log_end: int | None
     owners: tuple[str, ...]  # client id @ host of the members with the active task reading it
 
     @property
     def lag(self) -> int | None:
-        return None if self.committed is None else max(0, self.log_end - self.committed)
+        if self.committed is None or self.log_end is None:
+            return None
+        return max(0, self.log_end - self.committed)
 
 
 @dataclass(frozen=True)
@@ -69,10 +71,14 @@ def streams_group_detail(cluster: str, group: str) -> StreamsGroupDetail:
     owners = _task_owners(description)
     refs = sorted(set(committed) | set(owners))
     ends = admin.list_offsets_many(refs, [EARLIEST, LATEST], strict=False) if refs else {EARLIEST: {}, LATEST: {}}
-    rows = [StreamsPartitionRow(ref=ref, committed=committed.get(ref), log_start=ends[EARLIEST][ref].offset,
-                                log_end=ends[LATEST][ref].offset, owners=tuple(sorted(owners.get(ref, ()))))
-            for ref in refs if ref in ends[EARLIEST] and ref in ends[LATEST]]
+    rows = [StreamsPartitionRow(ref=ref, committed=committed.get(ref), log_start=_offset(ends[EARLIEST], ref),
+                                log_end=_offset(ends[LATEST], ref), owners=tuple(sorted(owners.get(ref, ()))))
+            for ref in refs]
     return StreamsGroupDetail(description=description, partitions=rows)
+
+
+def _offset(found: dict, ref: PartitionRef) -> int | None:
+    return found[ref].offset if ref in found else None
 
 
 def _committed(cluster: str, group: str) -> dict[PartitionRef, int]:

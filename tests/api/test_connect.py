@@ -75,7 +75,9 @@ def test_connectors_as_code(sink, tmp_path, admin, connect_rest):
     assert exported["connectors"]["local"][NAME]["connection.password"] == "********"
     assert "hunter2" not in text.getvalue()
     path = tmp_path / "connect.yaml"
-    connectors = {"local": {NAME: {**exported["connectors"]["local"][NAME], "tasks.max": "2"}}}
+    # The file as exported (other tests' connectors included), with one edit: the plan is exactly that edit.
+    connectors = {"local": {**exported["connectors"]["local"],
+                            NAME: {**exported["connectors"]["local"][NAME], "tasks.max": "2"}}}
     path.write_text(yaml.safe_dump({"kind": KIND, "version": 1, "connectors": connectors}))
     out = io.StringIO()
     call_command("config", "plan", str(path), "--format", "json", stdout=out)

@@ -6,6 +6,7 @@ audited."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import sys
 import uuid
@@ -81,7 +82,7 @@ def test_the_sdk_client_over_streamable_http(web_server, lagging, operator, toke
     web = web_server("gunicorn")
     group, topic = lagging["group"], lagging["topic"]
     secret = token_for(operator, role=Role.OPERATOR, name="assistant")
-    answers = anyio.run(over_http, f"{web.url}/mcp", secret, assistant_questions(group, topic))
+    answers = run_apart(over_http, f"{web.url}/mcp", secret, assistant_questions(group, topic))
 
     assert answers["tools"] == TOOLS
     described = answers["described"]
@@ -108,7 +109,7 @@ def test_the_sdk_client_over_streamable_http(web_server, lagging, operator, toke
     assert {e.actor_id for e in calls} == {operator.pk}
 
     allowed = token_for(operator, role=Role.OPERATOR, mcp_execute=True, name="assistant-exec")
-    answers = anyio.run(over_http, f"{web.url}/mcp", allowed, assistant_questions(group, topic))
+    answers = run_apart(over_http, f"{web.url}/mcp", allowed, assistant_questions(group, topic))
     assert not answers["executed"].is_error
     assert json.loads(text_of(answers["executed"])) == [{"topic": topic, "partition": 0, "offset": 12}]
     reset = AuditEvent.objects.get(action="group.offsets.reset", outcome="success")
@@ -134,7 +135,14 @@ def test_the_sdk_client_over_stdio(redis_node, kafka_node, lagging, viewer, toke
                 elsewhere = await session.call_tool("list_topics", {"cluster": "prod"})
                 return {t.name for t in tools.tools}, json.loads(text_of(described)), elsewhere
 
-    names, described, elsewhere = anyio.run(talk)
+    names, described, elsewhere = run_apart(talk)
     assert names == TOOLS and described["status"]["status"] == "STOP"
     assert elsewhere.is_error and "reaches only 'local'" in text_of(elsewhere)
     assert AuditEvent.objects.filter(action="mcp.call", source="mcp", target="mcp:describe_group").count() == 1
+
+
+def run_apart(function, *args):
+    """anyio.run on a thread of its own: a browser test before this one in the same session leaves an event loop
+    running in the main thread (Playwright's sync API), where anyio.run refuses to start another."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(anyio.run, function, *args).result(timeout=300)

@@ -16,6 +16,7 @@ from django.core.management import CommandError, call_command
 from console.accounts.roles import Role
 from console.audit.models import AuditEvent
 from tests.api.conftest import shell_json
+from topics.selectors import topic_snapshot_refresh
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
 
@@ -36,6 +37,7 @@ def test_topics_listed_by_cursor_and_described(api_as, viewer, local_cluster, to
     prefix = f"api-{uuid.uuid4().hex[:6]}"
     topics = [topic_factory(prefix, partitions=p) for p in (1, 2, 3)]
     produce(topics[1], [(1, b"k", b"v", None)] * 3)
+    topic_snapshot_refresh("local", wait_s=30)  # the lists read the shared table, which beat rebuilds
     api = api_as(viewer)
     listed = api.pages("/clusters/local/topics", {"search": prefix}, limit=2)
     assert listed == shell_json("topics", "list", "--search", prefix)

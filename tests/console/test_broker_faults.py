@@ -24,7 +24,8 @@ DOWN = r"did not answer|client process for cluster 'fragile' stopped"
 
 
 def _kill_after_intent(monkeypatch, module, node) -> None:
-    """Wraps the service's `audited` so the broker dies the moment the intent row is committed."""
+    """Wraps the `audited` that `module` calls (a service's own, or console/audit/guarded.py's for the changes that
+    go through guarded_change) so the broker dies the moment the intent row is committed."""
     real = module.audited
 
     @contextlib.contextmanager
@@ -53,6 +54,7 @@ def test_broker_killed_during_a_reset(fragile, operator, monkeypatch):
     from confluent_kafka import Consumer, TopicPartition
 
     from console.clusters.selectors import cluster_admin
+    from console.audit import guarded
     from offsets.resets import services
     from offsets.resets.planning import ToEarliest, TopicScope
 
@@ -66,7 +68,7 @@ def test_broker_killed_during_a_reset(fragile, operator, monkeypatch):
     arguments = dict(actor=actor, cluster="fragile", group=group, scope=[TopicScope(topic)], strategy=ToEarliest(),
                      reason="fault", confirm=group)
 
-    _kill_after_intent(monkeypatch, services, fragile)
+    _kill_after_intent(monkeypatch, guarded, fragile)
     _fails_after_its_intent(lambda: services.group_offsets_reset(**arguments), "group.offsets.reset")
     monkeypatch.undo()
 

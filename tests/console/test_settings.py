@@ -9,7 +9,9 @@ from console.settings import MSG_AUDIT_HASH_KEY
 
 
 def _django_setup(env_overrides: dict) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DJANGO_DEBUG", "AUDIT_HASH_KEY")}
+    # What .env put in this process's environment (console/settings.py reads it) must not reach the child either.
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("SECRET_KEY", "DJANGO_DEBUG", "AUDIT_HASH_KEY", "AUDIT_HASH_KEY_OF_DEVELOPMENT")}
     env.update(env_overrides)
     return subprocess.run([sys.executable, "-c", "import django; django.setup()"], cwd=PROJECT_DIR, env=env,
                           capture_output=True, text=True, timeout=60)

@@ -59,6 +59,7 @@ class _Work(threading.local):
     nodes = 0
     limit = 0
     deadline: float | None = None
+    cpu_limit = 0.0  # this thread's CPU clock at which the record's own grace is spent
 
 
 _work = _Work()
@@ -78,7 +79,8 @@ def _counted(match_class):
             _work.nodes += 1
             if _work.nodes > _work.limit:
                 raise _OverBudget("nodes")
-            if _work.nodes % 256 == 0 and _work.deadline is not None and time.monotonic() > _work.deadline:
+            if (_work.nodes % 256 == 0 and _work.deadline is not None and time.monotonic() > _work.deadline
+                    and time.thread_time() > _work.cpu_limit):
                 raise _OverBudget("time")
             super().__init__(*args, **kwargs)
 
@@ -175,10 +177,12 @@ def _jsonpath_test(expression: str, deadline: float | None = None) -> Callable[[
     def finds(value: object) -> bool:
         if value is None:
             return False
-        # A record that starts just before the deadline still gets RECORD_GRACE_S: only a record that alone runs
-        # that far past it ends the search.
+        # A record that starts just before the deadline still gets RECORD_GRACE_S of this thread's own CPU time:
+        # only a record that alone works that long past it ends the search. CPU, not wall time, so that other
+        # processes on a busy host do not turn an ordinary record into a refused one.
         _work.nodes, _work.limit = 0, MAX_JSONPATH_NODES
         _work.deadline = None if deadline is None else max(deadline, time.monotonic() + RECORD_GRACE_S)
+        _work.cpu_limit = time.thread_time() + RECORD_GRACE_S
         return any_node(value) or (root_filter and any_node([value]))
 
     return finds

@@ -88,7 +88,7 @@ def test_unknown_users_and_sso_users_are_refused(admin, django_user_model):
     with pytest.raises(NotFound, match="no user named"):
         user_role_set(actor=_web(admin), username="ghost", role=Role.VIEWER)
     sso_user = django_user_model.objects.create_user("sso:alice")
-    sso_user.groups.add(Group.objects.get(name="viewer"))
+    sso_user.groups.add(Group.objects.get_or_create(name="viewer")[0])
     SsoIdentity.objects.create(user=sso_user, issuer="http://idp/corp", subject="alice")
 
     with pytest.raises(PermissionRefused) as refused:

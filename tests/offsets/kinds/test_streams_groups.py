@@ -189,7 +189,8 @@ def test_a_stopped_application_keeps_its_offsets_on_the_page(stopped, kafka_node
     detail = streams_group_detail("local", stopped.group)
     assert detail.description.state == "Empty" and detail.description.members == ()
     inputs = {p.ref.partition: (p.committed, p.lag) for p in detail.partitions if p.ref.topic == INPUT}
-    assert inputs == {0: (LINES // 2, 0), 1: (LINES // 2, 0)}
+    assert inputs == {0: (LINES // 2, 0), 1: (LINES // 2, 0)}, (
+        detail.partitions, stopped.admin.streams_group_offsets([stopped.group]), stopped.log.read_text()[-1500:])
     repartition = [p for p in detail.partitions if p.ref.topic.endswith("-repartition")]
     assert repartition and all(p.committed is not None and p.owners == () for p in repartition)
 

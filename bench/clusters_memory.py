@@ -10,8 +10,8 @@ workers), a Celery worker (--concurrency 2), beat (a lag sweep every --sweep-eve
 count, the clusters missing are registered (`local`, seeded by migrate, is the first), a logged-in session opens each
 cluster's topics, groups and transactions pages once (the last starts the host's Java Admin JVM), a lag sweep of
 every cluster is waited for, then --settle s; then /health (with the metrics token) gives the memory of the console's
-processes by kind (console/footprint.py: RSS from /proc). The cost per added cluster is the difference in the total
-between the largest and the smallest count, divided by the clusters added. Writes bench/RESULTS.md (section
+processes by kind (console/footprint.py: PSS and RSS from /proc). The cost per added cluster is the difference in the
+PSS total between the largest and the smallest count, divided by the clusters added. Writes bench/RESULTS.md (section
 clusters-memory).
 """
 
@@ -144,7 +144,7 @@ def main() -> None:
             time.sleep(args.settle)
             readings[count] = memory(base, token)
             kinds = readings[count]["kinds"]
-            print(count, {kind: f"{figures['rss_bytes'] / MIB:.0f} MiB x{figures['processes']}"
+            print(count, {kind: f"{figures['pss_bytes'] / MIB:.0f} MiB x{figures['processes']}"
                           for kind, figures in kinds.items()}, flush=True)
             clients = kinds.get("client", {}).get("clusters", {})
             check(sorted(clients) == sorted(names), f"client processes for {sorted(clients)}, clusters {names}")
@@ -175,22 +175,33 @@ def _answers(base: str) -> bool:
         return False
 
 
+LIMIT_MIB = 60  # issue 62: what each registered cluster may add to the host's console processes
+
+
 def report(args, counts: list[int], readings: dict[int, dict], took: float) -> None:
-    def mib(count: int, kind: str) -> str:
+    def cell(count: int, kind: str) -> str:
         figures = readings[count]["kinds"].get(kind)
-        return f"{figures['rss_bytes'] / MIB:.0f} ({figures['processes']})" if figures else "—"
+        if not figures:
+            return "—"
+        return f"{figures['pss_bytes'] / MIB:.0f} / {figures['rss_bytes'] / MIB:.0f} ({figures['processes']})"
+
+    def total(count: int, measure: str, *, without: str = "") -> float:
+        kinds = readings[count]["kinds"]
+        return sum(figures[measure] for kind, figures in kinds.items() if kind != without) / MIB
 
     low, high = counts[0], counts[-1]
-    total = {count: readings[count]["total_rss_bytes"] / MIB for count in counts}
-    per_cluster = (total[high] - total[low]) / (high - low) if high > low else 0.0
-    clients = readings[high]["kinds"].get("client", {})
-    client_each = clients.get("rss_bytes", 0) / MIB / max(1, len(clients.get("clusters", {})))
-    rows = [f"| {kind} | " + " | ".join(mib(count, kind) for count in counts) + " |"
-            for kind in KINDS if any(kind in readings[count]["kinds"] for count in counts)]
-    def without_recorder(count: int) -> float:
-        return total[count] - readings[count]["kinds"].get("recorder", {}).get("rss_bytes", 0) / MIB
+    added = max(1, high - low)
 
-    per_cluster_no_recorder = (without_recorder(high) - without_recorder(low)) / (high - low) if high > low else 0.0
+    def per_cluster(measure: str, *, without: str = "") -> float:
+        return (total(high, measure, without=without) - total(low, measure, without=without)) / added
+
+    pss_each, rss_each = per_cluster("pss_bytes"), per_cluster("rss_bytes")
+    recorder_share = pss_each - per_cluster("pss_bytes", without="recorder")
+    clients = readings[high]["kinds"].get("client", {})
+    client_each = clients.get("pss_bytes", 0) / MIB / max(1, len(clients.get("clusters", {})))
+    rows = [f"| {kind} | " + " | ".join(cell(count, kind) for count in counts) + " |"
+            for kind in KINDS if any(kind in readings[count]["kinds"] for count in counts)]
+    verdict = "under" if pss_each < LIMIT_MIB else "**over**"
     lines = [
         f"## Memory per registered cluster ({datetime.now(UTC):%Y-%m-%d})",
         "",
@@ -201,19 +212,21 @@ def report(args, counts: list[int], readings: dict[int, dict], took: float) -> N
         f"Run took {took / 60:.1f} min.",
         "",
         "Each count: the missing clusters registered, each cluster's topics, groups and transactions pages opened "
-        "once, a lag sweep of every cluster waited for; then /health's memory report (RSS from /proc, in MiB; "
-        "processes in parentheses). RSS counts pages shared between a parent and its forked workers in each.",
+        "once, a lag sweep of every cluster waited for; then /health's memory report, from /proc, in MiB: PSS / RSS "
+        "(processes). RSS counts each shared page (a forked worker's with its parent, the libraries every client "
+        "process maps) in every process; PSS divides it among them, so PSS sums to what the host pays.",
         "",
         "| kind | " + " | ".join(f"{count} cluster{'s' if count > 1 else ''}" for count in counts) + " |",
         "|---|" + "---|" * len(counts),
         *rows,
-        "| total | " + " | ".join(f"{total[count]:.0f}" for count in counts) + " |",
+        "| total | " + " | ".join(f"{total(count, 'pss_bytes'):.0f} / {total(count, 'rss_bytes'):.0f}"
+                                 for count in counts) + " |",
         "",
-        f"Cost per added cluster ({low} → {high}): **{per_cluster:.0f} MiB**, of which the group recorder's "
-        f"{per_cluster - per_cluster_no_recorder:.0f} MiB ({per_cluster_no_recorder:.0f} MiB without it); a "
-        f"cluster's client processes at {high}: {client_each:.0f} MiB.",
+        f"Cost per added cluster ({low} → {high}): **{pss_each:.0f} MiB** PSS ({verdict} the {LIMIT_MIB} MiB "
+        f"aimed at), {rss_each:.0f} MiB RSS; of the PSS, the group recorder's thread {recorder_share:.0f} MiB and a "
+        f"cluster's client process at {high} clusters {client_each:.0f} MiB.",
     ]
-    check(total[high] >= total[low] * 0.5, "the totals make no sense")
+    check(total(high, "pss_bytes") >= total(low, "pss_bytes") * 0.5, "the totals make no sense")
     write_section("clusters-memory", "\n".join(lines))
     print("\n".join(lines))
 

@@ -7,8 +7,9 @@ costs is visible in /health and /metrics rather than guessed.
 - client: each cluster's Kafka client processes (gateway/kafka/sandbox/), however many lanes it has.
 - jvm: the host's JVM for Kafka's Java Admin client (gateway/kafka/java/host_jvm.py), shared by every cluster.
 
-RSS counts the pages a process shares with others (a forked worker's with its parent) in each of them: summed, it
-is an upper bound.
+RSS counts the pages a process shares with others (a forked worker's with its parent, the Python and librdkafka
+libraries every client process maps) in each of them: summed, it is an upper bound. PSS divides each shared page
+among the processes sharing it: summed, it is what the host pays.
 """
 
 from __future__ import annotations
@@ -33,6 +34,17 @@ def rss_bytes(pid: int) -> int | None:
     except (OSError, ValueError, IndexError):
         return None
     return None  # a zombie has no VmRSS line
+
+
+def pss_bytes(pid: int) -> int | None:
+    """The proportional set of `pid` (its private pages and its share of shared ones), None when unknown."""
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
 
 
 def _children_by_parent() -> dict[int, list[int]]:
@@ -62,15 +74,22 @@ def _tree(pid: int, children: dict[int, list[int]]) -> list[int]:
 class KindMemory:
     processes: int = 0
     rss_bytes: int = 0
+    pss_bytes: int = 0
     clusters: dict[str, dict] = field(default_factory=dict)  # client processes only: per cluster
 
-    def add(self, rss: int | None) -> None:
-        if rss is not None:
-            self.processes += 1
-            self.rss_bytes += rss
+    def add(self, pid: int) -> tuple[int, int] | None:
+        """Counts `pid` in; its (RSS, PSS), None when it is gone."""
+        rss = rss_bytes(pid)
+        if rss is None:
+            return None
+        pss = pss_bytes(pid) or rss  # without smaps_rollup (an old kernel): the upper bound
+        self.processes += 1
+        self.rss_bytes += rss
+        self.pss_bytes += pss
+        return rss, pss
 
     def as_json(self) -> dict:
-        answer = {"processes": self.processes, "rss_bytes": self.rss_bytes}
+        answer = {"processes": self.processes, "rss_bytes": self.rss_bytes, "pss_bytes": self.pss_bytes}
         if self.clusters:
             answer["clusters"] = self.clusters
         return answer
@@ -87,31 +106,32 @@ def console_memory() -> dict[str, KindMemory]:
         for pid in _tree(status.pid, children):  # the command keep_running started, and its workers
             if pid not in counted:
                 counted.add(pid)
-                kinds.setdefault(name, KindMemory()).add(rss_bytes(pid))
+                kinds.setdefault(name, KindMemory()).add(pid)
     if os.getpid() not in counted:
-        kinds.setdefault("this_process", KindMemory()).add(rss_bytes(os.getpid()))
+        kinds.setdefault("this_process", KindMemory()).add(os.getpid())
     clients = KindMemory()
     for process in host_client_processes():
-        rss = rss_bytes(process.pid)
-        if rss is None:
+        measured = clients.add(process.pid)
+        if measured is None:
             continue
-        clients.add(rss)
-        cluster = clients.clusters.setdefault(process.cluster, {"processes": 0, "rss_bytes": 0})
+        cluster = clients.clusters.setdefault(process.cluster, {"processes": 0, "rss_bytes": 0, "pss_bytes": 0})
         cluster["processes"] += 1
-        cluster["rss_bytes"] += rss
+        cluster["rss_bytes"] += measured[0]
+        cluster["pss_bytes"] += measured[1]
     if clients.processes:
         kinds["client"] = clients
     jvm = java_bridge()
     if jvm is not None:
-        kinds.setdefault("jvm", KindMemory()).add(rss_bytes(jvm.pid))
+        kinds.setdefault("jvm", KindMemory()).add(jvm.pid)
     return {kind: memory for kind, memory in kinds.items() if memory.processes}
 
 
 def memory_report() -> dict:
-    """For /health: each kind's processes and RSS, the client processes per cluster, and the total."""
+    """For /health: each kind's processes, RSS and PSS, the client processes per cluster, and the totals."""
     kinds = console_memory()
     return {"kinds": {kind: memory.as_json() for kind, memory in kinds.items()},
-            "total_rss_bytes": sum(memory.rss_bytes for memory in kinds.values())}
+            "total_rss_bytes": sum(memory.rss_bytes for memory in kinds.values()),
+            "total_pss_bytes": sum(memory.pss_bytes for memory in kinds.values())}
 
 
 def footprint_metrics(options) -> list:
@@ -121,9 +141,12 @@ def footprint_metrics(options) -> list:
     kinds = console_memory()
     rss = gauge("process_memory_rss_bytes", "Resident memory of the console's processes on the scraped host, by "
                 "kind (web, worker, beat, recorder, this_process, client, jvm).", ["kind"])
+    pss = gauge("process_memory_pss_bytes", "Proportional memory (PSS: shared pages divided among their sharers) "
+                "of the console's processes on the scraped host, by kind.", ["kind"])
     processes = gauge("processes", "The console's processes on the scraped host, by kind.", ["kind"])
     for kind, memory in sorted(kinds.items()):
         rss.add_metric([kind], memory.rss_bytes)
+        pss.add_metric([kind], memory.pss_bytes)
         processes.add_metric([kind], memory.processes)
     per_cluster = gauge("cluster_client_processes", "Kafka client processes of each cluster on the scraped host.",
                         ["cluster"])
@@ -133,4 +156,4 @@ def footprint_metrics(options) -> list:
     for cluster, figures in sorted(client.clusters.items() if client else []):
         per_cluster.add_metric([cluster], figures["processes"])
         cluster_rss.add_metric([cluster], figures["rss_bytes"])
-    return [rss, processes, per_cluster, cluster_rss]
+    return [rss, pss, processes, per_cluster, cluster_rss]

@@ -22,6 +22,23 @@ def test_rss_is_read_from_proc_and_a_gone_process_has_none():
     finished = subprocess.Popen(["true"])
     finished.wait()
     assert footprint.rss_bytes(finished.pid) is None
+    assert footprint.pss_bytes(finished.pid) is None
+
+
+def test_pss_counts_a_share_of_pages_two_processes_map():
+    """A forked child shares its parent's pages: each one's PSS is below its RSS, and both together pay at most
+    their RSS sum."""
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        deadline = time.monotonic() + 10
+        while (footprint.rss_bytes(child.pid) or 0) < 5 * 1024 * 1024 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        mine, theirs = footprint.pss_bytes(os.getpid()), footprint.pss_bytes(child.pid)
+        assert 0 < theirs < footprint.rss_bytes(child.pid)  # the interpreter's libraries are shared with this one
+        assert mine < footprint.rss_bytes(os.getpid())
+    finally:
+        child.kill()
+        child.wait()
 
 
 @pytest.fixture
@@ -58,6 +75,8 @@ def test_the_report_adds_the_kinds_up(supervised_web):
     report = footprint.memory_report()
     assert set(report["kinds"]) >= {"web", "this_process"}
     assert report["total_rss_bytes"] == sum(kind["rss_bytes"] for kind in report["kinds"].values())
+    assert report["total_pss_bytes"] == sum(kind["pss_bytes"] for kind in report["kinds"].values())
+    assert 0 < report["total_pss_bytes"] <= report["total_rss_bytes"]
 
 
 def test_metrics_carry_each_kind(supervised_web):
@@ -66,3 +85,6 @@ def test_metrics_carry_each_kind(supervised_web):
                for sample in families["kafka_console_process_memory_rss_bytes"].samples}
     processes = {sample.labels["kind"]: sample.value for sample in families["kafka_console_processes"].samples}
     assert by_kind["web"] > 0 and processes["web"] == 2
+    shares = {sample.labels["kind"]: sample.value
+              for sample in families["kafka_console_process_memory_pss_bytes"].samples}
+    assert 0 < shares["web"] <= by_kind["web"]

@@ -70,17 +70,29 @@ ENGINE_NEUTRAL_TESTS = ("tests/console/accounts/test_views.py", "tests/console/a
 SHARED_SERVER_GROUPS = (("three_brokers", "three-brokers"), ("connect_worker", "connect"))
 
 
-def _session_group(item) -> str:
+def _session_group(item, seen: dict[str, int]) -> str:
+    """The item's group: a shared server's, else its file's; a file that sets SESSION_GROUPS = n (long,
+    independent tests) is dealt round-robin into n groups, each starting the file's module fixtures once."""
     names = set(getattr(item, "fixturenames", ()))
-    return next((group for fixture, group in SHARED_SERVER_GROUPS if fixture in names), item.nodeid.split("::")[0])
+    shared = next((group for fixture, group in SHARED_SERVER_GROUPS if fixture in names), None)
+    if shared:
+        return shared
+    path = item.nodeid.split("::")[0]
+    split = getattr(getattr(item, "module", None), "SESSION_GROUPS", 1)
+    if split <= 1:
+        return path
+    index = seen.get(path, 0)
+    seen[path] = index + 1
+    return f"{path}#{index % split}"
 
 
 def pytest_collection_modifyitems(items):
     """Marks every test that touches the database, so CI can re-run them on PostgreSQL (-m database), and the
     broker tests among them that matter there (postgres); and names the session group of each (above)."""
     db_fixtures = {"db", "transactional_db", "django_db_setup", "django_user_model", "admin_user"}
+    seen: dict[str, int] = {}
     for item in items:
-        item.add_marker(pytest.mark.xdist_group(_session_group(item)))
+        item.add_marker(pytest.mark.xdist_group(_session_group(item, seen)))
         if item.get_closest_marker("django_db") or db_fixtures & set(getattr(item, "fixturenames", ())):
             item.add_marker("database")
             if item.nodeid.startswith(POSTGRES_BROKER_TESTS):

@@ -21,6 +21,9 @@ from tests.bench.scripts import BENCH, ROOT, bench_scripts
 # slow: CI's PostgreSQL pass leaves it out, so it runs once; kafka and spark: it starts brokers and a Spark driver, so
 # the unit tests' selection (not kafka and not spark and not browser), run without the suite lock, leaves it out too.
 pytestmark = [pytest.mark.slow, pytest.mark.kafka, pytest.mark.spark]
+# About ten minutes of scripts in all, independent of each other: make test's two sessions take half each (each with
+# a shared broker of its own) rather than one session all of it (tests/conftest.py).
+SESSION_GROUPS = 2
 
 SMOKE_TIMEOUT_S = 600  # the slowest (bench/scale.py: three brokers, PostgreSQL, gunicorn, Celery) takes minutes
 # What a developer's shell gives a bench: nothing of this session's own servers and folders (its Redis stand-in,

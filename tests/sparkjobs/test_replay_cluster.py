@@ -2,6 +2,7 @@
 beyond one machine, where executors run in the worker's processes, not in the driver's JVM."""
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -45,9 +46,14 @@ def test_the_clusters_master_takes_no_client_without_its_secret_and_the_driver_k
     assert spark_rpc_probe(spark_cluster.port, "Master", secret=spark_cluster.secret) == (True, "")
     assert not spark_rpc_probe(spark_cluster.port, "Master")[0]
     assert not spark_rpc_probe(spark_cluster.port, "Master", secret="a-guess")[0]
-    with override_settings(REPLAY_OUTPUT_DIR=str(WORKER_REPLAY_DIR)):
-        drivers = [d for d in runner.running_drivers()
-                   if spark_cluster.url.encode() in Path(f"/proc/{d.pid}/cmdline").read_bytes()]
+    def cluster_drivers():
+        with override_settings(REPLAY_OUTPUT_DIR=str(WORKER_REPLAY_DIR)):
+            return [d for d in runner.running_drivers()
+                    if spark_cluster.url.encode() in Path(f"/proc/{d.pid}/cmdline").read_bytes()]
+
+    deadline = time.monotonic() + 60  # a driver busy on a loaded host may miss one ping
+    while not (drivers := cluster_drivers()) and time.monotonic() < deadline:
+        time.sleep(1)
     assert drivers, "the cluster's worker has no driver running (it starts one as it comes up)"
     for driver in drivers:  # what `ps` shows every user
         assert spark_cluster.secret.encode() not in Path(f"/proc/{driver.pid}/cmdline").read_bytes()

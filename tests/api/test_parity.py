@@ -33,7 +33,7 @@ def test_clusters_and_brokers(api_as, viewer, local_cluster):
     assert api.get("/clusters/local/brokers").json() == shell_json("replication", "brokers", "--cluster", "local")
 
 
-def test_topics_listed_by_cursor_and_described(api_as, viewer, local_cluster, topic_factory, produce):
+def test_topics_listed_by_cursor_and_described(api_as, viewer, local_cluster, topic_factory, produce, redis_node):
     prefix = f"api-{uuid.uuid4().hex[:6]}"
     topics = [topic_factory(prefix, partitions=p) for p in (1, 2, 3)]
     produce(topics[1], [(1, b"k", b"v", None)] * 3)

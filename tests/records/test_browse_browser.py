@@ -26,12 +26,14 @@ def orders(topic_factory, kafka_node, local_cluster):
     topic = topic_factory("browse-orders", partitions=3)
     producer = Producer({"bootstrap.servers": kafka_node.bootstrap, "linger.ms": 5})
     now_ms = int(time.time() * 1000)
+    refused = []
     for i in range(600):
         value = {"id": f"ord-{10_000 + i}", "customer": {"name": f"Customer {i % 37}", "country": "NO"},
                  "items": [{"sku": f"A-{i % 11}", "qty": 1 + i % 3}], "total": round(12.5 + i, 2), "paid": i % 2 == 0}
         producer.produce(topic, key=f"ord-{10_000 + i}".encode(), value=json.dumps(value).encode(), partition=i % 3,
-                         headers=[("source", b"web")], timestamp=now_ms - (600 - i) * 1000)
-    assert producer.flush(30) == 0
+                         headers=[("source", b"web")], timestamp=now_ms - (600 - i) * 1000,
+                         on_delivery=lambda error, _: error is not None and refused.append(error))
+    assert producer.flush(30) == 0 and not refused, refused[:5]
     return topic
 
 

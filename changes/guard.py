@@ -18,7 +18,7 @@ from console.audit.guarded import refuse_if
 from console.errors import Conflict
 
 MSG_PROTECTED = ("{target} on cluster '{cluster}' is protected: this change needs a change request that another "
-                 "person approves (the console's page, `--request` in the shell, or POST /api/v1/changes).")
+                 "person approves (the console's pages, `manage.py` and the API's own change ask for one).")
 # Which kind of target each kind of pattern list covers.
 _PATTERNS_OF = {"topic": "topic_patterns", "group": "group_patterns"}
 

@@ -3,6 +3,8 @@ of running the service, and says where the request is."""
 
 from __future__ import annotations
 
+import json
+
 from django.contrib import messages
 from django.urls import reverse
 from django.utils.html import format_html
@@ -10,6 +12,7 @@ from django.utils.html import format_html
 from changes.actions import action_named
 from changes.guard import is_protected
 from changes.models import ChangeRequest
+from changes.serializers import change_json
 from changes.services import change_request_create
 from console.audit.actor import Actor
 from console.http import HtmxHttpRequest, redirect_after_change
@@ -29,6 +32,15 @@ def propose_if_protected(*, actor: Actor, action: str, cluster: str, kwargs: dic
 def proposed_text(change: ChangeRequest) -> str:
     return MSG_PROPOSED.format(target=change.target, id=change.pk, needed=change.approvals_required,
                                expires=change.expires_at)
+
+
+def proposed_output(command, options: dict, change: ChangeRequest) -> None:
+    """What a management command prints when it asked for a request instead of changing: the request's JSON with
+    --format json, else where it waits."""
+    if options.get("format") == "json":
+        command.stdout.write(json.dumps(change_json(change), indent=2))
+    else:
+        command.stdout.write(proposed_text(change) + f" Another person runs: manage.py changes approve {change.pk}")
 
 
 def proposed_response(request: HtmxHttpRequest, change: ChangeRequest):

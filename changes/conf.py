@@ -20,9 +20,11 @@ def _int(name: str, default: int) -> int:
 
 def change_request_ttl_hours() -> int:
     """How long a change request waits for its approvals before it expires (hours, at least 1)."""
+    # Hours a change request waits for its approvals before it expires (at least 1).
     return max(1, _int("CHANGE_REQUEST_TTL_HOURS", 24))
 
 
 def change_approvals() -> int:
     """Approvals a change request needs, besides its requester's own asking, where the protection says none."""
+    # Approvals by people other than the requester that a change request needs, where its protection names none.
     return max(1, _int("CHANGE_APPROVALS", 1))

@@ -32,6 +32,7 @@ MSG_NOT_PENDING = "Change request #{id} is {status}: only a pending request can 
 MSG_OWN = "Change request #{id} is your own: another person must approve it."
 MSG_TWICE = "You approved change request #{id} already; it needs another person's approval."
 MSG_APPROVALS = "The number of approvals is 1 to 5."
+MSG_NOTHING_PROTECTED = "Name the topics or groups to protect (a pattern a line), or protect the whole cluster."
 APPROVALS_MAX = 5
 
 
@@ -51,6 +52,8 @@ def protection_set(*, actor: Actor, cluster: str, whole_cluster: bool, topic_pat
     cluster_get(cluster)
     topic_patterns = [p.strip() for p in topic_patterns if p.strip()]
     group_patterns = [p.strip() for p in group_patterns if p.strip()]
+    if not whole_cluster and not topic_patterns and not group_patterns:
+        raise ConsoleError(MSG_NOTHING_PROTECTED, field="topic_patterns")
     for field, patterns in (("topic_patterns", topic_patterns), ("group_patterns", group_patterns)):
         try:
             parse_patterns(patterns)

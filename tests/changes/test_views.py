@@ -93,7 +93,9 @@ def test_the_protection_card_on_the_cluster_settings_page(client_for, admin, ope
     client = client_for(admin)
     settings_page = client.get(reverse("clusters:edit", args=["local"])).content.decode()
     assert f'hx-get="{reverse("protection:edit", args=["local"])}"' in settings_page
-    assert client_for(operator).get(reverse("protection:edit", args=["local"])).status_code == 403
+    as_operator = Client()
+    as_operator.force_login(operator)
+    assert as_operator.get(reverse("protection:edit", args=["local"])).status_code == 403
 
     hostile = "pay/ments #1 %'\"<b>ü*\nre:orders-(eu|us)"
     saved = client.post(reverse("protection:edit", args=["local"]),

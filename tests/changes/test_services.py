@@ -212,3 +212,31 @@ def test_topic_patterns_protect_only_the_topics_they_match(protect, topic_factor
     assert services.change_request_approve(actor=other_admin, request_id=delete.pk).status == "executed"
     with pytest.raises(TopicNotFound):
         cluster_admin("local").describe_topics([protected])
+
+
+def test_acl_changes_on_a_protected_cluster_are_asked_for(protect, admin, make_user, actor_of, topic_factory):
+    from access import selectors as access_selectors
+    from access import services as access_services
+    from access.bindings import bindings_for
+    from changes.actions.access import CREATE, DELETE, acl_kwargs
+    from gateway.kafka.types import AclQuery
+
+    topic = topic_factory("acl-fe")
+    principal = f"User:fe-{topic[-6:]}"
+    entries = bindings_for(principal=principal, resource_type="TOPIC", resource_name=topic, pattern_type="LITERAL",
+                           operations=["READ", "DESCRIBE"], permission="ALLOW", host="*")
+    protect(whole_cluster=False, topic_patterns=["nothing-matches-*"])  # ACLs follow any protection of the cluster
+    with pytest.raises(ChangeRequestRequired):
+        access_services.acls_create(actor=actor_of(admin), cluster="local", entries=entries, reason="grant")
+
+    asked = services.change_request_create(actor=actor_of(admin), action=CREATE, cluster="local",
+                                           kwargs=acl_kwargs(entries), reason="the reader needs it")
+    assert access_selectors.acls_list("local", AclQuery(principal=principal)) == []
+    other = actor_of(make_user("adele", "admin"))
+    assert services.change_request_approve(actor=other, request_id=asked.pk).status == "executed"
+    assert sorted(access_selectors.acls_list("local", AclQuery(principal=principal))) == sorted(entries)
+
+    removal = services.change_request_create(actor=actor_of(admin), action=DELETE, cluster="local",
+                                             kwargs=acl_kwargs(entries), reason="revoke")
+    assert services.change_request_approve(actor=other, request_id=removal.pk).status == "executed"
+    assert access_selectors.acls_list("local", AclQuery(principal=principal)) == []

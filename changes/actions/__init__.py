@@ -7,7 +7,8 @@ from changes.registry import ChangeAction
 from console.errors import ConsoleError
 
 MSG_UNKNOWN_ACTION = "'{action}' is not a change a request can hold ({known})."
-ACTIONS: dict[str, ChangeAction] = {action.name: action for action in (*offsets.ACTIONS, *topics.ACTIONS, *access.ACTIONS)}
+ACTIONS: dict[str, ChangeAction] = {action.name: action
+                                    for action in (*offsets.ACTIONS, *topics.ACTIONS, *access.ACTIONS)}
 
 
 def action_named(name: str) -> ChangeAction:

@@ -21,7 +21,8 @@ from offsets.resets.preview import plan_fingerprint, reset_preview
 from offsets.serializers import reset_after_json, reset_preview_json
 from offsets.services import offsets_from_json, offsets_json
 
-RESET, OFFSETS_DELETE, SHARE_OFFSETS_DELETE = "group.offsets.reset", "group.offsets.delete", "share-group.offsets.delete"
+RESET, OFFSETS_DELETE = "group.offsets.reset", "group.offsets.delete"
+SHARE_OFFSETS_DELETE = "share-group.offsets.delete"
 MSG_BAD_STRATEGY = "A change request cannot hold the strategy {strategy!r}."
 _BARE = {"to-earliest": ToEarliest, "to-latest": ToLatest, "to-current": ToCurrent}
 
@@ -122,7 +123,8 @@ def offsets_delete_kwargs(*, group: str, topic: str, partitions: list[int] | Non
 def _delete_plan(cluster: str, kwargs: dict) -> Plan:
     chosen = group_services.group_offsets_delete_preview(cluster=cluster, group=kwargs["group"],
                                                          topic=kwargs["topic"], partitions=kwargs["partitions"])
-    rows = [{"topic": ref.topic, "partition": ref.partition, "current": offset} for ref, offset in sorted(chosen.items())]
+    rows = [{"topic": ref.topic, "partition": ref.partition, "current": offset}
+            for ref, offset in sorted(chosen.items())]
     return Plan(summary={"group": kwargs["group"], "partitions": rows}, fingerprint=fingerprint_of(rows))
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from access.bindings import entry_json
 from access.selectors import acls_list, scram_user_get
+from changes.guard import change_guard
 from console.audit.actor import Actor
 from console.audit.guarded import MSG_REASON
 from console.audit.services import audited
@@ -51,6 +52,12 @@ def _target(entries) -> str:
     return f"principal:{principals[0]}" if len(principals) == 1 else "acls"
 
 
+def acl_change_target(entries) -> str:
+    """What four-eyes protection knows an ACL change by: a protected cluster's access rules are protected whatever
+    its topic and group patterns name (a binding's prefix or wildcard may cover a protected name)."""
+    return "acl:" + _target(entries)
+
+
 def acls_create_preview(*, cluster: str, entries: list[AclEntry]) -> AclChange:
     present = _present(cluster, entries)
     return AclChange(changed=tuple(sorted(set(entries) - present)), unchanged=tuple(sorted(present)))
@@ -59,6 +66,8 @@ def acls_create_preview(*, cluster: str, entries: list[AclEntry]) -> AclChange:
 def acls_create(*, actor: Actor, cluster: str, entries: list[AclEntry], reason: str) -> AclChange:
     if not reason.strip():
         raise ConsoleError(MSG_REASON)
+    change_guard(actor=actor, action="acl.create", cluster=cluster, target=acl_change_target(entries), reason=reason,
+                 params={"bindings": [entry_json(e) for e in entries]})
     change = acls_create_preview(cluster=cluster, entries=entries)
     if not change.changed:
         raise ConsoleError(MSG_NOTHING_NEW)
@@ -79,6 +88,8 @@ def acls_delete(*, actor: Actor, cluster: str, entries: list[AclEntry], confirm:
     """Deletes exactly these bindings (never a pattern that could match more); confirmed by their count."""
     if not reason.strip():
         raise ConsoleError(MSG_REASON)
+    change_guard(actor=actor, action="acl.delete", cluster=cluster, target=acl_change_target(entries), reason=reason,
+                 params={"bindings": [entry_json(e) for e in entries]})
     change = acls_delete_preview(cluster=cluster, entries=entries)
     if not change.changed:
         raise ConsoleError(MSG_NOTHING_TO_DELETE)

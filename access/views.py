@@ -12,6 +12,8 @@ from django.views.decorators.http import require_GET, require_POST
 from access import selectors, services
 from access.bindings import binding_from_token, binding_token, bindings_for, query_for
 from access.forms import AclCreateForm, AclDeleteForm, AclFilterForm, CredentialDeleteForm, CredentialForm
+from changes.actions import access as acl_changes
+from changes.proposals import propose_if_protected, proposed_response
 from console.accounts.decorators import role_required
 from console.accounts.roles import Role
 from console.audit.actor import Actor
@@ -54,6 +56,10 @@ def acl_create_preview(request: HtmxHttpRequest, cluster: str):
 @role_required(Role.ADMIN)
 def acl_create(request: HtmxHttpRequest, cluster: str):
     data = valid_data(AclCreateForm(request.POST))
+    asked = propose_if_protected(actor=Actor.from_request(request), action=acl_changes.CREATE, cluster=cluster,
+                                 kwargs=acl_changes.acl_kwargs(_requested_bindings(data)), reason=data["reason"])
+    if asked is not None:
+        return proposed_response(request, asked)
     change = services.acls_create(actor=Actor.from_request(request), cluster=cluster,
                                   entries=_requested_bindings(data), reason=data["reason"])
     messages.success(request, f"Created {len(change.changed)} ACL binding{'s' if len(change.changed) != 1 else ''}.")
@@ -74,6 +80,12 @@ def acl_delete_preview(request: HtmxHttpRequest, cluster: str):
 @role_required(Role.ADMIN)
 def acl_delete(request: HtmxHttpRequest, cluster: str):
     data = valid_data(AclDeleteForm(request.POST))
+    entries = [binding_from_token(t) for t in data["binding"]]
+    if data["confirm"].strip() == str(len(services.acls_delete_preview(cluster=cluster, entries=entries).changed)):
+        asked = propose_if_protected(actor=Actor.from_request(request), action=acl_changes.DELETE, cluster=cluster,
+                                     kwargs=acl_changes.acl_kwargs(entries), reason=data["reason"])
+        if asked is not None:
+            return proposed_response(request, asked)
     deleted = services.acls_delete(actor=Actor.from_request(request), cluster=cluster,
                                    entries=[binding_from_token(t) for t in data["binding"]],
                                    confirm=data["confirm"], reason=data["reason"])

@@ -9,7 +9,8 @@ from ninja import NinjaAPI, Swagger
 
 from api import problems
 from api.auth import ApiToken
-from api.routers import access, clusters, config, connect, groups, operations, records, replays, topics, transactions
+from api.routers import (access, changes, clusters, config, connect, groups, operations, records, replays, topics,
+                         transactions)
 
 DESCRIPTION = """
 The Kafka console's pages and shell, for programs. Send an API token (made on the console's *API tokens* page) as
@@ -25,7 +26,8 @@ addresses.
 api = NinjaAPI(title="Kafka console API", version="1", description=DESCRIPTION, auth=ApiToken(),
                urls_namespace="api", docs=Swagger(settings={"persistAuthorization": False}), docs_url="/docs")
 problems.install(api)
-for module in (clusters, topics, records, groups, replays, connect, access, transactions, operations, config):
+for module in (clusters, topics, records, groups, replays, connect, access, transactions, operations, config,
+               changes):
     api.add_router("", module.router)
 
 

@@ -31,6 +31,7 @@ GROUPS: tuple[tuple[str, tuple[tuple[str, str, bool, Role], ...]], ...] = (
                   ("Console roles", "user-list", False, Role.ADMIN),
                   ("API tokens", "tokens:list", False, Role.VIEWER))),
     ("Operations", (("Alerts", "alerts:page", False, Role.VIEWER),
+                    ("Change requests", "changes:list", False, Role.VIEWER),
                     ("Config drift", "config-as-code:drift", True, Role.ADMIN),
                     ("Audit log", "audit:list", False, Role.VIEWER),
                     ("All clusters", "clusters:list", False, Role.VIEWER))),
@@ -42,11 +43,12 @@ SECTION_OF = {
     "offsets": "offsets:groups", "transactions": "transactions:list", "sparkjobs": "sparkjobs:list",
     "bulk-groups": "bulk-groups:select", "connect": "connect:list", "access": "access:acls",
     "masking": "masking:rules", "alerts": "alerts:page", "audit": "audit:list", "tokens": "tokens:list",
-    "config-as-code": "config-as-code:drift",
+    "config-as-code": "config-as-code:drift", "changes": "changes:list",
 }
 # Pages whose section is another than their namespace's.
 SECTION_OF_VIEW = {
     "clusters:detail": "clusters:detail", "clusters:edit": "clusters:detail", "clusters:remove": "clusters:detail",
+    "protection:edit": "clusters:detail",
     "clusters:list": "clusters:list", "clusters:new": "clusters:list", "access:users": "access:users",
     "access:credential-set": "access:users", "access:credential-delete": "access:users", "user-list": "user-list",
     "records:schemas": "records:schemas", "records:schema": "records:schemas", "records:subject": "records:schemas",
@@ -57,7 +59,7 @@ OBJECTS = (
     ("topic", "{}", "topics:detail"), ("group", "{}", "offsets:detail"),
     ("transactional_id", "{}", "transactions:detail"), ("broker_id", "Broker {}", None), ("job_id", "Replay #{}", "sparkjobs:detail"),
     ("connect", "{}", None), ("name", "{}", None), ("subject", "{}", "records:subject"), ("schema_id", "Schema id {}", None),
-    ("seq", "#{}", None), ("rule_id", "Rule {}", None),
+    ("seq", "#{}", None), ("rule_id", "Rule {}", None), ("request_id", "Request #{}", None),
 )
 # The last crumb of a page below an object, by the URL name's last part.
 SUBPAGES = {

@@ -48,6 +48,7 @@ LOCAL_APPS = [
     "alerts",
     "connect", "brokers", "masking",
     "config_as_code",
+    "changes",
     "api",
 ]
 INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS + LOCAL_APPS
@@ -415,6 +416,9 @@ AUDIT_WITNESS_INTERVAL_S = env.float("AUDIT_WITNESS_INTERVAL_S", default=5.0)
 AUDIT_WITNESS_BATCH = env.int("AUDIT_WITNESS_BATCH", default=500)
 # /health and the audit page call the witness lagging when an event waits longer than this to be published.
 AUDIT_WITNESS_LAG_ALERT_S = env.float("AUDIT_WITNESS_LAG_ALERT_S", default=120.0)
+# Change requests (changes/) that no one decided in time become expired (CHANGE_REQUEST_TTL_HOURS, changes/conf.py).
+CELERY_BEAT_SCHEDULE["expire-change-requests"] = {
+    "task": "changes.tasks.expire_change_requests", "schedule": 300.0, "options": {"expires": 300.0}}
 CELERY_BEAT_SCHEDULE["publish-audit-witness"] = {
     "task": "console.audit.tasks.publish_witness", "schedule": AUDIT_WITNESS_INTERVAL_S,
     "options": {"expires": AUDIT_WITNESS_INTERVAL_S}}

@@ -43,6 +43,7 @@ urlpatterns = [
     path("clusters/<str:cluster>/health/", include("brokers.urls")),
     path("clusters/<str:cluster>/masking/", include("masking.urls")),
     path("clusters/<str:cluster>/config/", include("config_as_code.urls")),
+    path("clusters/<str:cluster>/protection/", include("changes.protection_urls")),
     path("clusters/", include("console.clusters.urls")),
     path("audit/", include("console.audit.urls")),
     path("tokens/", include("console.tokens.urls")),
@@ -50,6 +51,7 @@ urlpatterns = [
     path("mcp", mcp_endpoint, name="mcp"),
     path("metrics", include("console.metrics.urls")),
     path("alerts/", include("alerts.urls")),
+    path("changes/", include("changes.urls")),
 ]
 # Django's own admin changes rows with no role check of ours; production leaves it out (CONSOLE_DJANGO_ADMIN).
 if settings.CONSOLE_DJANGO_ADMIN:

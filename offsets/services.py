@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from changes.guard import change_guard
 from console.audit.actor import Actor
 from console.audit.guarded import MSG_REASON, change_checked, guarded_change  # noqa: F401 - MSG_REASON: importers
 from console.clusters.selectors import cluster_admin
@@ -82,6 +83,8 @@ def group_offsets_delete(*, actor: Actor, cluster: str, group: str, topic: str, 
     check_storable(group)
     change_checked(confirm=confirm, name=group, what="group", reason=reason,
                    message=MSG_CONFIRM_GROUP.format(group=group))
+    change_guard(actor=actor, action="group.offsets.delete", cluster=cluster, target=f"group:{group}", reason=reason,
+                 params={"topic": topic, "partitions": partitions})
     chosen = group_offsets_delete_preview(cluster=cluster, group=group, topic=topic, partitions=partitions)
     with guarded_change(actor=actor, action="group.offsets.delete", cluster=cluster, target=f"group:{group}",
                         reason=reason, params={"topic": topic, "partitions": partitions},
@@ -101,6 +104,8 @@ def share_offsets_delete(*, actor: Actor, cluster: str, group: str, topic: str, 
     check_storable(group)
     change_checked(confirm=confirm, name=group, what="group", reason=reason, reason_required=False,
                    message=MSG_CONFIRM_GROUP.format(group=group))
+    change_guard(actor=actor, action="share-group.offsets.delete", cluster=cluster, target=f"group:{group}",
+                 reason=reason, params={"topic": topic})
     admin = cluster_admin(cluster)
     before = {ref: o.start_offset for ref, o in admin.share_group_offsets([group]).get(group, {}).items()
               if ref.topic == topic}

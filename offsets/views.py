@@ -14,9 +14,13 @@ from django.utils.html import format_html
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from changes.actions.offsets import OFFSETS_DELETE, RESET, SHARE_OFFSETS_DELETE, offsets_delete_kwargs, reset_kwargs
+from changes.guard import is_protected
+from changes.proposals import propose_if_protected, proposed_response
 from console.accounts.decorators import role_required
 from console.accounts.roles import Role
 from console.audit.actor import Actor
+from console.audit.guarded import change_checked
 from console.audit.selectors import action_outcome
 from console.clusters.selectors import cluster_get
 from console.errors import ConsoleError, error_status
@@ -135,7 +139,7 @@ def _preview_context(cluster: str, group: str, kind: GroupKind, form: ResetForm)
     return {"cluster": cluster, "group": group, "preview": preview, "totals": plan_totals(preview.plan),
             "strategy_text": describe_strategy(preview.plan.strategy), "carried": carried,
             "query": urlencode(carried), "execute_form": ExecuteForm(initial={"fingerprint": preview.fingerprint}),
-            "share": kind is SHARE, "streams": kind is STREAMS}
+            "share": kind is SHARE, "streams": kind is STREAMS, "protected": is_protected(cluster, f"group:{group}")}
 
 
 def _wizard_context(cluster: str, group: str, kind: GroupKind, form: ResetForm, options) -> dict:
@@ -214,6 +218,9 @@ def group_reset_execute(request: HtmxHttpRequest, cluster: str, group: str):
     form = ResetForm(request.POST, kind=kind)
     valid_data(form)
     execute = valid_data(ExecuteForm(request.POST))
+    change = _propose_reset(request, cluster, group, kind, form.scope_value(), form.strategy_value(cluster), execute)
+    if change is not None:
+        return proposed_response(request, change)
     audit = []
     resets.group_offsets_reset(actor=Actor.from_request(request), cluster=cluster, group=group,
                                scope=form.scope_value(), strategy=form.strategy_value(cluster),
@@ -221,6 +228,16 @@ def group_reset_execute(request: HtmxHttpRequest, cluster: str, group: str):
                                expected_fingerprint=execute["fingerprint"], kind=kind, on_audit=audit.append)
     messages.success(request, _done_message(f"Offsets of {group} reset.", cluster, group, audit))
     return redirect_after_change(request, reverse("offsets:detail", args=[cluster, group]))
+
+
+def _propose_reset(request, cluster: str, group: str, kind: GroupKind, scope, strategy, execute: dict,
+                   revert_of: int | None = None):
+    """On a protected group: the change request for this reset (confirmed as the reset itself is), else None."""
+    change_checked(confirm=execute["confirm"], name=group, what="group", reason=execute["reason"],
+                   message=services.MSG_CONFIRM_GROUP.format(group=group))
+    return propose_if_protected(actor=Actor.from_request(request), action=RESET, cluster=cluster,
+                                kwargs=reset_kwargs(group=group, kind=kind, scope=scope, strategy=strategy,
+                                                    revert_of=revert_of), reason=execute["reason"])
 
 
 def _done_message(text: str, cluster: str, group: str, audit: list):
@@ -242,6 +259,10 @@ def group_revert(request: HtmxHttpRequest, cluster: str, group: str, seq: int):
     event, strategy, scope = resets.revert_strategy(seq, kind)
     if request.method == "POST":
         execute = valid_data(ExecuteForm(request.POST))
+        change = _propose_reset(request, event.cluster or cluster, group, kind, scope, strategy, execute,
+                                revert_of=seq)
+        if change is not None:
+            return proposed_response(request, change)
         audit = []
         resets.group_offsets_revert(actor=Actor.from_request(request), cluster=cluster, seq=seq,
                                     reason=execute["reason"], confirm=execute["confirm"],
@@ -292,6 +313,13 @@ def group_offsets_delete_preview(request: HtmxHttpRequest, cluster: str, group: 
 @role_required(Role.ADMIN)
 def group_offsets_delete(request: HtmxHttpRequest, cluster: str, group: str):
     topic, partitions = _offsets_delete_scope(request.POST)
+    change_checked(confirm=request.POST.get("confirm", ""), name=group, what="group",
+                   reason=request.POST.get("reason", ""), message=services.MSG_CONFIRM_GROUP.format(group=group))
+    change = propose_if_protected(actor=Actor.from_request(request), action=OFFSETS_DELETE, cluster=cluster,
+                                  kwargs=offsets_delete_kwargs(group=group, topic=topic, partitions=partitions),
+                                  reason=request.POST.get("reason", ""))
+    if change is not None:
+        return proposed_response(request, change)
     services.group_offsets_delete(actor=Actor.from_request(request), cluster=cluster, group=group, topic=topic,
                                   partitions=partitions, confirm=request.POST.get("confirm", ""),
                                   reason=request.POST.get("reason", ""))
@@ -306,6 +334,12 @@ def share_offsets_delete(request: HtmxHttpRequest, cluster: str, group: str):
     topic = request.POST.get("topic", "").strip()
     if not topic:
         raise ConsoleError("Name the topic whose start offsets should be deleted.")
+    change_checked(confirm=request.POST.get("confirm", ""), name=group, what="group", reason="",
+                   reason_required=False, message=services.MSG_CONFIRM_GROUP.format(group=group))
+    change = propose_if_protected(actor=Actor.from_request(request), action=SHARE_OFFSETS_DELETE, cluster=cluster,
+                                  kwargs={"group": group, "topic": topic}, reason=request.POST.get("reason", ""))
+    if change is not None:
+        return proposed_response(request, change)
     services.share_offsets_delete(actor=Actor.from_request(request), cluster=cluster, group=group, topic=topic,
                                   confirm=request.POST.get("confirm", ""), reason=request.POST.get("reason", ""))
     messages.success(request, f"Start offsets of {group} for {topic} deleted.")

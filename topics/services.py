@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import time
 
+from changes.guard import change_guard
 from console.audit.actor import Actor
 from console.audit.guarded import change_checked, guarded_change
 from console.audit.services import audited
@@ -92,6 +93,8 @@ def topic_configs_alter(*, actor: Actor, cluster: str, topic: str, set_values: d
     leaves break a rule of the cluster's topic policies on the keys it changes (unless an admin overrides)."""
     witness_topic_guard(actor=actor, action="topic.config.alter", cluster=cluster, topic=topic, what="reconfigure",
                         reason=reason, params={"set": set_values, "delete": delete})
+    change_guard(actor=actor, action="topic.config.alter", cluster=cluster, target=f"topic:{topic}", reason=reason,
+                 params={"set": set_values, "delete": delete})
     result = _configs_alter(actor=actor, cluster=cluster, kind=TOPIC, name=topic, target=f"topic:{topic}",
                             set_values=set_values, delete=delete, reason=reason,
                             after_validation=lambda: _config_policy_check(
@@ -162,6 +165,7 @@ def topic_delete(*, actor: Actor, cluster: str, topic: str, confirm: str, reason
     change_checked(confirm=confirm, name=topic, what="topic", reason=reason, reason_required=False,
                    message=MSG_CONFIRM_MISMATCH.format(name=topic))
     witness_topic_guard(actor=actor, action="topic.delete", cluster=cluster, topic=topic, what="delete", reason=reason)
+    change_guard(actor=actor, action="topic.delete", cluster=cluster, target=f"topic:{topic}", reason=reason)
     admin = cluster_admin(cluster)
     described = admin.describe_topics([topic])[topic]  # TopicNotFound before any audit row
     before = {"partitions": described.partition_count, "replication_factor": described.replication_factor,
@@ -193,6 +197,8 @@ def topic_records_purge(*, actor: Actor, cluster: str, topic: str, partitions: l
     Refused for the audit witness topic."""
     witness_topic_guard(actor=actor, action="topic.records.purge", cluster=cluster, topic=topic, what="purge",
                         reason=reason, params={"partitions": partitions, "before": before})
+    change_guard(actor=actor, action="topic.records.purge", cluster=cluster, target=f"topic:{topic}", reason=reason,
+                 params={"partitions": partitions, "before": before})
     plan = [row for row in topic_purge_preview(cluster=cluster, topic=topic, partitions=partitions, before=before)
             if row.records_deleted > 0]
     if not plan:

@@ -9,9 +9,12 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from changes.actions.topics import CONFIG, DELETE, PURGE, config_kwargs, purge_kwargs
+from changes.proposals import propose_if_protected, proposed_response
 from console.accounts.decorators import role_required
 from console.accounts.roles import Role
 from console.audit.actor import Actor
+from console.audit.guarded import change_checked
 from console.clusters.selectors import cluster_get
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
 from access.selectors import NoAuthorizer, acls_list
@@ -149,6 +152,12 @@ def topic_config_preview(request: HtmxHttpRequest, cluster: str, topic: str):
 @role_required(Role.ADMIN)
 def topic_config_apply(request: HtmxHttpRequest, cluster: str, topic: str):
     data = valid_data(forms.TopicConfigChangeForm(request.POST))
+    change = propose_if_protected(actor=Actor.from_request(request), action=CONFIG, cluster=cluster,
+                                  kwargs=config_kwargs(topic=topic, set_values=data["set_values"],
+                                                       delete=data["delete"], policy_override=data["override_policy"]),
+                                  reason=data["reason"])
+    if change is not None:
+        return proposed_response(request, change)
     services.topic_configs_alter(actor=Actor.from_request(request), cluster=cluster, topic=topic,
                                  set_values=data["set_values"], delete=data["delete"], reason=data["reason"],
                                  policy_override=data["override_policy"])
@@ -172,6 +181,12 @@ def topic_partitions_add(request: HtmxHttpRequest, cluster: str, topic: str):
 @role_required(Role.ADMIN)
 def topic_delete(request: HtmxHttpRequest, cluster: str, topic: str):
     data = valid_data(forms.DeleteForm(request.POST))
+    change_checked(confirm=data["confirm"], name=topic, what="topic", reason=data["reason"], reason_required=False,
+                   message=services.MSG_CONFIRM_MISMATCH.format(name=topic))
+    change = propose_if_protected(actor=Actor.from_request(request), action=DELETE, cluster=cluster,
+                                  kwargs={"topic": topic}, reason=data["reason"])
+    if change is not None:
+        return proposed_response(request, change)
     services.topic_delete(actor=Actor.from_request(request), cluster=cluster, topic=topic, confirm=data["confirm"],
                           reason=data["reason"])
     messages.success(request, f"Topic {topic} deleted.")
@@ -194,6 +209,11 @@ def topic_purge_preview(request: HtmxHttpRequest, cluster: str, topic: str):
 @role_required(Role.ADMIN)
 def topic_purge(request: HtmxHttpRequest, cluster: str, topic: str):
     data = valid_data(forms.PurgeForm(request.POST))
+    change = propose_if_protected(actor=Actor.from_request(request), action=PURGE, cluster=cluster,
+                                  kwargs=purge_kwargs(topic=topic, partitions=data["partitions"],
+                                                      before=data["before_offset"]), reason=data["reason"])
+    if change is not None:
+        return proposed_response(request, change)
     plan = services.topic_records_purge(actor=Actor.from_request(request), cluster=cluster, topic=topic,
                                         partitions=data["partitions"], before=data["before_offset"],
                                         reason=data["reason"])

@@ -10,6 +10,9 @@ from access.bindings import bindings_for, query_for
 from access.serializers import acls_json, quotas_json, scram_users_json
 from api.access import allow
 from api.schemas import PROBLEMS, REASON
+from changes.actions import access as acl_changes
+from changes.proposals import propose_if_protected
+from changes.serializers import change_json
 from console.accounts.roles import Role
 from console.audit.actor import Actor
 from console.errors import ConsoleError
@@ -51,13 +54,18 @@ class AclCreate(Schema):
     reason: str = REASON
 
 
-@router.post("/clusters/{cluster}/acls", response={201: list[dict], **PROBLEMS}, summary="Create ACLs")
+@router.post("/clusters/{cluster}/acls", response={201: list[dict], 202: dict, **PROBLEMS}, summary="Create ACLs")
 def acl_create(request, cluster: str, body: AclCreate):
-    """`manage.py acls add --confirm --format json` (admin): one binding per operation; answers those created."""
+    """`manage.py acls add --confirm --format json` (admin): one binding per operation; answers those created. On
+    a protected cluster: 202 and the change request made instead."""
     allow(request, role=Role.ADMIN, cluster=cluster, write=True)
     entries = bindings_for(principal=body.principal, resource_type=body.resource_type,
                            resource_name=body.resource_name, pattern_type=body.pattern_type,
                            operations=body.operations, permission=body.permission, host=body.host)
+    asked = propose_if_protected(actor=Actor.from_request(request), action=acl_changes.CREATE, cluster=cluster,
+                                 kwargs=acl_changes.acl_kwargs(entries), reason=body.reason)
+    if asked is not None:
+        return Status(202, change_json(asked))
     change = services.acls_create(actor=Actor.from_request(request), cluster=cluster, entries=entries,
                                   reason=body.reason)
     return Status(201, acls_json(change.changed))
@@ -68,14 +76,21 @@ class AclDelete(AclFilter):
     reason: str = REASON
 
 
-@router.post("/clusters/{cluster}/acls/delete", response={200: list[dict], **PROBLEMS}, summary="Delete ACLs")
+@router.post("/clusters/{cluster}/acls/delete", response={200: list[dict], 202: dict, **PROBLEMS},
+             summary="Delete ACLs")
 def acl_delete(request, cluster: str, body: AclDelete):
     """`manage.py acls remove --confirm COUNT --format json` (admin): deletes exactly the bindings the filter matches
-    now, confirmed by their count; answers those deleted."""
+    now, confirmed by their count; answers those deleted. On a protected cluster: 202 and the change request made
+    instead."""
     allow(request, role=Role.ADMIN, cluster=cluster, write=True)
     if not (body.principal or body.resource_type or body.resource_name):
         raise ConsoleError(MSG_DELETE_NEEDS_FILTER)
     matched = selectors.acls_list(cluster, _query(body))
+    if matched and body.confirm.strip() == str(len(matched)):
+        asked = propose_if_protected(actor=Actor.from_request(request), action=acl_changes.DELETE, cluster=cluster,
+                                     kwargs=acl_changes.acl_kwargs(matched), reason=body.reason)
+        if asked is not None:
+            return Status(202, change_json(asked))
     deleted = services.acls_delete(actor=Actor.from_request(request), cluster=cluster, entries=matched,
                                    confirm=body.confirm, reason=body.reason)
     return acls_json(deleted)

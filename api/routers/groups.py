@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ninja import Query, Router, Schema
+from ninja import Query, Router, Schema, Status
 from pydantic import Field
 
 from api.access import allow
 from api.pagination import page_after
 from api.schemas import PROBLEMS, REASON, Page, limit_field
+from changes.actions.offsets import RESET, reset_kwargs
+from changes.proposals import propose_if_protected
+from changes.serializers import change_json
 from console.accounts.roles import Role
 from console.audit.actor import Actor
 from console.errors import ConsoleError
@@ -146,16 +149,22 @@ def group_reset_preview(request, cluster: str, group: str, body: ResetPreview):
     return reset_preview_json(reset_preview(cluster, group, scope, strategy, kind=kind), kind=kind)
 
 
-@router.post("/clusters/{cluster}/groups/{kafka_name:group}/reset", response={200: list[dict], **PROBLEMS},
-             summary="Execute an offset reset")
+@router.post("/clusters/{cluster}/groups/{kafka_name:group}/reset",
+             response={200: list[dict], 202: dict, **PROBLEMS}, summary="Execute an offset reset")
 def group_reset(request, cluster: str, group: str, body: ResetExecute):
     """`manage.py reset_offsets --execute --if-unchanged FINGERPRINT --format json` (operator): planned again from
     the state now, refused (409, audited, nothing changed) while the group has members or if its offsets moved
-    since the preview; returns the offsets read back from Kafka."""
+    since the preview; returns the offsets read back from Kafka. On a protected group: 202 and the change request
+    made instead (GET /changes/{id}), which runs once another person approves it."""
     allow(request, role=Role.OPERATOR, cluster=cluster, write=True)
     if not body.fingerprint.strip():
         raise ConsoleError(MSG_FINGERPRINT, field="fingerprint")
     kind, scope, strategy, revert_of = _plan_input(cluster, group, body)
+    change = propose_if_protected(actor=Actor.from_request(request), action=RESET, cluster=cluster,
+                                  reason=body.reason, kwargs=reset_kwargs(group=group, kind=kind, scope=scope,
+                                                                         strategy=strategy, revert_of=revert_of))
+    if change is not None:
+        return Status(202, change_json(change))
     after = resets.group_offsets_reset(actor=Actor.from_request(request), cluster=cluster, group=group, scope=scope,
                                        strategy=strategy, reason=body.reason, confirm=group,
                                        expected_fingerprint=body.fingerprint, revert_of=revert_of, kind=kind)

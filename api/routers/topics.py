@@ -8,6 +8,9 @@ from pydantic import Field
 from api.access import allow
 from api.pagination import page_after
 from api.schemas import PROBLEMS, REASON, Page, limit_field
+from changes.actions.topics import CONFIG, DELETE, config_kwargs
+from changes.proposals import propose_if_protected
+from changes.serializers import change_json
 from console.accounts.roles import Role
 from console.audit.actor import Actor
 from topics import selectors, services
@@ -67,11 +70,18 @@ class ConfigChange(Schema):
     reason: str = REASON
 
 
-@router.patch("/clusters/{cluster}/topics/{topic}/configs", response={200: dict, **PROBLEMS},
+@router.patch("/clusters/{cluster}/topics/{topic}/configs", response={200: dict, 202: dict, **PROBLEMS},
               summary="Change a topic's config overrides")
 def topic_configs_alter(request, cluster: str, topic: str, body: ConfigChange):
-    """`manage.py topics alter-config --format json` (admin): each changed key as Kafka reads it back."""
+    """`manage.py topics alter-config --format json` (admin): each changed key as Kafka reads it back. On a
+    protected topic: 202 and the change request made instead."""
     allow(request, role=Role.ADMIN, cluster=cluster, write=True)
+    change = propose_if_protected(actor=Actor.from_request(request), action=CONFIG, cluster=cluster,
+                                  reason=body.reason, kwargs=config_kwargs(topic=topic, set_values=body.set,
+                                                                          delete=body.delete,
+                                                                          policy_override=body.override_policy))
+    if change is not None:
+        return Status(202, change_json(change))
     return services.topic_configs_alter(actor=Actor.from_request(request), cluster=cluster, topic=topic,
                                         set_values=body.set, delete=body.delete, reason=body.reason,
                                         policy_override=body.override_policy)
@@ -99,10 +109,17 @@ class TopicDelete(Schema):
     reason: str = REASON
 
 
-@router.delete("/clusters/{cluster}/topics/{topic}", response={200: dict, **PROBLEMS}, summary="Delete a topic")
+@router.delete("/clusters/{cluster}/topics/{topic}", response={200: dict, 202: dict, **PROBLEMS},
+               summary="Delete a topic")
 def topic_delete(request, cluster: str, topic: str, query: Query[TopicDelete]):
-    """`manage.py topics delete --yes` (admin), confirmed by the topic's name."""
+    """`manage.py topics delete --yes` (admin), confirmed by the topic's name. On a protected topic: 202 and the
+    change request made instead."""
     allow(request, role=Role.ADMIN, cluster=cluster, write=True)
+    if query.confirm == topic:
+        change = propose_if_protected(actor=Actor.from_request(request), action=DELETE, cluster=cluster,
+                                      reason=query.reason, kwargs={"topic": topic})
+        if change is not None:
+            return Status(202, change_json(change))
     services.topic_delete(actor=Actor.from_request(request), cluster=cluster, topic=topic, confirm=query.confirm,
                           reason=query.reason)
     return {"topic": topic, "deleted": True}

@@ -35,6 +35,14 @@ def committed_fingerprint(committed: dict[PartitionRef, int], refs: Sequence[Par
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
+def plan_fingerprint(preview: ResetPreview) -> str:
+    """A digest of the whole plan: the positions it starts from and every target. A change request keeps it, so
+    that what another person approved is exactly what runs (a log end that moved changes a to-latest plan)."""
+    rows = [[r.ref.topic, r.ref.partition, r.target] for r in preview.plan.rows]
+    payload = json.dumps([preview.fingerprint, rows])
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
 @dataclass(frozen=True)
 class ResetPreview:
     plan: ResetPlan

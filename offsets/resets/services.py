@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Sequence
 
+from changes.guard import change_guard
 from console.audit.actor import Actor
 from console.audit.models import AuditEvent
 from console.audit.guarded import change_checked, guarded_change, refuse_if
@@ -14,25 +15,31 @@ from offsets import group_table
 from offsets.kinds import CONSUMER, GroupKind, kind_for, kind_of_reset
 from offsets.lag.recheck import lag_recheck_group
 from offsets.resets.planning import AllTopics, Strategy, ToRecorded, TopicScope, describe_strategy
-from offsets.resets.preview import reset_preview
+from offsets.resets.preview import plan_fingerprint, reset_preview
 from offsets.services import MSG_CONFIRM_GROUP, check_storable, offsets_from_json, offsets_json, scope_text
 
 MSG_DELETES_REFUSED = "Kafka refused to delete some offsets: "
+MSG_PLAN_MOVED = ("The plan for '{group}' changed since it was previewed (its positions or the log offsets it targets "
+                  "moved): preview it again.")
 
 
 def group_offsets_reset(*, actor: Actor, cluster: str, group: str, scope: AllTopics | Sequence[TopicScope],
                         strategy: Strategy, reason: str, confirm: str, expected_fingerprint: str | None = None,
                         revert_of: int | None = None, kind: GroupKind | None = None,
-                        on_audit: Callable[[uuid.UUID], None] | None = None) -> dict:
+                        on_audit: Callable[[uuid.UUID], None] | None = None,
+                        expected_plan: str | None = None) -> dict:
     """Plans again from the state now, refuses unless the group has no members (Empty or Dead) and its positions
     did not move since the preview, then commits the targets as admin (OffsetCommit, AlterShareGroupOffsets or
     AlterStreamsGroupOffsets), deletes those the plan deletes, reads them back and audits before and after; then
     samples the group's lag again, so its status is judged on the new offsets at once (offsets/lag/recheck.py).
-    Without `kind`, the group's kind is looked up. `on_audit` is told the audit's correlation id."""
+    Without `kind`, the group's kind is looked up. `on_audit` is told the audit's correlation id. On a protected
+    group it runs only as an approved change request, which passes `expected_plan` (the whole plan's fingerprint)."""
     check_storable(group)
     change_checked(confirm=confirm, name=group, what="group", reason=reason,
                    message=MSG_CONFIRM_GROUP.format(group=group))
     kind = kind or kind_for(cluster, group)
+    change_guard(actor=actor, action=kind.reset_action, cluster=cluster, target=f"group:{group}", reason=reason,
+                 params={"strategy": describe_strategy(strategy), "scope": scope_text(scope)})
     preview = reset_preview(cluster, group, scope, strategy, kind=kind)
     targets, deletions = preview.plan.targets, preview.plan.deletions
     params = {"strategy": describe_strategy(strategy), "scope": scope_text(scope), "targets": offsets_json(targets),
@@ -45,6 +52,8 @@ def group_offsets_reset(*, actor: Actor, cluster: str, group: str, scope: AllTop
         refusal = kind.msg_active.format(group=group, state=preview.state, members=preview.members)
     elif expected_fingerprint is not None and expected_fingerprint != preview.fingerprint:
         refusal = kind.msg_moved.format(group=group)
+    elif expected_plan is not None and expected_plan != plan_fingerprint(preview):
+        refusal = MSG_PLAN_MOVED.format(group=group)
     refuse_if(refusal or "", actor=actor, action=kind.reset_action, cluster=cluster, target=target, reason=reason,
               params=params)
     if not targets and not deletions:

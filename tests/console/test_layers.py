@@ -13,7 +13,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 APPS = frozenset({"topics", "records", "offsets", "replication", "access", "transactions", "alerts", "sparkjobs",
-                  "connect", "brokers", "masking", "config_as_code", "api"})
+                  "connect", "brokers", "masking", "config_as_code", "changes", "api"})
 # bench/ and tests/ are left out on purpose: benchmarks compare the gateway with a raw client, and tests reach in.
 PLATFORM, GATEWAY, DEVSTACK = "console", "gateway", "devstack"
 PACKAGES = (PLATFORM, GATEWAY, DEVSTACK, *sorted(APPS))

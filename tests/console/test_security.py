@@ -13,7 +13,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
 
-CONSOLE_MODULES = ("console", "topics", "offsets", "sparkjobs", "connect")
+CONSOLE_MODULES = ("console", "topics", "offsets", "sparkjobs", "connect", "changes")
 PUBLIC = {"health", "health/ready", "health/live"}
 # A person's own saved filters: any signed-in person, viewers too, saves and deletes their own (their owner-only
 # rules are tested in tests/records/).

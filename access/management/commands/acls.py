@@ -11,6 +11,8 @@ from django.core.management.base import CommandError
 from access import selectors, services
 from access.bindings import bindings_for, query_for
 from access.serializers import acls_json
+from changes.actions import access as acl_changes
+from changes.proposals import propose_if_protected, proposed_output
 from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
 from gateway.kafka.types import ACL_OPERATIONS, ACL_PATTERN_TYPES, ACL_PERMISSIONS, ACL_RESOURCE_TYPES
@@ -100,6 +102,11 @@ class Command(ActorCommand):
                 self.stdout.write("Run again with --confirm --actor NAME --reason TEXT.")
             return
         actor, reason = self.acting(options, role=Role.ADMIN)
+        asked = propose_if_protected(actor=actor, action=acl_changes.CREATE, cluster=cluster, reason=reason,
+                                     kwargs=acl_changes.acl_kwargs(entries))
+        if asked is not None:
+            proposed_output(self, options, asked)
+            return
         change = services.acls_create(actor=actor, cluster=cluster, entries=entries, reason=reason)
         self._emit(options, change.changed, f"Created {len(change.changed)} binding(s):")
 
@@ -113,6 +120,12 @@ class Command(ActorCommand):
                 self.stdout.write(f"Run again with --confirm {len(matched)} --actor NAME --reason TEXT.")
             return
         actor, reason = self.acting(options, role=Role.ADMIN)
+        if matched and str(options["confirm"]).strip() == str(len(matched)):
+            asked = propose_if_protected(actor=actor, action=acl_changes.DELETE, cluster=cluster, reason=reason,
+                                         kwargs=acl_changes.acl_kwargs(matched))
+            if asked is not None:
+                proposed_output(self, options, asked)
+                return
         deleted = services.acls_delete(actor=actor, cluster=cluster, entries=matched, confirm=options["confirm"],
                                        reason=reason)
         self._emit(options, deleted, f"Deleted {len(deleted)} binding(s):")

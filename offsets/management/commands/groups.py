@@ -8,6 +8,8 @@ import json
 
 from django.core.management.base import CommandError
 
+from changes.actions.offsets import OFFSETS_DELETE, SHARE_OFFSETS_DELETE, offsets_delete_kwargs
+from changes.proposals import propose_if_protected, proposed_output
 from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
 from offsets import services
@@ -161,6 +163,12 @@ class Command(ActorCommand):
                               f"Run again with --yes --actor USER --reason TEXT.")
             return
         actor, reason = self.acting(options, role=Role.ADMIN)
+        change = propose_if_protected(actor=actor, action=OFFSETS_DELETE, cluster=cluster, reason=reason,
+                                      kwargs=offsets_delete_kwargs(group=group, topic=scope.topic,
+                                                                   partitions=partitions))
+        if change is not None:
+            proposed_output(self, options, change)
+            return
         services.group_offsets_delete(actor=actor, cluster=cluster, group=group, topic=scope.topic,
                                       partitions=partitions, confirm=group, reason=reason)
         self.stdout.write(f"Deleted group '{group}''s committed offsets: {listed}.")
@@ -179,6 +187,11 @@ class Command(ActorCommand):
                               f"Run again with --yes --actor USER --reason TEXT.")
             return
         actor, reason = self.acting(options, role=Role.ADMIN)
+        change = propose_if_protected(actor=actor, action=SHARE_OFFSETS_DELETE, cluster=cluster, reason=reason,
+                                      kwargs={"group": group, "topic": topic})
+        if change is not None:
+            proposed_output(self, options, change)
+            return
         services.share_offsets_delete(actor=actor, cluster=cluster, group=group, topic=topic, confirm=group,
                                       reason=reason)
         self.stdout.write(f"Deleted share group '{group}''s start offsets: {listed}.")

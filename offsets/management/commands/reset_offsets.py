@@ -2,7 +2,8 @@
 group is active, audit with offsets before and after, and revert of an earlier reset. A share group's start
 offsets reset the same way, with `kafka-share-groups --reset-offsets` semantics (--to-earliest, --to-latest,
 --to-datetime), and a streams group's with `kafka-streams-groups --reset-offsets` semantics (--all-topics means
-the topology's input topics); the output says which tool's semantics it followed."""
+the topology's input topics); the output says which tool's semantics it followed. On a protected group, --execute
+makes a change request instead (`manage.py changes`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
+from changes.actions.offsets import RESET, reset_kwargs
+from changes.proposals import propose_if_protected, proposed_output
 from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
 from console.errors import ConsoleError
@@ -42,7 +45,8 @@ class Command(ActorCommand):
         strategy.add_argument("--revert", type=int, metavar="AUDIT_EVENT_ID", help="go back to a reset's 'before'")
         mode = parser.add_mutually_exclusive_group()
         mode.add_argument("--dry-run", action="store_true", help="the default: show the plan, change nothing")
-        mode.add_argument("--execute", action="store_true")
+        mode.add_argument("--execute", action="store_true",
+                      help="on a protected group: make a change request that another person approves")
         parser.add_argument("--export", action="store_true", help="print the plan as topic,partition,offset CSV")
         parser.add_argument("--if-unchanged", metavar="FINGERPRINT",
                             help="with --execute: refuse if the committed offsets differ from the dry run's")
@@ -83,6 +87,12 @@ class Command(ActorCommand):
             strategy = self._strategy(options)
         if options["execute"]:
             actor, reason = self.acting(options, role=Role.OPERATOR)
+            # A protected group: the reset is asked for (a change request another person approves), not run.
+            change = propose_if_protected(actor=actor, action=RESET, cluster=cluster, reason=reason, kwargs=reset_kwargs(
+                group=group, kind=kind, scope=scope, strategy=strategy, revert_of=options["revert"]))
+            if change is not None:
+                proposed_output(self, options, change)
+                return
             after = services.group_offsets_reset(actor=actor, cluster=cluster, group=group, scope=scope,
                                                  strategy=strategy, reason=reason, confirm=group,
                                                  expected_fingerprint=options["if_unchanged"],

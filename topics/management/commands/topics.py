@@ -6,6 +6,8 @@ import json
 
 from django.core.management.base import CommandError
 
+from changes.actions.topics import CONFIG, DELETE, PURGE, config_kwargs, purge_kwargs
+from changes.proposals import propose_if_protected, proposed_output
 from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
 from console.errors import ConsoleError
@@ -75,6 +77,14 @@ class Command(ActorCommand):
             for line in table_lines:
                 self.stdout.write(line)
 
+    def _proposed(self, options, actor, reason: str, action: str, kwargs: dict) -> bool:
+        """On a protected topic the change is asked for (a change request another person approves), not run."""
+        change = propose_if_protected(actor=actor, action=action, cluster=options["cluster"], kwargs=kwargs,
+                                      reason=reason)
+        if change is not None:
+            proposed_output(self, options, change)
+        return change is not None
+
     def do_list(self, options):
         rows = selectors.filter_topics(selectors.topic_table(options["cluster"]), query=options["search"],
                                        regex=options["regex"], include_internal=options["include_internal"])
@@ -106,6 +116,10 @@ class Command(ActorCommand):
     def do_alter_config(self, options):
         actor, reason = self.acting(options, role=Role.ADMIN)
         delete = parse_keys(options["delete_config"])
+        if self._proposed(options, actor, reason, CONFIG, config_kwargs(
+                topic=options["topic"], set_values=_pairs(options["add_config"]), delete=delete,
+                policy_override=options["override_policy"])):
+            return
         after = services.topic_configs_alter(actor=actor, cluster=options["cluster"], topic=options["topic"],
                                              set_values=_pairs(options["add_config"]), delete=delete, reason=reason,
                                              policy_override=options["override_policy"])
@@ -123,6 +137,8 @@ class Command(ActorCommand):
         if not options["yes"]:
             raise CommandError(f"Refusing to delete {options['topic']} without --yes.")
         actor, reason = self.acting(options, role=Role.ADMIN)
+        if self._proposed(options, actor, reason, DELETE, {"topic": options["topic"]}):
+            return
         services.topic_delete(actor=actor, cluster=options["cluster"], topic=options["topic"],
                               confirm=options["topic"], reason=reason)
         self.emit(options, {"topic": options["topic"], "deleted": True}, [f"Deleted topic {options['topic']}."])
@@ -138,6 +154,9 @@ class Command(ActorCommand):
             rows = services.topic_purge_preview(**scope)
         else:
             actor, reason = self.acting(options, role=Role.ADMIN)
+            if self._proposed(options, actor, reason, PURGE, purge_kwargs(
+                    topic=options["topic"], partitions=partitions, before=options["offset"])):
+                return
             rows = services.topic_records_purge(actor=actor, reason=reason, **scope)
         lines = [f"{'PARTITION':>9} {'LOG-START':>10} {'LOG-END':>10} {'DELETE-BELOW':>12} {'RECORDS':>10}"]
         lines += [f"{r.partition:>9} {r.log_start:>10} {r.log_end:>10} {r.target:>12} {r.records_deleted:>10}"

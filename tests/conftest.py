@@ -74,11 +74,13 @@ def _session_group(item, seen: dict[str, int]) -> str:
     """The item's group: a shared server's, else its file's; a file that sets SESSION_GROUPS = n (long,
     independent tests) is dealt round-robin into n groups, each starting the file's module fixtures once."""
     names = set(getattr(item, "fixturenames", ()))
-    shared = next((group for fixture, group in SHARED_SERVER_GROUPS if fixture in names), None)
+    module = getattr(item, "module", None)
+    shared = next((group for fixture, group in SHARED_SERVER_GROUPS if fixture in names),
+                  getattr(module, "SESSION_GROUP", None))  # a file starting such servers itself names the group
     if shared:
         return shared
     path = item.nodeid.split("::")[0]
-    split = getattr(getattr(item, "module", None), "SESSION_GROUPS", 1)
+    split = getattr(module, "SESSION_GROUPS", 1)
     if split <= 1:
         return path
     index = seen.get(path, 0)

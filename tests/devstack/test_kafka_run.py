@@ -20,6 +20,8 @@ from gateway.kafka.errors import KafkaGatewayError
 from gateway.kafka.types import ClusterConnection
 
 pytestmark = pytest.mark.slow
+# It starts three brokers of its own: in the session that runs the other three-broker tests, never beside them.
+SESSION_GROUP = "three-brokers"
 
 
 def free_port_run(count: int) -> int:

@@ -96,18 +96,27 @@ def disk_usage_refresh(cluster: str, *, wait_s: float = 0.0, only_when_due: bool
     return None if fresh is None else _usage_of(cluster, fresh)
 
 
-def disk_usage(cluster: str, *, wait: bool = False) -> DiskUsage | None:
-    """The shared usage, or None while there is none yet (a rebuild is started in the background then, and when
-    the one found is older than beat should allow); with `wait`, read now if none is known."""
+# A topic the shared usage does not know was made after it: a page asking for it starts a rebuild, at most this
+# often (a topic whose brokers do not answer DescribeLogDirs stays unknown without asking every broker per view).
+UNKNOWN_TOPIC_REBUILD_S = 10.0
+
+
+def disk_usage(cluster: str, *, wait: bool = False, topic: str = "") -> DiskUsage | None:
+    """The shared usage, or None while there is none yet (a rebuild is started in the background then, when the
+    one found is older than beat should allow, and when `topic` is not in it); with `wait`, read now if none is
+    known."""
     admin = cluster_admin(cluster)
     version = connection_version(admin.connection)
     found = TABLE.read(cluster, version)
     if found is None and wait:
         return disk_usage_refresh(cluster, wait_s=settings.TOPIC_SNAPSHOT_LOCK_S) or disk_usage(cluster)
-    if found is None or found.age_s > TABLE.stale_after(found):
+    usage = None if found is None else _usage_of(cluster, found)
+    newer_topic = usage is not None and topic and topic not in usage.by_topic and \
+        found.age_s > UNKNOWN_TOPIC_REBUILD_S
+    if found is None or found.age_s > TABLE.stale_after(found) or newer_topic:
         patient = background_admin(cluster)
         TABLE.refresh_in_background(cluster, version, lambda: _build(patient))
-    return None if found is None else _usage_of(cluster, found)
+    return usage
 
 
 def forget(cluster: str) -> None:

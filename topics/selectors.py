@@ -127,7 +127,7 @@ def topic_detail(cluster: str, name: str) -> TopicDetail:
         blocking, blocking_error = {}, exc.message
     from topics.disk import disk_usage
 
-    usage = disk_usage(cluster)
+    usage = disk_usage(cluster, topic=name)
     sizes = usage.partition_sizes(name) if usage is not None else {}
     partitions = [
         PartitionRow(partition=p.partition, leader=p.leader, replicas=p.replicas, isr=p.isr,

@@ -111,7 +111,7 @@ def disk_usage(cluster: str, *, wait: bool = False, topic: str = "") -> DiskUsag
     if found is None and wait:
         return disk_usage_refresh(cluster, wait_s=settings.TOPIC_SNAPSHOT_LOCK_S) or disk_usage(cluster)
     usage = None if found is None else _usage_of(cluster, found)
-    newer_topic = usage is not None and topic and topic not in usage.by_topic and \
+    newer_topic = usage is not None and bool(topic) and topic not in usage.by_topic and \
         found.age_s > UNKNOWN_TOPIC_REBUILD_S
     if found is None or found.age_s > TABLE.stale_after(found) or newer_topic:
         patient = background_admin(cluster)

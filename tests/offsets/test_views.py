@@ -1,6 +1,7 @@
 """Group pages on the real broker: list, detail, preview → execute → revert, refusals, roles."""
 
 import re
+import time
 import uuid
 
 import pytest
@@ -19,10 +20,16 @@ def _committed(group):
 
 
 def test_groups_list_and_filters(client_for, viewer, seeded, local_cluster):
-    group_snapshot_refresh("local", wait_s=30)  # made behind the console's back: the next snapshot lists it
     client = client_for(viewer)
-
-    body = client.get("/clusters/local/groups/", {"q": seeded["group"]}).content.decode()
+    # Made behind the console's back: the next snapshot lists it. A rebuild another thread began before the group
+    # existed may be the one this refresh waits for, so refresh until one lists it.
+    deadline = time.monotonic() + 60
+    while True:
+        group_snapshot_refresh("local", wait_s=30)
+        body = client.get("/clusters/local/groups/", {"q": seeded["group"]}).content.decode()
+        if seeded["group"] in body or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
     assert seeded["group"] in body and "<td>15</td>" in body  # total lag 12 + 3
     assert seeded["group"] not in client.get("/clusters/local/groups/?state=Stable").content.decode()
 

@@ -46,6 +46,8 @@ def supervised_web(tmp_path, settings):
     """A `web` under keep_running, as make run starts it, whose command has a child of its own (like gunicorn's
     workers)."""
     settings.PROCESS_STATUS_DIR = str(tmp_path)
+    # No client process nor Java JVM listens in a folder of the test's own (the session's has the earlier tests').
+    settings.KAFKA_CLIENT_SOCKET_DIR = str(tmp_path / "clients")
     env = {**os.environ, "PROCESS_STATUS_DIR": str(tmp_path)}
     supervisor = subprocess.Popen([sys.executable, "-m", "devstack.keep_running", "web", "--", "sh", "-c",
                                    "sleep 60 & wait"], cwd=PROJECT_DIR, env=env, stdout=subprocess.DEVNULL,
@@ -68,7 +70,7 @@ def test_a_supervised_process_is_counted_with_its_children(supervised_web):
     assert kinds["web"].processes == 2
     assert kinds["web"].rss_bytes >= footprint.rss_bytes(command) + footprint.rss_bytes(child) - 1024 * 1024
     assert kinds["this_process"].processes == 1  # not supervised: reported as itself
-    assert "client" not in kinds and "jvm" not in kinds  # none started in this test's folder
+    assert "client" not in kinds and "jvm" not in kinds  # none in this test's socket folder
 
 
 def test_the_report_adds_the_kinds_up(supervised_web):

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from console.clusters.models import Cluster
 from gateway.kafka.errors import ClusterUnavailable
+from gateway.kafka.sandbox import stop_host_processes
 from offsets.lag.priority import previous_sample
 from offsets.lag.sampler import (_previous_samples, lag_prune, lag_rollup, lag_sample, lag_sample_all,
                                  lag_sweep_claim, lag_sweep_release)
@@ -309,6 +310,11 @@ def test_without_kafkas_java_clients_a_sweep_asks_group_by_group(kafka_node, db,
     missing = str(tmp_path / "no-kafka-libs")
     monkeypatch.setenv("KAFKA_TOOLS_LIBS", missing)  # the cluster's client process, started below, reads it
     settings.KAFKA_TOOLS_LIBS = missing
+    # A socket folder of the test's own: in the session's, the host's Java Admin JVM, started by earlier tests with
+    # the libraries, would answer, and this host would not be one without Kafka's Java clients.
+    sockets = str(tmp_path / "clients")
+    monkeypatch.setenv("KAFKA_CLIENT_SOCKET_DIR", sockets)
+    settings.KAFKA_CLIENT_SOCKET_DIR = sockets
     Cluster.objects.create(name=f"no-java-{uuid.uuid4().hex[:6]}", bootstrap_servers=kafka_node.bootstrap)
     name = Cluster.objects.latest("id").name
     topic = topic_factory("nojava", partitions=2)
@@ -316,8 +322,11 @@ def test_without_kafkas_java_clients_a_sweep_asks_group_by_group(kafka_node, db,
     groups = [group_name("nojava") for _ in range(3)]
     for i, group in enumerate(groups):
         commit(group, {(topic, 0): i, (topic, 1): 1})
-    with caplog.at_level("INFO", logger="offsets.lag.observe"):
-        result = lag_sample(cluster=name, now=T0)
+    try:
+        with caplog.at_level("INFO", logger="offsets.lag.observe"):
+            result = lag_sample(cluster=name, now=T0)
+    finally:
+        stop_host_processes()
     assert result.skipped == 0
     lags = dict(LagSample.objects.filter(cluster=name, group__in=groups, topic=topic).values_list("group", "lag"))
     assert lags == {group: (5 - i) + 4 for i, group in enumerate(groups)}

@@ -69,6 +69,10 @@ SCRIPTS = [
     Script("stalled", (0, 30), (5, 5), lambda s, ends: (ends[0], 7), ("ERR", {0: "OK", 1: "STALL"})),
     # Caught up at its last commits, then stopped while the topic grows: Burrow looks at STOP before zero lag.
     Script("stopped", (0,), (5,), lambda s, ends: ends if s < 2 else None, ("ERR", {0: "STOP"})),
+    # Catching up, then its consumers died: silent for longer than it had committed, while the lag went down in
+    # part of the window (the console called this OK, "consuming", until a whole window had one committed offset).
+    Script("died-catching-up", (100,), (2,), lambda s, ends: (10 * (s + 1),) if s < 5 else None,
+           ("ERR", {0: "STOP"})),
     # Reset from 80 back to 10 and consuming since: Burrow holds the rewind against it while the commit before it
     # is in its window; the console judges the commits since the reset.
     Script("rewound", (100,), (1,), lambda s, ends: (_rewound(s),), ("ERR", {0: "REWIND"}),
@@ -160,7 +164,10 @@ def test_the_console_gives_burrows_verdict_or_the_documented_difference(burrow, 
     finally:
         for committer in committers.values():
             committer.close()
+        del producer  # its connections go now, not at the session's end after the broker stopped
 
+    for name, (said, stored) in verdicts.items():  # shown with -s, and in the report of a failure
+        print(f"{name:17} Burrow {said[0]:4} {said[1]} complete {said[2]:g} | console {stored[0]:4} {stored[2]}")
     for script in SCRIPTS:
         (burrow_group, burrow_partitions, complete), (console_group, console_bad, reason) = verdicts[script.name]
         assert (burrow_group, burrow_partitions) == script.burrow, (script.name, verdicts[script.name])

@@ -4,10 +4,12 @@ Per partition, over the samples in the window since the committed offset last mo
 - OK    the lag touched zero, or it went down at least once while the group committed;
 - WARN  the group committed, but the lag never went down and ended higher than it started (falling behind);
 - ERR   the committed offset did not move while there was lag, yet the group still commits (the recorder saw a
-        commit within the window) or, without the recorder's word, has members: stalled, e.g. a poison record or
-        a stuck thread;
-- STOP  the committed offset did not move while there was lag, and nobody commits: the last commit the recorder
-        saw is older than the window or, without it, the group has no members.
+        commit within the window, and not long before the rest of it) or, without the recorder's word, has
+        members: stalled, e.g. a poison record or a stuck thread;
+- STOP  there was lag and nobody commits. With the recorder's last commit time, Burrow's rule: the group has been
+        silent for longer than the part of the window before its last commit (so also a group that consumed for
+        part of the window and then stopped); without it, the committed offset did not move and the group has
+        no members.
 - BLOCKED  the committed offset sits still at the partition's last stable offset while the log end is ahead: a
         read_committed consumer waiting for an open transaction to end, not a consumer falling behind.
 The group takes its worst partition's status (OK < WARN < BLOCKED < STOP < ERR: a live group that does not progress is the
@@ -68,6 +70,16 @@ def minutes_text(seconds: float) -> str:
     return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
 
 
+def _silent_longer_than_it_committed(times: list[float], committed: list[int], last_commit_s: float,
+                                     now_s: float) -> bool:
+    """Burrow's stop rule over a window whose committed offset moved: the group has been silent for longer than
+    the part of the window in which it committed. Its last commit was no earlier than the sample before the
+    committed offset last moved, whatever a recorder that is behind says."""
+    changed = max(i for i in range(1, len(committed)) if committed[i] != committed[i - 1])
+    last = max(last_commit_s, times[changed - 1])
+    return now_s - last > last - times[0]
+
+
 def partition_verdict(key: str, points: list[tuple], *, has_members: bool,
                       last_commit_s: float | None, now_s: float) -> PartitionVerdict | None:
     """points: (time, committed, end[, last stable offset]), oldest first. None while there are too few samples."""
@@ -95,14 +107,19 @@ def columns_verdict(key: str, times: list[float], committed: list[int], ends: li
     span = times[-1] - times[0]
     if min(lags) == 0:
         return PartitionVerdict(key, OK, "caught up in the window", newest_lag)
-    if newest_committed == committed[0]:
-        # The recorder's commit time says best whether anyone still commits (a group that only assign()s, like
-        # Spark or Flink, has no members yet commits); without it, no members means nobody does.
-        stopped = now_s - last_commit_s > span if last_commit_s is not None else not has_members
-        if stopped:
-            why = f"no commit for {minutes_text(now_s - last_commit_s)}" if last_commit_s is not None else "no members"
-            return PartitionVerdict(key, STOP, f"{key}: {why}, committed offset {newest_committed:,} with lag "
-                                               f"{newest_lag:,}", newest_lag)
+    still = newest_committed == committed[0]
+    # The recorder's commit time says best whether anyone still commits (a group that only assign()s, like Spark or
+    # Flink, has no members yet commits); without it, no members means nobody does, judged on a still window only.
+    if last_commit_s is not None:
+        stopped = now_s - last_commit_s > last_commit_s - times[0] if still else \
+            _silent_longer_than_it_committed(times, committed, last_commit_s, now_s)
+    else:
+        stopped = still and not has_members
+    if stopped:
+        why = f"no commit for {minutes_text(now_s - last_commit_s)}" if last_commit_s is not None else "no members"
+        return PartitionVerdict(key, STOP, f"{key}: {why}, committed offset {newest_committed:,} with lag "
+                                           f"{newest_lag:,}", newest_lag)
+    if still:
         return PartitionVerdict(key, ERR, f"{key}: committed offset {newest_committed:,} has not moved for "
                                           f"{minutes_text(span)} with lag {newest_lag:,}", newest_lag)
     falling_behind = lags == sorted(lags) and newest_lag > lags[0]

@@ -223,9 +223,16 @@ class WindowBatch:
         members = np.array(has_members, dtype=bool)[self.owner]
         commits = np.array([np.nan if t is None else t for t in last_commit_s], dtype=float)[self.owner]
         known = ~np.isnan(commits)
-        stopped = np.where(known, (now_s - np.where(known, commits, 0)) > span, ~members)
+        # Where the committed offset moved, the group's last commit came after the point before its last move.
+        moved = valid & (prior >= 0) & (committed != committed[r, np.maximum(prior, 0)])
+        last_move = size - 1 - np.argmax(moved[:, ::-1], axis=1)
+        before_move = times[rows_index, np.maximum(prior[rows_index, last_move], 0)]
+        last_commit = np.where(known, commits, 0.0)
+        last_commit = np.where(still, last_commit, np.maximum(last_commit, before_move))
+        first_time = times[rows_index, first]
+        stopped = np.where(known, (now_s - last_commit) > (last_commit - first_time), still & ~members)
         severity = np.select(
-            [count < MIN_SAMPLES, blocked, caught_up, still & stopped, still, growing],
+            [count < MIN_SAMPLES, blocked, caught_up, stopped, still, growing],
             [_NO_VERDICT, SEVERITY[BLOCKED], SEVERITY[OK], SEVERITY[STOP], SEVERITY[ERR], SEVERITY[WARN]],
             SEVERITY[OK])
         return _worded(self, severity, newest_lag, first_lag, newest_committed, newest_end, span, commits, now_s)

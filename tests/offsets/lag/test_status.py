@@ -1,3 +1,5 @@
+import pytest
+
 from offsets.lag.status import (
     ERR,
     MIN_SAMPLES,
@@ -151,3 +153,69 @@ def test_a_blocked_partition_is_worse_than_warn_and_better_than_a_stall():
         window = window.append(NOW - 30 * (2 - i), sample, 10)
     verdict_now = group_verdict(window, has_members=True, last_commit_s=None, now_s=NOW)
     assert verdict_now.status == ERR and verdict_now.partitions == {"a-0": BLOCKED, "a-1": WARN, "a-2": ERR}
+
+
+# Burrow's rules (its caching evaluator, v1.9.5) over commit histories, one sample per commit as a console sweep
+# would see them: (committed, log end) every 30 s ending at NOW, the group's last commit at the last point unless
+# said. Each row says Burrow's partition verdict and the console's; docs/on-call/lag-and-history.md ("The console's
+# status and Burrow's") explains each difference. tests/offsets/lag/test_burrow_parity.py checks the same against
+# a running Burrow.
+BURROW_NAMES = {"OK": OK, "WARN": WARN, "STALL": ERR, "STOP": STOP}  # the same rule under the console's name
+BURROW_DIFFERENCES = {("WARN", OK), ("REWIND", OK)}  # a lag that did not grow; a reset
+BURROW_SCENARIOS = [
+    # name, history, seconds since the last commit, Burrow, console
+    ("current lag zero", [(0, 50), (5, 50), (50, 50)], 0, "OK", OK),
+    ("lag zero earlier in the window", [(10, 10), (10, 30), (12, 40)], 0, "OK", OK),
+    ("lag zero earlier, then committing the same offset", [(10, 10), (10, 30), (10, 40)], 0, "OK", OK),
+    ("catching up", [(0, 100), (30, 110), (60, 120), (90, 130)], 0, "OK", OK),
+    ("lag went down once, grew otherwise", [(0, 100), (10, 150), (100, 160), (110, 260)], 0, "OK", OK),
+    ("falling behind", [(0, 100), (10, 150), (20, 200), (30, 260)], 0, "WARN", WARN),
+    ("keeping pace with a fixed backlog", [(0, 20), (5, 25), (10, 30), (15, 35)], 0, "WARN", OK),
+    ("committing the same offset with lag", [(5, 50), (5, 60), (5, 70)], 0, "STALL", ERR),
+    ("committing the same offset, nothing new produced", [(5, 50), (5, 50), (5, 50)], 0, "STALL", ERR),
+    ("stopped, silent for longer than it committed", [(0, 40), (10, 50), (20, 60), (20, 70), (20, 80), (20, 90)],
+     100, "STOP", STOP),
+    ("stopped a moment ago", [(0, 40), (10, 50), (20, 60), (30, 70), (30, 80)], 20, "WARN", WARN),
+    ("committed the same offset, then stopped committing", [(5, 50)] * 6, 100, "STOP", STOP),
+    ("reset backwards and consuming since", [(80, 100), (90, 100), (10, 101), (12, 102), (14, 103)], 0, "REWIND",
+     OK),
+    ("reset backwards and past the old offset again", [(80, 200), (40, 201), (60, 202), (80, 203), (100, 204)], 0,
+     "OK", OK),
+]
+
+
+@pytest.mark.parametrize("history, idle_s, burrow, console", [s[1:] for s in BURROW_SCENARIOS],
+                         ids=[s[0] for s in BURROW_SCENARIOS])
+def test_burrows_scenarios(history, idle_s, burrow, console):
+    assert verdict(history, members=False, last_commit=NOW - idle_s).status == console
+    assert (burrow, console) in BURROW_DIFFERENCES or console == BURROW_NAMES[burrow]
+
+
+def test_a_reset_is_not_held_against_the_group_as_burrows_rewind_is():
+    # Burrow: REWIND (group ERR) until the commit before the reset leaves its window or the group passes it again.
+    # The console restarts the window at the reset: a reset made on purpose says nothing bad about the consumer.
+    assert verdict([(80, 100), (90, 100), (10, 100)]) is None  # one point since the reset: collecting again
+    assert verdict([(90, 100), (10, 100), (10, 100), (10, 100)], members=False, last_commit=NOW - 5).status == ERR
+
+
+def test_fewer_commits_than_burrow_needs_for_a_full_window_still_get_a_verdict_from_three():
+    # Burrow judges from the first commit (one commit with lag and a second of silence is STOP there, its window
+    # spanning no time); the console waits for MIN_SAMPLES points, so one slow sweep cannot say STOP.
+    assert verdict([(5, 50), (5, 50)], members=False, last_commit=NOW - 60) is None
+    assert verdict([(5, 50), (5, 50), (5, 50)], members=False, last_commit=NOW - 90).status == STOP
+
+
+def test_a_group_that_stopped_part_way_through_the_window_is_stop_once_silent_longer_than_it_committed():
+    # It was catching up, then its consumers died: before, the lag that went down early in the window kept it OK
+    # ("consuming") until a whole window of samples had the same committed offset.
+    dead = [(0, 100), (30, 110), (60, 120), (60, 130), (60, 140), (60, 150)]
+    v = verdict(dead, members=False, last_commit=NOW - 100)
+    assert v.status == STOP and "no commit for 2 min" in v.reason
+    # Silent for 40 s after committing for 110 s: not yet (Burrow's rule: silent longer than its window of commits)
+    assert verdict([(0, 100), (30, 110), (60, 120), (90, 130), (90, 140)], last_commit=NOW - 40).status == OK
+
+
+def test_a_recorder_that_is_behind_cannot_make_a_committing_group_stop():
+    # The committed offset moved at the newest sample, so a commit came after the one before it, whatever the
+    # recorder's last commit time says.
+    assert verdict([(0, 100), (10, 150), (20, 200), (30, 260)], last_commit=NOW - 3600).status == WARN

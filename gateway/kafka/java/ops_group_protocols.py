@@ -1,0 +1,37 @@
+"""Which rebalance protocol consumer groups run on, through Kafka's Java Admin client.
+
+librdkafka's DescribeConsumerGroups gives members and the assignor, but not whether a member of a consumer group
+still speaks the classic protocol: Kafka's MemberDescription.upgraded() does (ConsumerGroupDescribe v1's member
+type). The Java client sends ConsumerGroupDescribe and, for a group the coordinator holds as classic, DescribeGroups,
+so one call describes both types."""
+
+from __future__ import annotations
+
+from gateway.kafka.java import bridge
+from gateway.kafka.types import ProtocolGroupDescription, ProtocolMember
+
+
+def _member(m: dict) -> ProtocolMember:
+    epoch = m.get("memberEpoch")
+    return ProtocolMember(member_id=m.get("memberId") or "", client_id=m.get("clientId") or "",
+                          host=m.get("host") or "", instance_id=m.get("groupInstanceId"),
+                          upgraded=m.get("upgraded"), member_epoch=None if epoch is None else int(epoch))
+
+
+class GroupProtocolOps(bridge.JavaCalls):
+
+    def describe_group_protocols(self, group_ids: list[str]) -> dict[str, ProtocolGroupDescription]:
+        """describeConsumerGroups for classic and consumer groups at once: each group's type, state, assignor and
+        members with their protocol. A group the coordinator does not know comes back Dead with no members."""
+        if not group_ids:
+            return {}
+        found = bridge.as_plain(self._java(
+            lambda admin, jvm: admin.describeConsumerGroups(list(dict.fromkeys(group_ids))).all()))
+        described = {}
+        for group_id, d in found.items():
+            members = tuple(sorted((_member(m) for m in d.get("members") or ()),
+                                   key=lambda m: (m.client_id, m.member_id)))
+            described[group_id] = ProtocolGroupDescription(
+                group_id=group_id, group_type=(d.get("type") or "classic").lower(),
+                state=d.get("groupState") or "Unknown", assignor=d.get("partitionAssignor") or "", members=members)
+        return described

@@ -12,6 +12,7 @@ from brokers.client_software import ClusterSoftware, cluster_client_software
 from console.clusters.selectors import cluster_admin
 from gateway.kafka.errors import KafkaGatewayError
 from gateway.kafka.types import ProtocolGroupDescription
+from offsets.history.selectors import duration_words
 from offsets.models import GroupGeneration, GroupTypeChange
 from offsets.protocols.readiness import POLICIES, Verdict, verdict
 from offsets.selectors import groups_of_every_type
@@ -24,7 +25,7 @@ POLICY_BROKERS_AT_MOST = 10
 MSG_POLICY_DIFFERS = "the brokers disagree ({values})"
 MSG_NOT_DESCRIBED = ("{left:,} of {total:,} classic and consumer groups were not described (at most {limit:,} per "
                      "page load): filter the groups list by type to see them.")
-HISTORY_WINDOW = timedelta(days=7)  # rebalances counted on each side of a move
+HISTORY_WINDOW = timedelta(days=7)  # rebalances counted on each side of a move, at most
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,10 @@ class RebalanceStats:
     count: int
     window_s: float
     mean_gap_s: float | None
+
+    @property
+    def window_words(self) -> str:
+        return duration_words(self.window_s)
 
 
 @dataclass(frozen=True)
@@ -100,7 +105,8 @@ def _stats(times: list[datetime], start: datetime, end: datetime) -> RebalanceSt
 
 def group_moves(cluster: str, *, now: datetime | None = None, limit: int = 100) -> list[Move]:
     """Moves from the classic to the consumer protocol the sweeps saw, newest first, each with the rebalances the
-    recorder stored on either side of it: the same span before as after (at most HISTORY_WINDOW)."""
+    recorder stored on either side of it: HISTORY_WINDOW before it, and from it until now (at most HISTORY_WINDOW).
+    The spans differ while the move is recent, so the page gives each span with its count."""
     now = now or datetime.now(UTC)
     moves = []
     for change in GroupTypeChange.objects.filter(cluster=cluster, before="classic", after="consumer")[:limit]:
@@ -111,9 +117,9 @@ def group_moves(cluster: str, *, now: datetime | None = None, limit: int = 100) 
         last_classic = max((t for t in classic if t <= change.at), default=None)
         recorded = min((t for t in consumer if last_classic is None or t >= last_classic), default=None)
         pivot = recorded or change.at
-        span = min(HISTORY_WINDOW, max(now - pivot, timedelta(seconds=1)))
+        after = min(HISTORY_WINDOW, max(now - pivot, timedelta(seconds=1)))
         moves.append(Move(change.group, change.before, change.after, change.at, change.previous_sweep_at, recorded,
-                          _stats(classic, pivot - span, pivot), _stats(consumer, pivot, pivot + span)))
+                          _stats(classic, pivot - HISTORY_WINDOW, pivot), _stats(consumer, pivot, pivot + after)))
     return moves
 
 

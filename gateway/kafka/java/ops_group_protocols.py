@@ -7,8 +7,12 @@ so one call describes both types."""
 
 from __future__ import annotations
 
+from gateway.kafka.errors import KafkaGatewayError
 from gateway.kafka.java import bridge
 from gateway.kafka.types import ProtocolGroupDescription, ProtocolMember
+
+# How the Java client says a group is gone (deleted, or expired with its offsets) since it was listed.
+GONE = frozenset({"GroupIdNotFoundException", "GroupNotFoundException"})
 
 
 def _member(m: dict) -> ProtocolMember:
@@ -25,8 +29,7 @@ class GroupProtocolOps(bridge.JavaCalls):
         members with their protocol. A group the coordinator does not know comes back Dead with no members."""
         if not group_ids:
             return {}
-        found = bridge.as_plain(self._java(
-            lambda admin, jvm: admin.describeConsumerGroups(list(dict.fromkeys(group_ids))).all()))
+        found = self._described(list(dict.fromkeys(group_ids)))
         described = {}
         for group_id, d in found.items():
             members = tuple(sorted((_member(m) for m in d.get("members") or ()),
@@ -35,3 +38,16 @@ class GroupProtocolOps(bridge.JavaCalls):
                 group_id=group_id, group_type=(d.get("type") or "classic").lower(),
                 state=d.get("groupState") or "Unknown", assignor=d.get("partitionAssignor") or "", members=members)
         return described
+
+    def _described(self, group_ids: list[str]) -> dict[str, dict]:
+        """One request for all; when one of them is gone the Java client fails them all, so the ids are halved
+        until the gone ones are found (a few more requests, and only when a group went away meanwhile)."""
+        try:
+            return bridge.as_plain(self._java(lambda admin, jvm: admin.describeConsumerGroups(group_ids).all()))
+        except KafkaGatewayError as exc:
+            if exc.code not in GONE:
+                raise
+            if len(group_ids) == 1:
+                return {group_ids[0]: {"groupState": "Dead", "members": []}}
+        half = len(group_ids) // 2
+        return {**self._described(group_ids[:half]), **self._described(group_ids[half:])}

@@ -108,12 +108,15 @@ def group_moves(cluster: str, *, now: datetime | None = None, limit: int = 100) 
     recorder stored on either side of it: HISTORY_WINDOW before it, and from it until now (at most HISTORY_WINDOW).
     The spans differ while the move is recent, so the page gives each span with its count."""
     now = now or datetime.now(UTC)
+    changes = list(GroupTypeChange.objects.filter(cluster=cluster, before="classic", after="consumer")[:limit])
+    generations: dict[str, list[tuple[str, datetime]]] = {}
+    for group, protocol, at in (GroupGeneration.objects.filter(cluster=cluster, group__in={c.group for c in changes})
+                                .values_list("group", "protocol", "time")):
+        generations.setdefault(group, []).append((protocol, at))
     moves = []
-    for change in GroupTypeChange.objects.filter(cluster=cluster, before="classic", after="consumer")[:limit]:
-        generations = list(GroupGeneration.objects.filter(cluster=cluster, group=change.group)
-                           .values_list("protocol", "time"))
-        classic = [t for p, t in generations if p == "classic"]
-        consumer = [t for p, t in generations if p == "consumer"]
+    for change in changes:
+        classic = [t for p, t in generations.get(change.group, ()) if p == "classic"]
+        consumer = [t for p, t in generations.get(change.group, ()) if p == "consumer"]
         last_classic = max((t for t in classic if t <= change.at), default=None)
         recorded = min((t for t in consumer if last_classic is None or t >= last_classic), default=None)
         pivot = recorded or change.at

@@ -29,7 +29,13 @@ class GroupProtocolOps(bridge.JavaCalls):
         members with their protocol. A group the coordinator does not know comes back Dead with no members."""
         if not group_ids:
             return {}
-        found = self._described(list(dict.fromkeys(group_ids)))
+        ids = list(dict.fromkeys(group_ids))
+        try:
+            found = bridge.as_plain(self._java(lambda admin, jvm: admin.describeConsumerGroups(ids).all()))
+        except KafkaGatewayError as exc:
+            if exc.code not in GONE:
+                raise
+            found = self._described_by_halves(ids)
         described = {}
         for group_id, d in found.items():
             members = tuple(sorted((_member(m) for m in d.get("members") or ()),
@@ -39,15 +45,20 @@ class GroupProtocolOps(bridge.JavaCalls):
                 state=d.get("groupState") or "Unknown", assignor=d.get("partitionAssignor") or "", members=members)
         return described
 
-    def _described(self, group_ids: list[str]) -> dict[str, dict]:
-        """One request for all; when one of them is gone the Java client fails them all, so the ids are halved
-        until the gone ones are found (a few more requests, and only when a group went away meanwhile)."""
-        try:
-            return bridge.as_plain(self._java(lambda admin, jvm: admin.describeConsumerGroups(group_ids).all()))
-        except KafkaGatewayError as exc:
-            if exc.code not in GONE:
-                raise
-            if len(group_ids) == 1:
-                return {group_ids[0]: {"groupState": "Dead", "members": []}}
+    def _described_by_halves(self, group_ids: list[str]) -> dict[str, dict]:
+        """`group_ids` failed together because one of them is gone (the Java client then fails them all): each half
+        is asked again, and a half that fails is halved in turn, until the gone ones are found. A few more requests,
+        and only when a group went away since it was listed."""
+        if len(group_ids) == 1:
+            return {group_ids[0]: {"groupState": "Dead", "members": []}}
         half = len(group_ids) // 2
-        return {**self._described(group_ids[:half]), **self._described(group_ids[half:])}
+        found = {}
+        for part in (group_ids[:half], group_ids[half:]):
+            try:
+                found.update(bridge.as_plain(self._java(lambda admin, jvm, part=part:
+                                                        admin.describeConsumerGroups(part).all())))
+            except KafkaGatewayError as exc:
+                if exc.code not in GONE:
+                    raise
+                found.update(self._described_by_halves(part))
+        return found

@@ -6,6 +6,8 @@ Each rule kind reads one kind of fact:
 - rebalances  the recorder saw at least `threshold` generations of the group within `window_minutes`;
 - sampler     the cluster had no successful lag sweep for `for_minutes` (at least three sample intervals);
 - recorder    the cluster's recorder stopped, or its history is older than `for_minutes` (at least 3 minutes);
+- classic_protocol  the last lag sweep listed the group as a classic-protocol group with a rebalance protocol
+              (not one that only holds committed offsets): it has not moved to the consumer protocol (KIP-848) yet;
 - connector   a connector matching the pattern, or one of its tasks, is FAILED (statuses ["FAILED"]) or anything but
               RUNNING (["NOT_RUNNING"]) in what beat last observed; one alert per connector, whatever its tasks do.
 How long a status, lag or connector condition must hold before anyone is told is not decided here but by the alert's
@@ -20,11 +22,11 @@ from fnmatch import fnmatchcase
 
 from alerts.broker_conditions import BROKER_KINDS, BrokerFacts, broker_firing
 
-STATUS, LAG, REBALANCES, SAMPLER, RECORDER, CONNECTOR = (
-    "status", "lag", "rebalances", "sampler", "recorder", "connector")
+STATUS, LAG, REBALANCES, SAMPLER, RECORDER, CONNECTOR, CLASSIC_PROTOCOL = (
+    "status", "lag", "rebalances", "sampler", "recorder", "connector", "classic_protocol")
 CONNECTOR_STATUSES = ("FAILED", "NOT_RUNNING")
 TRACE_LINES = 12  # of a failed task's trace, in the alert's message
-GROUP_KINDS = (STATUS, LAG, REBALANCES)
+GROUP_KINDS = (STATUS, LAG, REBALANCES, CLASSIC_PROTOCOL)
 ALERTABLE_STATUSES = ("WARN", "BLOCKED", "STOP", "ERR")
 MIN_RECORDER_STALE_S = 180
 
@@ -73,6 +75,8 @@ class Facts:
     recorders: dict[str, RecorderFacts] = field(default_factory=dict)
     connectors: tuple[ConnectorFacts, ...] = ()
     brokers: tuple[BrokerFacts, ...] = ()  # what the broker sampler last read (brokers/), for the broker kinds
+    # (cluster, group) -> since when the sweeps have seen it as a classic group with a protocol
+    classic_groups: dict[tuple[str, str], datetime] = field(default_factory=dict)
     sample_interval_s: float = 30.0
 
 
@@ -87,7 +91,7 @@ def matches(pattern: str, name: str) -> bool:
 
 def hold_s(rule) -> float:
     """How long a condition must hold before the alert fires."""
-    return rule.for_minutes * 60.0 if rule.kind in (STATUS, LAG, CONNECTOR, *BROKER_KINDS) else 0.0
+    return rule.for_minutes * 60.0 if rule.kind in (STATUS, LAG, CONNECTOR, CLASSIC_PROTOCOL, *BROKER_KINDS) else 0.0
 
 
 def firing(rule, facts: Facts) -> dict[tuple[str, str], str]:
@@ -116,6 +120,12 @@ def _group_conditions(rule, facts: Facts, clusters: set[str]) -> dict[tuple[str,
                 if count >= (rule.threshold or 1):
                     found[(cluster, group)] = (f"{count} rebalances in the last {rule.window_minutes} min "
                                                f"(rule: at least {rule.threshold})")
+        return found
+    if rule.kind == CLASSIC_PROTOCOL:
+        for (cluster, group), since in facts.classic_groups.items():
+            if cluster in clusters and matches(rule.group_pattern, group):
+                found[(cluster, group)] = (f"still on the classic rebalance protocol (a classic group since "
+                                           f"{since:%Y-%m-%d %H:%M:%S} UTC at least)")
         return found
     for g in facts.groups:
         if g.cluster not in clusters or not matches(rule.group_pattern, g.group):

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db.models import Q
 
 from alerts.broker_conditions import BROKER_KINDS, BrokerFacts
-from alerts.conditions import (CONNECTOR, LAG, REBALANCES, STATUS, ConnectorFacts, Facts, GroupFacts, RecorderFacts,
+from alerts.conditions import (CLASSIC_PROTOCOL, CONNECTOR, LAG, REBALANCES, STATUS, ConnectorFacts, Facts, GroupFacts, RecorderFacts,
                                SweepFacts)
 from alerts.models import AlertRule
 from brokers import conf as broker_conf
@@ -18,7 +18,7 @@ from brokers.models import BrokerState
 from connect.models import ConnectorSnapshot
 from console.clusters.models import Cluster
 from offsets.lag.last_total import LastTotal
-from offsets.models import GroupGeneration, GroupLagStatus, LagSweep, RecorderStatus
+from offsets.models import GroupGeneration, GroupLagStatus, GroupTypeSeen, LagSweep, RecorderStatus
 
 
 def _group_facts(rules: list[AlertRule]) -> tuple[GroupFacts, ...]:
@@ -54,8 +54,12 @@ def facts_gather(rules: list[AlertRule], now: datetime) -> Facts:
         connectors = tuple(ConnectorFacts(s.cluster, s.connect, s.connector, s.state, s.worker_id, s.trace,
                                           tuple(s.tasks)) for s in ConnectorSnapshot.objects.iterator(2000))
     brokers = _broker_facts(now) if any(r.kind in BROKER_KINDS for r in rules) else ()
+    classic = {}
+    if any(r.kind == CLASSIC_PROTOCOL for r in rules):  # as the lag sweeps last listed them (offsets/protocols/observed.py)
+        classic = {(cluster, group): since for cluster, group, since in GroupTypeSeen.objects.filter(
+            group_type="classic", simple=False).values_list("cluster", "group", "since").iterator(5000)}
     return Facts(now=now, clusters=clusters, groups=groups, generations=dict(generations), sweeps=sweeps,
-                 recorders=recorders, connectors=connectors, brokers=brokers,
+                 recorders=recorders, connectors=connectors, brokers=brokers, classic_groups=classic,
                  sample_interval_s=float(settings.LAG_SAMPLE_INTERVAL_S))
 
 

@@ -19,6 +19,7 @@ class AlertRule(models.Model):
         SAMPLER = "sampler", "lag sampler without a successful sweep for N minutes"
         RECORDER = "recorder", "rebalance recorder behind or stopped for N minutes"
         CONNECTOR = "connector", "connector or task FAILED (or not RUNNING) for N minutes"
+        CLASSIC_PROTOCOL = "classic_protocol", "a group still on the classic rebalance protocol for N minutes"
         UNDER_REPLICATED = "under_replicated", "under-replicated partitions above a threshold (0) for N minutes"
         UNDER_MIN_ISR = "under_min_isr", "partitions under their min ISR above a threshold (0) for N minutes"
         OFFLINE = "offline", "offline partitions for N minutes"
@@ -57,6 +58,8 @@ class AlertRule(models.Model):
             return f"total lag above {self.threshold:,}{held}"
         if self.kind == self.Kind.REBALANCES:
             return f"at least {self.threshold} rebalances within {self.window_minutes} min"
+        if self.kind == self.Kind.CLASSIC_PROTOCOL:
+            return f"still on the classic rebalance protocol{held}"
         if self.kind == self.Kind.CONNECTOR:
             what = "not RUNNING" if "NOT_RUNNING" in self.statuses else "FAILED"
             return f"connector or task {what}{held}"

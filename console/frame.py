@@ -21,6 +21,7 @@ GROUPS: tuple[tuple[str, tuple[tuple[str, str, bool, Role], ...]], ...] = (
                 ("Topic policies", "topic-policies:list", True, Role.VIEWER),
                 ("Bulk topic actions", "bulk-topics:select", True, Role.OPERATOR))),
     ("Consumers", (("Consumer groups", "offsets:groups", True, Role.VIEWER),
+                   ("Protocol migration", "protocol-migration:page", True, Role.VIEWER),
                    ("Transactions", "transactions:list", True, Role.VIEWER),
                    ("Replays", "sparkjobs:list", True, Role.VIEWER),
                    ("Bulk group actions", "bulk-groups:select", True, Role.OPERATOR))),
@@ -41,7 +42,8 @@ SECTION_OF = {
     "brokers": "brokers:list", "brokermetrics": "brokermetrics:overview", "replication": "replication:overview",
     "topics": "topics:list", "records": "topics:list", "topic-policies": "topic-policies:list", "bulk-topics": "bulk-topics:select",
     "offsets": "offsets:groups", "transactions": "transactions:list", "sparkjobs": "sparkjobs:list",
-    "bulk-groups": "bulk-groups:select", "connect": "connect:list", "access": "access:acls",
+    "bulk-groups": "bulk-groups:select", "protocol-migration": "protocol-migration:page", "connect": "connect:list",
+    "access": "access:acls",
     "masking": "masking:rules", "alerts": "alerts:page", "audit": "audit:list", "tokens": "tokens:list",
     "config-as-code": "config-as-code:drift", "changes": "changes:list",
 }

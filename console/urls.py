@@ -34,6 +34,7 @@ urlpatterns = [
     path("clusters/<str:cluster>/bulk/topics/", include("topics.bulk.urls")),
     path("clusters/<str:cluster>/bulk/groups/", include("offsets.bulk.urls")),
     path("clusters/<str:cluster>/groups/", include("offsets.urls")),
+    path("clusters/<str:cluster>/protocol-migration/", include("offsets.protocols.urls")),
     path("clusters/<str:cluster>/replays/", include("sparkjobs.urls")),
     path("clusters/<str:cluster>/transactions/", include("transactions.urls")),
     path("clusters/<str:cluster>/access/", include("access.urls")),

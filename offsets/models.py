@@ -143,3 +143,36 @@ class LagSweep(models.Model):
     # Set while a sweep of the cluster runs (offsets/lag/sampler.py lag_sweep_claim): a sweep that outlasts its
     # interval is not joined by the next one, which would ask the same cluster twice as hard.
     running_since = models.DateTimeField(null=True)
+    # The last sweep whose listing named every group's type (offsets/protocols/observed.py): the earliest a change
+    # of type seen by the next one can have happened.
+    types_seen_at = models.DateTimeField(null=True)
+
+
+class GroupTypeSeen(models.Model):
+    """The type (classic, consumer, share, streams) each group had at the last lag sweep that listed it, and since
+    which sweep: the rebalance protocol a group runs on, kept so that a change of it has a time."""
+
+    cluster = models.CharField(max_length=63)
+    group = models.CharField(max_length=GROUP_ID_MAX_STORED)
+    group_type = models.CharField(max_length=16)
+    simple = models.BooleanField(default=False)  # a classic group of committed offsets only, no protocol
+    since = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["cluster", "group"], name="group_type_seen_unique")]
+
+
+class GroupTypeChange(models.Model):
+    """A group seen with another type than at the sweep before (a move from classic to consumer, or back). The
+    change happened after `previous_sweep_at` (the last sweep that saw the old type, when known) and before `at`."""
+
+    cluster = models.CharField(max_length=63)
+    group = models.CharField(max_length=GROUP_ID_MAX_STORED)
+    before = models.CharField(max_length=16)
+    after = models.CharField(max_length=16)
+    at = models.DateTimeField()
+    previous_sweep_at = models.DateTimeField(null=True)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        indexes = [models.Index(fields=["cluster", "at"]), models.Index(fields=["cluster", "group"])]

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from gateway.kafka.sandbox import call
 from gateway.kafka.types import (
-    AclEntry, AclQuery, AppendResult, BatchWritten, BrokerJmxReading, ClientQuota, ClusterDescription, CommittedTail,
-    ConfigEntryInfo, DecodedPart, GroupDescription, GroupListing, ItemFailure, JmxEndpoint, OffsetAt, OutgoingRecord,
-    PartitionRef, ProducedRecord, ProducerState, QuorumInfo, Reassignment, RecordInfo, RegisteredBroker, ReplicaSize,
-    ScanChunk, ScanRequest, SchemaInfo, ScramUser, ShareGroupDescription, SharePartitionOffset,
-    StreamsGroupDescription, SubjectInfo, TopicMetadata, TransactionInfo, TransactionListing,
+    AclEntry, AclQuery, AppendResult, BatchWritten, BrokerJmxReading, ClientQuota, ClientSoftwareReading,
+    ClusterDescription, CommittedTail, ConfigEntryInfo, DecodedPart, GroupDescription, GroupListing, ItemFailure,
+    JmxEndpoint, OffsetAt, OutgoingRecord, PartitionRef, ProducedRecord, ProducerState, ProtocolGroupDescription,
+    QuorumInfo, Reassignment, RecordInfo, RegisteredBroker, ReplicaSize, ScanChunk, ScanRequest, SchemaInfo, ScramUser,
+    ShareGroupDescription, SharePartitionOffset, StreamsGroupDescription, SubjectInfo, TopicMetadata, TransactionInfo,
+    TransactionListing,
 )
 from gateway.kafka.types import GatewayFace
 from gateway.timing import timed
@@ -159,6 +160,10 @@ class IsolatedKafkaAdmin(GatewayFace):
         """DescribeGroups / ConsumerGroupDescribe for many groups at once; unknown groups come back as Dead."""
         return self._call("describe_groups", {"group_ids": group_ids})
 
+    def describe_group_protocols(self, group_ids: list[str]) -> dict[str, ProtocolGroupDescription]:
+        """describeConsumerGroups for classic and consumer groups at once: each group's type, state, assignor and…"""
+        return self._call("describe_group_protocols", {"group_ids": group_ids})
+
     def describe_log_dirs(self, broker_ids: list[int]) -> list[ReplicaSize]:
         """Every replica in every log dir of the given brokers (one DescribeLogDirs request to each)."""
         return self._call("describe_log_dirs", {"broker_ids": broker_ids})
@@ -261,6 +266,11 @@ class IsolatedKafkaAdmin(GatewayFace):
         """Writes one record (acks=all, idempotent) and waits for its offset; partition None hashes the key as…"""
         return self._call("produce_record", {
             "topic": topic, "partition": partition, "key": key, "value": value, "headers": headers})
+
+    def read_client_software(self, endpoints: list[JmxEndpoint], *,
+            timeout: float | None = None) -> list[ClientSoftwareReading]:
+        """Every broker's open connections by client software and version, all brokers at once within `timeout`;…"""
+        return self._call("read_client_software", {"endpoints": endpoints, "timeout": timeout})
 
     def read_jmx(self, endpoints: list[JmxEndpoint], *, topics: bool = True,
             timeout: float | None = None) -> list[BrokerJmxReading]:

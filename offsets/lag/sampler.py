@@ -33,6 +33,7 @@ from offsets.lag.observe import Asked, Failed, Finished, Listed, Sweeps
 from offsets.lag.priority import PreviousSample, previous_sample
 from offsets.lag.window_batch import Sample, WindowBatch
 from offsets.models import GROUP_ID_MAX_STORED, GroupCommitStat, GroupLagStatus, LagSample, LagSweep
+from offsets.protocols.observed import group_types_observe
 
 log = logging.getLogger(__name__)
 ROLLUP_STEPS = (300, 3600)  # each rolled up from the step before it (raw samples are step 0)
@@ -130,6 +131,8 @@ def _stored(cluster: str, now: datetime, parts, writer: BatchWriter, last_commit
         if isinstance(part, Listed):
             listing = part
             listed = _storable(cluster, [g for g in part.listings if g.group_type != "share"])
+            if not part.problem:  # librdkafka's fallback listing names no types: nothing to compare
+                group_types_observe(cluster=cluster, listings=part.listings, at=now)
             continue
         batch = [listed[g] for g in part.groups if g in listed]
         for start in range(0, len(batch), STORE_BATCH):

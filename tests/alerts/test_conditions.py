@@ -80,3 +80,14 @@ def test_any_group_id_matches_itself_literally_or_by_star(name):
     # fnmatch brackets in a name are a pattern, so a literal rule for such a name escapes them
     escaped = "".join(f"[{c}]" if c in "*?[" else c for c in name)
     assert matches(escaped, name)
+
+
+def test_classic_protocol_rule_holds_for_classic_groups_matching_its_pattern_and_cluster():
+    since = NOW - timedelta(days=3)
+    seen = facts(classic_groups={("local", "orders-a"): since, ("local", "billing"): since,
+                                 ("other", "orders-b"): since})
+    held = firing(rule(kind="classic_protocol", group_pattern="orders-*", cluster="local"), seen)
+    assert list(held) == [("local", "orders-a")]
+    assert "classic rebalance protocol" in held[("local", "orders-a")] and "2026-11-20 03:00:00" in held[("local", "orders-a")]
+    assert firing(rule(kind="classic_protocol"), facts()) == {}
+    assert hold_s(rule(kind="classic_protocol", for_minutes=10)) == 600

@@ -200,6 +200,24 @@ def _drop(endpoint: JmxEndpoint) -> None:
             pass
 
 
+def connection_for(endpoint: JmxEndpoint):
+    """The kept (or a new) MBean server connection of one agent, for the other JMX readers of this package."""
+    return _connection(endpoint)
+
+
+def drop_connection(endpoint: JmxEndpoint) -> None:
+    _drop(endpoint)
+
+
+def explain_failure(throwable, endpoint: JmxEndpoint) -> tuple[str, str]:
+    return _explain(throwable, endpoint)
+
+
+def submit_read(read, endpoint: JmxEndpoint):
+    """Runs `read(endpoint)` in the readers' thread pool, so every JMX read of the process is bounded together."""
+    return _pool.submit(read, endpoint)
+
+
 def forget_jmx_connections() -> None:
     """Closes every kept JMX connection (tests that restart brokers; a bridge that was replaced)."""
     with _lock:

@@ -286,7 +286,8 @@ JAVA_OPERATIONS = frozenset({
     "describe_registered_brokers", "describe_log_dirs", "list_groups_of_every_type", "describe_share_groups",
     "share_group_offsets", "alter_share_group_offsets", "delete_share_group_offsets", "delete_share_groups",
     "describe_streams_groups", "streams_group_offsets", "alter_streams_group_offsets", "delete_streams_group_offsets",
-    "delete_streams_groups", "group_offsets_batched", "read_jmx", "topic_ids",
+    "delete_streams_groups", "group_offsets_batched", "read_jmx", "topic_ids", "describe_group_protocols",
+    "read_client_software",
 })
 JVM_START_S = 5.0
 

@@ -7,10 +7,10 @@ from gateway.kafka.types.access import (ACL_OPERATIONS, ACL_PATTERN_TYPES, ACL_P
 from gateway.kafka.types.cluster import (BACKGROUND, BrokerInfo, ClusterConnection, ClusterDescription, GatewayFace,
                                          QuorumInfo, QuorumReplica, Reassignment, RegisteredBroker)
 from gateway.kafka.types.groups import (INACTIVE_GROUP_STATES, GroupDescription, GroupListing, MemberInfo,
-                                        ShareGroupDescription, ShareMember, SharePartitionOffset,
-                                        StreamsGroupDescription, StreamsMember, StreamsSubtopology)
+                                        ProtocolGroupDescription, ProtocolMember, ShareGroupDescription, ShareMember,
+                                        SharePartitionOffset, StreamsGroupDescription, StreamsMember, StreamsSubtopology)
 from gateway.kafka.types.metrics import (JMX_CREDENTIALS, JMX_FAILED, JMX_REFUSED, JMX_TIMEOUT, JMX_TLS,
-                                         BrokerJmxReading, JmxEndpoint, MeterReading)
+                                         BrokerJmxReading, ClientSoftwareReading, JmxEndpoint, MeterReading)
 from gateway.kafka.types.records import (AppendResult, BatchWritten, CommittedTail, DecodedPart, OutgoingRecord,
                                          ProducedRecord, RecordInfo,
                                          ScanChunk, ScanCursor, ScanFilter, ScanMatch, ScanRequest, SchemaInfo,
@@ -25,9 +25,11 @@ __all__ = [
     "AclQuery", "ClientQuota", "ScramCredential", "ScramUser",
     "BACKGROUND", "BrokerInfo", "ClusterConnection", "ClusterDescription", "GatewayFace", "QuorumInfo",
     "QuorumReplica", "Reassignment", "RegisteredBroker",
-    "INACTIVE_GROUP_STATES", "GroupDescription", "GroupListing", "MemberInfo", "ShareGroupDescription", "ShareMember",
+    "INACTIVE_GROUP_STATES", "GroupDescription", "GroupListing", "MemberInfo", "ProtocolGroupDescription",
+    "ProtocolMember", "ShareGroupDescription", "ShareMember",
     "SharePartitionOffset", "StreamsGroupDescription", "StreamsMember", "StreamsSubtopology",
-    "JMX_CREDENTIALS", "JMX_FAILED", "JMX_REFUSED", "JMX_TIMEOUT", "JMX_TLS", "BrokerJmxReading", "JmxEndpoint",
+    "JMX_CREDENTIALS", "JMX_FAILED", "JMX_REFUSED", "JMX_TIMEOUT", "JMX_TLS", "BrokerJmxReading", "ClientSoftwareReading",
+    "JmxEndpoint",
     "MeterReading",
     "AppendResult", "BatchWritten", "CommittedTail", "DecodedPart", "OutgoingRecord", "ProducedRecord",
     "RecordInfo", "ScanChunk", "ScanCursor",

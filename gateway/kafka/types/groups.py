@@ -108,3 +108,36 @@ class StreamsGroupDescription:
     topology_epoch: int
     subtopologies: tuple[StreamsSubtopology, ...]
     members: tuple[StreamsMember, ...]
+
+
+@dataclass(frozen=True)
+class ProtocolMember:
+    """A member of a consumer-protocol-type group as Kafka's Java Admin describes it. `upgraded` is
+    MemberDescription.upgraded(): True for a member speaking the consumer protocol inside a consumer group, False
+    for a classic-protocol member of a consumer group, None where the broker does not say (a classic group)."""
+
+    member_id: str
+    client_id: str
+    host: str
+    instance_id: str | None
+    upgraded: bool | None
+    member_epoch: int | None
+
+
+@dataclass(frozen=True)
+class ProtocolGroupDescription:
+    """Which rebalance protocol a group runs on (its type, "classic" or "consumer"), its assignor (the classic
+    protocol name the members agreed on, or the consumer group's server-side assignor) and its members."""
+
+    group_id: str
+    group_type: str
+    state: str
+    assignor: str
+    members: tuple[ProtocolMember, ...]
+
+    @property
+    def classic_members(self) -> tuple[ProtocolMember, ...]:
+        """Members still on the classic protocol: all of a classic group's, the not upgraded of a consumer group."""
+        if self.group_type == "classic":
+            return self.members
+        return tuple(m for m in self.members if m.upgraded is False)

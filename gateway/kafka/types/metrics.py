@@ -70,3 +70,17 @@ class BrokerJmxReading:
     @property
     def ok(self) -> bool:
         return not self.error
+
+
+@dataclass(frozen=True)
+class ClientSoftwareReading:
+    """What one broker's socket server counts of its clients (KIP-511): connections open now per client software
+    name and version (as each client announced itself in ApiVersions) and listener, summed over the network
+    processors. Kafka keeps no such figure per group member, only per broker connection."""
+
+    broker: int
+    address: str
+    # (software name, software version, listener) -> open connections
+    connections: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    error: str = ""
+    error_kind: str = ""

@@ -1,0 +1,158 @@
+"""The protocol migration on the session broker: a classic group of two real members, shown as classic with its
+members and a verdict; a rolling restart of its members onto group.protocol=consumer (Kafka's online upgrade),
+shown as a consumer group with a classic member in between and as moved at the end, with the time of the move and
+its rebalances before and after; the classic_protocol alert firing before the move and resolving after it."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from datetime import UTC, datetime
+
+import pytest
+
+from alerts.evaluation import alerts_evaluate
+from alerts.models import Alert, AlertRule
+from brokers.conf import LOCAL_JMX_PASSWORD_ENV, LOCAL_JMX_USER
+from brokers.services import metrics_source_set
+from console.audit.actor import Actor
+from console.clusters.selectors import cluster_admin
+from gateway.kafka.errors import KafkaGatewayError
+from offsets.history import recorder
+from offsets.lag.sampler import lag_sample
+from offsets.models import GroupTypeChange, GroupTypeSeen
+
+pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
+
+
+class Member:
+    """A real consumer polling in its own thread until it leaves (a clean close: LeaveGroup, or the consumer
+    protocol's leave heartbeat)."""
+
+    def __init__(self, bootstrap: str, group: str, topic: str, client_id: str, protocol: str) -> None:
+        from confluent_kafka import Consumer
+
+        config = {"bootstrap.servers": bootstrap, "group.id": group, "client.id": client_id,
+                  "group.protocol": protocol, "enable.auto.commit": False}
+        if protocol == "classic":
+            config["session.timeout.ms"] = 6000
+        self.consumer = Consumer(config)
+        self.consumer.subscribe([topic])
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._poll, daemon=True)
+        self.thread.start()
+
+    def _poll(self) -> None:
+        while not self.stop.is_set():
+            self.consumer.poll(0.1)
+        self.consumer.close()
+
+    def leave(self) -> None:
+        self.stop.set()
+        self.thread.join(30)
+
+
+def wait_protocols(group: str, wanted: dict[str, str], *, group_type: str, timeout: float = 60.0):
+    """Until the group is of `group_type` with exactly the members `wanted` (client id -> "classic" or
+    "consumer"), each holding partitions, as Kafka's Java Admin describes it."""
+    deadline, seen = time.monotonic() + timeout, None
+    while time.monotonic() < deadline:
+        try:
+            seen = cluster_admin("local").describe_group_protocols([group])[group]
+        except KafkaGatewayError:
+            time.sleep(0.5)
+            continue
+        protocols = {m.client_id: ("classic" if seen.group_type == "classic" or m.upgraded is False else "consumer")
+                     for m in seen.members}
+        if seen.group_type == group_type and protocols == wanted and seen.state == "Stable":
+            return seen
+        time.sleep(0.5)
+    raise AssertionError(f"{group} never reached {group_type} {wanted}; last seen {seen}")
+
+
+def _page(client) -> str:
+    response = client.get("/clusters/local/protocol-migration/")
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def _article(page: str, group: str) -> str:
+    from django.utils.html import escape
+
+    start = page.index(f'data-group="{escape(group)}" data-verdict=')
+    return page[start:page.index("</article>", start)]
+
+
+def test_a_classic_group_moves_online_and_the_page_follows(local_cluster, kafka_node, topic_factory, admin, viewer,
+                                                           client_for):
+    metrics_source_set(actor=Actor(user=admin, source="cli"), cluster="local", jmx=f"1=127.0.0.1:{kafka_node.jmx_port}",
+                       username=LOCAL_JMX_USER, password_env=LOCAL_JMX_PASSWORD_ENV, reason="client software")
+    AlertRule.objects.create(name="still-classic", kind=AlertRule.Kind.CLASSIC_PROTOCOL, group_pattern="mig-*",
+                             for_minutes=0, webhook="", emails=["oncall@example.com"], created_by="test",
+                             created_at=datetime.now(UTC))
+    topic = topic_factory("mig", partitions=4)
+    group = f"mig-{uuid.uuid4().hex[:8]}"
+    a = Member(kafka_node.bootstrap, group, topic, "mig-a", "classic")
+    b = Member(kafka_node.bootstrap, group, topic, "mig-b", "classic")
+    members = [a, b]
+    try:
+        wait_protocols(group, {"mig-a": "classic", "mig-b": "classic"}, group_type="classic")
+        lag_sample(cluster="local")
+        assert GroupTypeSeen.objects.get(cluster="local", group=group).group_type == "classic"
+        alerts_evaluate()
+        fired = Alert.objects.get(rule__name="still-classic", group=group)
+        assert fired.state == Alert.FIRING and "classic rebalance protocol" in fired.reason
+
+        client = client_for(viewer)
+        page = _page(client)
+        article = _article(page, group)
+        print(article)
+        assert 'data-verdict="ready"' in article, article
+        assert "mig-a" in article and "mig-b" in article and article.count(">classic</td>") == 2
+        assert "assignor range" in article
+        assert "group.consumer.migration.policy is &#x27;bidirectional&#x27;" in article
+        assert 'data-policy="bidirectional"' in page
+        # The brokers' own count of client software, read over JMX: this test's consumers are librdkafka's.
+        software = page[page.index('id="client-software"'):page.index('id="classic-groups"')]
+        print(software)
+        assert "confluent-kafka-python" in software and "apache-kafka-java" in software
+        assert "not per group member" in software
+
+        # The rolling restart: each member in turn leaves and comes back on the consumer protocol.
+        a.leave()
+        members.append(a := Member(kafka_node.bootstrap, group, topic, "mig-a", "consumer"))
+        mixed = wait_protocols(group, {"mig-a": "consumer", "mig-b": "classic"}, group_type="consumer")
+        assert [m.upgraded for m in mixed.members] == [True, False]  # sorted by client id
+        page = _page(client)
+        article = _article(page, group)
+        assert 'id="mixed-groups"' in page and "1 of 2 members still use the classic protocol" in article
+        assert ">consumer</td>" in article and ">classic</td>" in article
+
+        b.leave()
+        members.append(Member(kafka_node.bootstrap, group, topic, "mig-b", "consumer"))
+        wait_protocols(group, {"mig-a": "consumer", "mig-b": "consumer"}, group_type="consumer")
+        lag_sample(cluster="local")
+        recorder.record_from_topic("local", should_stop=lambda: False, until_caught_up=True)
+
+        change = GroupTypeChange.objects.get(cluster="local", group=group)
+        assert (change.before, change.after) == ("classic", "consumer")
+        assert change.previous_sweep_at is not None and change.previous_sweep_at < change.at
+        alerts_evaluate()
+        assert Alert.objects.get(rule__name="still-classic", group=group).state == Alert.RESOLVED
+
+        page = _page(client)
+        assert f'data-group="{group}" data-verdict=' not in page  # neither classic nor mixed any more
+        moves = page[page.index('id="moves"'):]
+        row = moves[moves.index(f'<tr data-group="{group}">'):]
+        row = row[:row.index("</tr>")]
+        print(row)
+        assert f"between {change.previous_sweep_at:%Y-%m-%d %H:%M:%S} and {change.at:%Y-%m-%d %H:%M:%S} UTC" in row
+        cells = row.split("<td>")
+        assert "none recorded" not in cells[3]  # the recorder stored the first consumer-protocol epoch
+        before, after = int(cells[4].split()[0]), int(cells[5].split()[0])
+        assert before >= 1 and after >= 1  # the classic generations of a and b, and the consumer epochs since
+        assert "in 7 days" in cells[4]
+    finally:
+        for member in members:
+            member.leave()

@@ -9,9 +9,9 @@ from __future__ import annotations
 from gateway.kafka.sandbox import call
 from gateway.kafka.types import (
     AclEntry, AclQuery, AppendResult, BatchWritten, BrokerJmxReading, ClientQuota, ClusterDescription, CommittedTail,
-    ConfigEntryInfo, DecodedPart, GroupDescription, GroupListing, ItemFailure, JmxEndpoint, OffsetAt, OutgoingRecord,
-    PartitionRef, ProducedRecord, ProducerState, QuorumInfo, Reassignment, RecordInfo, RegisteredBroker, ReplicaSize,
-    ScanChunk, ScanRequest, SchemaInfo, ScramUser, ShareGroupDescription, SharePartitionOffset,
+    ConfigEntryInfo, DecodedPart, GroupDescription, GroupListing, ItemFailure, JmxEndpoint, LogDirState, OffsetAt,
+    OutgoingRecord, PartitionRef, ProducedRecord, ProducerState, QuorumInfo, Reassignment, RecordInfo, RegisteredBroker,
+    ReplicaSize, ScanChunk, ScanRequest, SchemaInfo, ScramUser, ShareGroupDescription, SharePartitionOffset,
     StreamsGroupDescription, SubjectInfo, TopicMetadata, TransactionInfo, TransactionListing,
 )
 from gateway.kafka.types import GatewayFace
@@ -162,6 +162,10 @@ class IsolatedKafkaAdmin(GatewayFace):
     def describe_log_dirs(self, broker_ids: list[int]) -> list[ReplicaSize]:
         """Every replica in every log dir of the given brokers (one DescribeLogDirs request to each)."""
         return self._call("describe_log_dirs", {"broker_ids": broker_ids})
+
+    def describe_log_dir_states(self, broker_ids: list[int]) -> list[LogDirState]:
+        """Each log directory of the given brokers (one DescribeLogDirs request to each): cordoned or not, its…"""
+        return self._call("describe_log_dir_states", {"broker_ids": broker_ids})
 
     def describe_producers(self, refs: list[PartitionRef], *, broker: int | None = None) -> dict[PartitionRef,
             tuple[ProducerState, ...]]:

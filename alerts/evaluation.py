@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 
-from alerts.broker_conditions import BROKER_KINDS
+from alerts.broker_conditions import BROKER_KINDS, RETENTION
 from alerts.channels import DeliveryFailed, email_send, webhook_send
 from alerts.conditions import CONNECTOR, firing, hold_s, matches
 from alerts.facts import facts_gather
@@ -114,6 +114,8 @@ def alert_message(alert: Alert, resolving: bool) -> tuple[str, str]:
     if alert.rule.kind == CONNECTOR:
         connect, _, connector = alert.group.partition("/")
         subject_of = f"connector {connector} (Connect {connect}) on cluster {alert.cluster}"
+    elif alert.rule.kind == RETENTION:
+        subject_of = f"partition {alert.group} of cluster {alert.cluster}"
     elif alert.rule.kind in BROKER_KINDS:
         subject_of = f"{alert.group} of cluster {alert.cluster}" if alert.group else f"cluster {alert.cluster}"
     elif alert.group:

@@ -9,9 +9,9 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db.models import Q
 
-from alerts.broker_conditions import BROKER_KINDS, BrokerFacts
-from alerts.conditions import (CLASSIC_PROTOCOL, CONNECTOR, LAG, REBALANCES, STATUS, ConnectorFacts, Facts, GroupFacts, RecorderFacts,
-                               SweepFacts)
+from alerts.broker_conditions import BROKER_KINDS, RETENTION, BrokerFacts
+from alerts.conditions import (CLASSIC_PROTOCOL, CONNECTOR, LAG, REBALANCES, STATUS, ConnectorFacts, Facts, GroupFacts,
+                               RecorderFacts, SweepFacts)
 from alerts.models import AlertRule
 from brokers import conf as broker_conf
 from brokers.models import BrokerState
@@ -53,7 +53,8 @@ def facts_gather(rules: list[AlertRule], now: datetime) -> Facts:
     if any(r.kind == CONNECTOR for r in rules):  # beat's last observation of every connector (connect/observe.py)
         connectors = tuple(ConnectorFacts(s.cluster, s.connect, s.connector, s.state, s.worker_id, s.trace,
                                           tuple(s.tasks)) for s in ConnectorSnapshot.objects.iterator(2000))
-    brokers = _broker_facts(now) if any(r.kind in BROKER_KINDS for r in rules) else ()
+    brokers = (_broker_facts(now, retention=any(r.kind == RETENTION for r in rules))
+               if any(r.kind in BROKER_KINDS for r in rules) else ())
     classic = {}
     if any(r.kind == CLASSIC_PROTOCOL for r in rules):  # as the lag sweeps last listed them (offsets/protocols/observed.py)
         classic = {(cluster, group): since for cluster, group, since in GroupTypeSeen.objects.filter(
@@ -63,12 +64,15 @@ def facts_gather(rules: list[AlertRule], now: datetime) -> Facts:
                  sample_interval_s=float(settings.LAG_SAMPLE_INTERVAL_S))
 
 
-def _broker_facts(now: datetime) -> tuple[BrokerFacts, ...]:
-    """Each broker's newest figures, if its JMX gave them at its latest reading and within three intervals."""
+def _broker_facts(now: datetime, *, retention: bool = False) -> tuple[BrokerFacts, ...]:
+    """Each broker's newest figures, if its JMX gave them at its latest reading and within three intervals; with
+    `retention`, its partitions' shares of retention.bytes too (left unread otherwise: they may be thousands)."""
     fresh_after = now - timedelta(seconds=3 * broker_conf.sample_interval_s())
     found = []
-    for s in BrokerState.objects.order_by("cluster", "broker"):
+    states = BrokerState.objects.order_by("cluster", "broker")
+    for s in states if retention else states.defer("retention_shares"):
         failing = s.last_error_at is not None and (s.last_ok_at is None or s.last_error_at > s.last_ok_at)
         answered = not failing and s.last_ok_at is not None and s.last_ok_at >= fresh_after
-        found.append(BrokerFacts(s.cluster, s.broker, s.latest if answered else {}, answered))
+        found.append(BrokerFacts(s.cluster, s.broker, s.latest if answered else {}, answered,
+                                 s.retention_shares if answered and retention else {}))
     return tuple(found)

@@ -19,16 +19,17 @@ class AlertRuleForm(forms.Form):
     name = forms.CharField(max_length=100, help_text="letters, digits, '.', '_' or '-'")
     kind = forms.ChoiceField(choices=AlertRule.Kind.choices)
     cluster = forms.ChoiceField(required=False)
-    group_pattern = forms.CharField(required=False, initial="*", label="Groups or connectors",
+    group_pattern = forms.CharField(required=False, initial="*", label="Groups, connectors or topics",
                                     help_text="a group id or a pattern such as orders-* (status, lag, rebalances); "
-                                              "connector names for a connector rule")
+                                              "connector names for a connector rule; topics for a retention rule")
     statuses = forms.MultipleChoiceField(choices=[(s, s) for s in (*ALERTABLE_STATUSES, *CONNECTOR_STATUSES)],
                                          required=False, widget=forms.CheckboxSelectMultiple,
                                          help_text="for a status rule; FAILED or NOT_RUNNING for a connector rule")
     for_minutes = forms.IntegerField(min_value=0, initial=5, label="For at least (minutes)")
     threshold = forms.IntegerField(required=False, min_value=0,
                                    help_text="records of lag (lag rule), rebalances (rebalance rule), idle % (idle), "
-                                             "ms (p99_latency), partitions (under_replicated, under_min_isr)")
+                                             "ms (p99_latency), partitions (under_replicated, under_min_isr), % of "
+                                             "retention.bytes (retention; 90 if left empty)")
     window_minutes = forms.IntegerField(required=False, min_value=1, label="Within (minutes)",
                                         help_text="for a rebalance rule")
     webhook = forms.ChoiceField(required=False, help_text="channels come from CONSOLE_ALERT_WEBHOOKS")

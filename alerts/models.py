@@ -26,16 +26,18 @@ class AlertRule(models.Model):
         NO_CONTROLLER = "no_controller", "no active controller for N minutes"
         IDLE = "idle", "a broker's request handlers or network idle below threshold % for N minutes"
         P99_LATENCY = "p99_latency", "a broker's Produce or Fetch p99 above threshold ms for N minutes"
+        RETENTION = "retention", "a partition at threshold % (90) or more of its retention.bytes for N minutes"
 
     name = models.CharField(max_length=100, unique=True)
     kind = models.CharField(max_length=16, choices=Kind.choices)
     cluster = models.CharField(max_length=63, blank=True)  # blank: every registered cluster
-    # shell-style (fnmatch), exact case: group ids, or connector names for a connector rule
+    # shell-style (fnmatch), exact case: group ids, connector names for a connector rule, topics for a retention rule
     group_pattern = models.CharField(max_length=GROUP_ID_MAX_STORED, default="*")
     # kind status: e.g. ["ERR", "STOP"]; kind connector: ["FAILED"] or ["NOT_RUNNING"]
     statuses = models.JSONField(default=list, blank=True)
     for_minutes = models.PositiveIntegerField(default=0)
-    threshold = models.BigIntegerField(null=True, blank=True)  # kind lag: records; kind rebalances: count
+    # kind lag: records; kind rebalances: count; kind retention: percent of retention.bytes
+    threshold = models.BigIntegerField(null=True, blank=True)
     window_minutes = models.PositiveIntegerField(null=True, blank=True)  # kind rebalances
     webhook = models.CharField(max_length=100, blank=True)  # a channel name from CONSOLE_ALERT_WEBHOOKS
     emails = models.JSONField(default=list, blank=True)
@@ -63,6 +65,8 @@ class AlertRule(models.Model):
         if self.kind == self.Kind.CONNECTOR:
             what = "not RUNNING" if "NOT_RUNNING" in self.statuses else "FAILED"
             return f"connector or task {what}{held}"
+        if self.kind == self.Kind.RETENTION:
+            return f"a partition at {self.threshold} % or more of its retention.bytes{held}"
         if self.kind in BROKER_KINDS:
             return {"idle": f"request handlers or network idle below {self.threshold} %",
                     "p99_latency": f"Produce or consumer Fetch p99 above {self.threshold} ms",

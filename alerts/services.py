@@ -10,7 +10,7 @@ from django.core.validators import validate_email
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from alerts.broker_conditions import BROKER_KINDS, IDLE, THRESHOLD_KINDS
+from alerts.broker_conditions import BROKER_KINDS, DEFAULT_RETENTION_PERCENT, IDLE, RETENTION, THRESHOLD_KINDS
 from alerts.channels import webhook_check
 from alerts.conditions import ALERTABLE_STATUSES, CONNECTOR, CONNECTOR_STATUSES, GROUP_KINDS, LAG, REBALANCES, STATUS
 from alerts.models import AlertRule, Silence
@@ -30,6 +30,8 @@ MSG_CONNECTOR_STATUSES = ("A connector rule fires on FAILED (a connector or task
 MSG_THRESHOLD = "A lag rule needs a threshold of 0 records or more."
 MSG_REBALANCES = "A rebalance rule needs at least 1 rebalance (threshold) within a window of 1 minute or more."
 MSG_BROKER_THRESHOLD = "An idle rule needs a threshold of 0 to 100 (%), a p99_latency rule one of 0 ms or more."
+MSG_RETENTION_THRESHOLD = ("A retention rule's threshold is a share of retention.bytes of 1 % or more (90 when none is "
+                           "given).")
 MSG_NO_CHANNEL = "Say where the alert goes: a webhook, one or more email addresses, or both."
 MSG_EMAIL = "'{address}' is not an email address."
 MSG_CLUSTER = "No cluster named '{cluster}' is registered."
@@ -71,6 +73,10 @@ def alert_rule_create(*, actor: Actor, name: str, kind: str, cluster: str = "", 
         raise ConsoleError(MSG_REBALANCES)
     if kind in THRESHOLD_KINDS and (threshold is None or threshold < 0 or (kind == IDLE and threshold > 100)):
         raise ConsoleError(MSG_BROKER_THRESHOLD)
+    if kind == RETENTION:
+        threshold = DEFAULT_RETENTION_PERCENT if threshold is None else threshold
+        if threshold < 1:
+            raise ConsoleError(MSG_RETENTION_THRESHOLD)
     if for_minutes < 0:
         raise ConsoleError("Minutes cannot be negative.")
     if not webhook and not emails:
@@ -89,7 +95,7 @@ def alert_rule_create(*, actor: Actor, name: str, kind: str, cluster: str = "", 
                      threshold=threshold if kind in (LAG, REBALANCES, *BROKER_KINDS) else None,
                      window_minutes=window_minutes if kind == REBALANCES else None, webhook=webhook, emails=emails,
                      created_by=actor.name, created_at=timezone.now())
-    if kind not in (*GROUP_KINDS, CONNECTOR):
+    if kind not in (*GROUP_KINDS, CONNECTOR, RETENTION):
         rule.group_pattern = "*"
     with audited(actor=actor, action="alert.rule.create", cluster=cluster, target=f"alert-rule:{name}",
                  reason=reason, params=_rule_json(rule)) as record:

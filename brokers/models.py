@@ -64,6 +64,9 @@ class BrokerState(models.Model):
     read_ms = models.IntegerField(default=0)
     latest = models.JSONField(default=dict)
     counts = models.JSONField(default=dict)  # {"broker": {key: count}, "topics": {topic: {key: count}}, "at": t}
+    # The newest reading's partitions on this broker above 0 % of their retention.bytes (KIP-1257's gauge, JMX
+    # sources only): {topic: {"partition": percent}}. Only the newest: the topic page and the alert rules read it.
+    retention_shares = models.JSONField(default=dict)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["cluster", "broker"], name="one_state_per_broker")]

@@ -125,6 +125,8 @@ def broker_metrics_store(*, cluster: str, asked: Asked, now: datetime, took_s: f
                 rows += [BrokerSample(cluster=cluster, broker=reading.broker, topic=topic, at=now, values=v)
                          for topic, v in topics.items()]
                 state.latest, state.counts, state.last_ok_at = values, kept, now
+                state.retention_shares = {topic: {str(p): share for p, share in sorted(shares.items())}
+                                          for topic, shares in sorted(reading.retention_shares.items())}
             else:
                 state.last_error, state.error_kind, state.last_error_at = reading.error, reading.error_kind, now
             state.save()

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from django.db.models.fields.json import KeyTransform
+
 from brokers import conf
 from brokers.models import BrokerSample, BrokerState, MetricsSource, SamplerRun
 
@@ -154,3 +156,40 @@ def topic_throughput(cluster: str) -> dict[str, dict[str, float]]:
             if isinstance(values.get(key), int | float):
                 sums[key] = sums.get(key, 0.0) + values[key]
     return found
+
+
+@dataclass(frozen=True)
+class RetentionShares:
+    """One topic's partitions as shares of retention.bytes, as the sampler last read them from the brokers' JMX
+    (KIP-1257's gauge): whole percent per partition and broker, for the partitions above 0."""
+
+    by_partition: dict[int, dict[int, int]]  # partition -> broker -> percent
+    answering: frozenset[int]  # brokers whose newest reading is fresh: a replica there and not listed is at 0 %
+    read_at: datetime | None  # the oldest of those readings
+
+    def of(self, partition: int, replicas: tuple[int, ...]) -> dict[int, int]:
+        """broker -> percent for each replica whose broker answered."""
+        found = self.by_partition.get(partition, {})
+        return {broker: found.get(broker, 0) for broker in replicas if broker in self.answering}
+
+
+def topic_retention_shares(cluster: str, topic: str, *, now: datetime | None = None) -> RetentionShares | None:
+    """What the sampler last stored of the topic's shares; None when the cluster's brokers are not read over JMX
+    (no metrics source, a Prometheus one, or sampling off), which is the only way the console reads them."""
+    source = MetricsSource.objects.filter(cluster=cluster).first()
+    if source is None or source.kind != MetricsSource.JMX or not source.enabled:
+        return None
+    now, interval = now or datetime.now(UTC), conf.sample_interval_s()
+    by_partition: dict[int, dict[int, int]] = {}
+    answering, times = set(), []
+    rows = (BrokerState.objects.filter(cluster=cluster).annotate(shares=KeyTransform(topic, "retention_shares"))
+            .values_list("broker", "last_ok_at", "last_error_at", "shares"))  # only this topic's, of each broker
+    for broker, last_ok_at, last_error_at, shares in rows:
+        failing = last_error_at is not None and (last_ok_at is None or last_error_at > last_ok_at)
+        if failing or not _fresh(last_ok_at, interval, now):
+            continue
+        answering.add(broker)
+        times.append(last_ok_at)
+        for partition, share in (shares or {}).items():
+            by_partition.setdefault(int(partition), {})[broker] = int(share)
+    return RetentionShares(by_partition=by_partition, answering=frozenset(answering), read_at=min(times, default=None))

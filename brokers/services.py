@@ -1,19 +1,25 @@
-"""Writes: a cluster's metrics source (audited), and the `local` cluster's, seeded on every migrate."""
+"""Writes: a cluster's metrics source (audited), and the `local` cluster's, seeded on every migrate; cordoning and
+uncordoning a broker's log directories (audited, checked by the broker first)."""
 
 from __future__ import annotations
+
+import time
 
 from django.conf import settings
 from django.utils import timezone
 
 from brokers import conf
 from brokers.endpoints import check_ca_file, check_password_env, parse_jmx_spec
+from brokers.log_dirs import CONFIG, BrokerLogDirs, CordonPlan, broker_log_dirs, plan_cordon
 from brokers.models import MetricsSource
 from console.audit.actor import Actor
+from console.audit.guarded import refuse_if
 from console.audit.services import audited
-from console.clusters.selectors import cluster_get
+from console.clusters.selectors import cluster_admin, cluster_get
 from console.errors import ConsoleError
 from gateway.kafka.errors import InvalidRequest
 from gateway.kafka.prometheus import check_prometheus_url
+from gateway.kafka.types import BROKER
 
 MSG_KIND = "A metrics source is 'jmx' or 'prometheus', not {kind!r}."
 MSG_NO_URL = "A Prometheus source needs the server's address (http(s)://host:port)."
@@ -82,3 +88,78 @@ def metrics_source_seed_local(*, using: str = "default") -> None:
                        password_env=password_env, updated_by="migrate")
     elif seeded is not None and seeded.updated_by == "migrate" and username and not seeded.username:
         sources.filter(pk=seeded.pk).update(username=username, password_env=password_env)
+
+
+MSG_BROKER_REFUSES = "Broker {broker} refuses this: {reason}"
+MSG_MOVED = ("Broker {broker}'s cordoned.log.dirs is now {now!r}, not {seen!r} as the preview showed: someone changed "
+             "it meanwhile; preview again.")
+READ_BACK_S = 10.0
+
+
+def log_dirs_preview(*, cluster: str, broker_id: int, log_dirs: list[str], cordon: bool) -> CordonPlan:
+    """What cordoning (or uncordoning) these directories of the broker would change; changes nothing. The broker
+    checks the new value first (validate_only), so an entry it refuses is refused here, in its words, at the field."""
+    return _checked_plan(cluster, broker_id, log_dirs, cordon)[1]
+
+
+def _checked_plan(cluster: str, broker_id: int, log_dirs: list[str],
+                  cordon: bool) -> tuple[BrokerLogDirs, CordonPlan]:
+    state = broker_log_dirs(cluster, broker_id)
+    plan = plan_cordon(state, log_dirs, cordon=cordon)
+    _alter_cordoned(cluster, plan, validate_only=True)
+    return state, plan
+
+
+def broker_log_dir_cordon(*, actor: Actor, cluster: str, broker_id: int, log_dirs: list[str], reason: str = "",
+                          expected_before: str | None = None) -> dict:
+    """Cordons log directories of one broker (paths of its log.dirs, or "*" for all): the controller places no new
+    replica there; the replicas they hold stay and are served. `expected_before`: the cordoned.log.dirs value the
+    preview showed; the change is refused when it moved since. Returns the plan with what the broker reports after."""
+    return _log_dirs_change(actor=actor, cluster=cluster, broker_id=broker_id, log_dirs=log_dirs, cordon=True,
+                            reason=reason, expected_before=expected_before)
+
+
+def broker_log_dir_uncordon(*, actor: Actor, cluster: str, broker_id: int, log_dirs: list[str], reason: str = "",
+                            expected_before: str | None = None) -> dict:
+    """Uncordons log directories of one broker ("*": all): new replicas may be placed there again."""
+    return _log_dirs_change(actor=actor, cluster=cluster, broker_id=broker_id, log_dirs=log_dirs, cordon=False,
+                            reason=reason, expected_before=expected_before)
+
+
+def _log_dirs_change(*, actor: Actor, cluster: str, broker_id: int, log_dirs: list[str], cordon: bool, reason: str,
+                     expected_before: str | None) -> dict:
+    state, plan = _checked_plan(cluster, broker_id, log_dirs, cordon)
+    action, target = f"broker.log_dir.{plan.what}", f"broker:{broker_id}"
+    params = {"log_dirs": log_dirs, **plan.as_dict()}
+    moved = expected_before is not None and expected_before != plan.before
+    refuse_if(MSG_MOVED.format(broker=broker_id, now=plan.before, seen=expected_before) if moved else "",
+              actor=actor, action=action, cluster=cluster, target=target, reason=reason, params=params)
+    with audited(actor=actor, action=action, cluster=cluster, target=target, reason=reason, params=params,
+                 before={CONFIG: state.config, "cordoned": state.cordoned}) as record:
+        _alter_cordoned(cluster, plan)
+        record.after = _read_back(cluster, plan)
+    return {**plan.as_dict(), "now": record.after}
+
+
+def _alter_cordoned(cluster: str, plan: CordonPlan, *, validate_only: bool = False) -> None:
+    """Sets cordoned.log.dirs on the broker, or removes the override when the new value is what the broker has
+    without one (its static setting or Kafka's default), so that a later change of that setting is not masked."""
+    admin = cluster_admin(cluster)
+    try:
+        admin.alter_configs(BROKER, str(plan.broker), set_values={} if plan.remove_override else {CONFIG: plan.after},
+                            delete=[CONFIG] if plan.remove_override else [], validate_only=validate_only)
+    except InvalidRequest as exc:
+        raise ConsoleError(MSG_BROKER_REFUSES.format(broker=plan.broker, reason=exc.message), field="log_dirs") from exc
+
+
+def _read_back(cluster: str, plan: CordonPlan) -> dict:
+    """What the broker reports once the change shows in DescribeLogDirs (it applies it from the metadata log a
+    moment after acknowledging), or after READ_BACK_S: the config and the directories cordoned."""
+    wanted = {d.path: plan.cordon for d in plan.affected}
+    deadline = time.monotonic() + READ_BACK_S
+    while True:
+        state = broker_log_dirs(cluster, plan.broker)
+        shown = {d.path: d.cordoned for d in state.dirs if d.path in wanted}
+        if shown == wanted or time.monotonic() > deadline:
+            return {CONFIG: state.config, "cordoned": state.cordoned}
+        time.sleep(0.2)

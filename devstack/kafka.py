@@ -61,6 +61,10 @@ class KafkaNode:
     jmx_security: JmxSecurity | None = None
     # Prometheus's JMX exporter agent in the broker (devstack/jmx_exporter.py), for the Prometheus source
     exporter: ExporterAgent | None = None
+    # Log directories beyond the first (data-2, data-3...; the metadata log stays in the first), and settings of a
+    # test's own added to server.properties: the log-dir cordoning tests' broker.
+    extra_log_dirs: int = 0
+    properties: dict[str, str] = field(default_factory=dict)
     process: subprocess.Popen | None = field(default=None, repr=False)
 
     @property
@@ -75,6 +79,10 @@ class KafkaNode:
     def log_dir(self) -> Path:
         return self.home / "data"
 
+    @property
+    def log_dirs(self) -> list[Path]:
+        return [self.log_dir, *(self.home / f"data-{i + 2}" for i in range(self.extra_log_dirs))]
+
     def java(self, main: str, *args: str | Path) -> list[str]:
         return java_command(main, *args, heap=self.heap, classpath=java_classpath(self.libs), options=(
             "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-Djava.awt.headless=true",
@@ -85,10 +93,11 @@ class KafkaNode:
         self.home.mkdir(parents=True, exist_ok=True)
         (self.home / "logs").mkdir(exist_ok=True)
         self.config_file.write_text(server_properties(
-            node_id=self.node_id, port=self.port, controller_port=self.controller_port, log_dir=self.log_dir,
+            node_id=self.node_id, port=self.port, controller_port=self.controller_port,
+            log_dir=",".join(str(d) for d in self.log_dirs),
             voters=self.quorum_voters or f"{self.node_id}@127.0.0.1:{self.controller_port}",
             offsets_partitions=self.offsets_partitions, internal_replication=self.internal_replication,
-            rack=self.rack, security=self.security))
+            rack=self.rack, security=self.security, extra=self.properties))
         (self.home / "log4j2.properties").write_text(log4j2_properties(self.log_level))
         if (self.log_dir / "meta.properties").exists():
             return

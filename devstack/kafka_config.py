@@ -144,22 +144,25 @@ class BrokerSecurity:
         return f"127.0.0.1:{self.mtls_port}"
 
 
-def server_properties(*, node_id: int, port: int, controller_port: int, log_dir: Path, voters: str,
+def server_properties(*, node_id: int, port: int, controller_port: int, log_dir: Path | str, voters: str,
                       offsets_partitions: int, internal_replication: int, rack: str | None,
-                      security: BrokerSecurity | None) -> str:
-    extra = {"extra_listeners": "", "extra_advertised": "", "extra_protocols": ""}
+                      security: BrokerSecurity | None, extra: dict[str, str] | None = None) -> str:
+    """`log_dir` is log.dirs (one folder, or several separated by commas); `extra` adds settings of a test's own."""
+    listeners = {"extra_listeners": "", "extra_advertised": "", "extra_protocols": ""}
     if security is not None:
         added = f",SASL_SSL://127.0.0.1:{security.sasl_ssl_port},SSL://127.0.0.1:{security.mtls_port}"
-        extra = {"extra_listeners": added, "extra_advertised": added, "extra_protocols": ",SASL_SSL:SASL_SSL,SSL:SSL"}
+        listeners = {"extra_listeners": added, "extra_advertised": added,
+                     "extra_protocols": ",SASL_SSL:SASL_SSL,SSL:SSL"}
     properties = _SERVER_PROPERTIES.format(
         port=port, controller_port=controller_port, log_dir=log_dir, offsets_partitions=offsets_partitions,
         node_id=node_id, voters=voters, internal_replication=internal_replication,
-        super_users=";".join(security.super_users if security is not None else ("User:ANONYMOUS",)), **extra,
+        super_users=";".join(security.super_users if security is not None else ("User:ANONYMOUS",)), **listeners,
     )
     if rack:
         properties += f"broker.rack={rack}\n"
     if security is not None:
         properties += _SECURED_PROPERTIES.format(keystore=security.tls.broker_keystore, truststore=security.tls.ca)
+    properties += "".join(f"{key}={value}\n" for key, value in (extra or {}).items())
     return properties
 
 

@@ -66,8 +66,9 @@ ENGINE_NEUTRAL_TESTS = ("tests/console/accounts/test_views.py", "tests/console/a
 
 # Sessions side by side (make test: pytest-xdist --dist loadgroup) each get whole files, as with loadfile; the
 # files that need one of these costly servers all go to the same session, so that the run starts it once: two
-# three-broker clusters beside each other on two cores starve every election, and a Connect worker is a big JVM.
-SHARED_SERVER_GROUPS = (("three_brokers", "three-brokers"), ("connect_worker", "connect"))
+# three-broker clusters beside each other on two cores starve every election, a Connect worker is a big JVM, and the
+# two-directory broker (log-dir cordoning, retention shares) need not start twice.
+SHARED_SERVER_GROUPS = (("three_brokers", "three-brokers"), ("connect_worker", "connect"), ("jbod_kafka", "jbod"))
 
 
 def _session_group(item, seen: dict[str, int]) -> str:

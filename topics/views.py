@@ -21,6 +21,7 @@ from access.selectors import NoAuthorizer, acls_list
 from brokers.selectors import topic_throughput
 from offsets.lag.selectors import topic_lag_chart
 from topics import disk, forms, selectors, services
+from topics.retention_share import topic_retention_cells
 from topics.policies.selectors import detail_violations, policy_rows
 from gateway.kafka.types import TOPIC, AclQuery
 
@@ -97,6 +98,8 @@ def topic_detail(request: HtmxHttpRequest, cluster: str, topic: str):
         "cluster": cluster, "topic": detail, "topic_name": detail.name, "tab": tab,
         "partition_count": len(detail.partitions), "overrides": sum(1 for c in detail.configs if c.is_override),
     }
+    if tab == "partitions" or request.htmx:  # the partitions partial refreshes itself
+        context["retention"] = {str(p): cell for p, cell in topic_retention_cells(cluster, detail).items()}
     if request.htmx:
         return render(request, "topics/detail.html#partitions", context)
     if tab == "overview":

@@ -35,6 +35,13 @@ TOPIC_MBEANS = {"bytes_in": "BytesInPerSec", "bytes_out": "BytesOutPerSec", "mes
 ATTRIBUTES = {"meter": ("Count", "OneMinuteRate"), "idle": ("Count", "OneMinuteRate"), "gauge": ("Value",),
               "share": ("Value",), "p99": ("99thPercentile",)}
 MAX_TOPICS = 2000  # per broker and reading: past it the broker-wide figures still come, the rest of topics do not
+# KIP-1257 (Kafka 4.3): each partition's size as a share of its retention.bytes, one gauge per partition (topic=,
+# partition=), in whole percent (size × 100 // retention.bytes, so above 100 while deletion has not caught up). The
+# broker computes it at each retention check (log.retention.check.interval.ms, 5 minutes by default), not at each
+# read: 0 before a new partition's first check and for partitions without a limit (retention.bytes -1). Only the
+# partitions above 0 are read (the broker filters them), at most MAX_PARTITIONS per broker, the first by name.
+RETENTION_SHARE = "kafka.log:type=Log,name=RetentionSizeInPercent"
+MAX_PARTITIONS = 5000
 
 
 def wanted_mbeans(topics: bool) -> list[tuple[str, tuple[str, ...]]]:
@@ -82,4 +89,15 @@ def reading_from_attributes(broker: int, address: str, at: float, took: float,
                 topics.setdefault(name[len(prefix):], {})[key] = _meter(values)
     attributes = {f"{name}:{attribute}": value for name, values in found.items() for attribute, value in values.items()}
     return BrokerJmxReading(broker=broker, address=address, read_at=at, gauges=gauges, meters=meters, topics=topics,
-                            attributes=attributes, duration_s=took)
+                            retention_shares=retention_shares(found), attributes=attributes, duration_s=took)
+
+
+def retention_shares(found: dict[str, dict[str, float]]) -> dict[str, dict[int, int]]:
+    """topic -> partition -> percent of retention.bytes, from the RETENTION_SHARE gauges among `found`."""
+    shares: dict[str, dict[int, int]] = {}
+    prefix = f"{RETENTION_SHARE},topic="
+    for name, values in found.items():
+        topic, _, partition = name.removeprefix(prefix).rpartition(",partition=")
+        if name.startswith(prefix) and partition.isdigit() and isinstance(values.get("Value"), int | float):
+            shares.setdefault(topic, {})[int(partition)] = int(values["Value"])
+    return shares

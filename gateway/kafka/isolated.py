@@ -10,10 +10,10 @@ from gateway.kafka.sandbox import call
 from gateway.kafka.types import (
     AclEntry, AclQuery, AppendResult, BatchWritten, BrokerJmxReading, ClientQuota, ClientSoftwareReading,
     ClusterDescription, CommittedTail, ConfigEntryInfo, DecodedPart, GroupDescription, GroupListing, ItemFailure,
-    JmxEndpoint, OffsetAt, OutgoingRecord, PartitionRef, ProducedRecord, ProducerState, ProtocolGroupDescription,
-    QuorumInfo, Reassignment, RecordInfo, RegisteredBroker, ReplicaSize, ScanChunk, ScanRequest, SchemaInfo, ScramUser,
-    ShareGroupDescription, SharePartitionOffset, StreamsGroupDescription, SubjectInfo, TopicMetadata, TransactionInfo,
-    TransactionListing,
+    JmxEndpoint, LogDirState, OffsetAt, OutgoingRecord, PartitionRef, ProducedRecord, ProducerState,
+    ProtocolGroupDescription, QuorumInfo, Reassignment, RecordInfo, RegisteredBroker, ReplicaSize, ScanChunk,
+    ScanRequest, SchemaInfo, ScramUser, ShareGroupDescription, SharePartitionOffset, StreamsGroupDescription,
+    SubjectInfo, TopicMetadata, TransactionInfo, TransactionListing,
 )
 from gateway.kafka.types import GatewayFace
 from gateway.timing import timed
@@ -167,6 +167,10 @@ class IsolatedKafkaAdmin(GatewayFace):
     def describe_log_dirs(self, broker_ids: list[int]) -> list[ReplicaSize]:
         """Every replica in every log dir of the given brokers (one DescribeLogDirs request to each)."""
         return self._call("describe_log_dirs", {"broker_ids": broker_ids})
+
+    def describe_log_dir_states(self, broker_ids: list[int]) -> list[LogDirState]:
+        """Each log directory of the given brokers (one DescribeLogDirs request to each): cordoned or not, its…"""
+        return self._call("describe_log_dir_states", {"broker_ids": broker_ids})
 
     def describe_producers(self, refs: list[PartitionRef], *, broker: int | None = None) -> dict[PartitionRef,
             tuple[ProducerState, ...]]:

@@ -49,3 +49,15 @@ def test_idle_and_latency_are_per_broker():
     assert broker_firing(_rule("p99_latency", 500), facts, ["c"]) == {
         ("c", "broker 1"): "broker 1 of cluster c: Produce p99 900 ms (rule: above 500 ms)"}
     assert broker_firing(_rule("idle", 20), facts, ["other"]) == {}
+
+
+def test_retention_fires_per_partition_of_the_matching_topics_with_its_fullest_replica():
+    shares = {1: {"orders": {"0": 95, "1": 40}, "audit": {"0": 99}}, 2: {"orders": {"0": 97}}, 3: {"orders": {"2": 99}}}
+    facts = tuple(BrokerFacts("c", b, {}, b != 3, s) for b, s in shares.items())
+    rule = SimpleNamespace(kind="retention", threshold=None, group_pattern="ord*")
+    assert broker_firing(rule, facts, ["c"]) == {  # 90 % by default; broker 3 gave no figures lately
+        ("c", "orders-0"): "partition orders-0 of cluster c is at 97 % of its retention.bytes on broker 2 "
+                           "(rule: 90 % or more)"}
+    everything = SimpleNamespace(kind="retention", threshold=40, group_pattern="*")
+    assert set(broker_firing(everything, facts, ["c"])) == {("c", "orders-0"), ("c", "orders-1"), ("c", "audit-0")}
+    assert broker_firing(SimpleNamespace(kind="retention", threshold=100, group_pattern="*"), facts, ["c"]) == {}

@@ -33,13 +33,14 @@ class Command(ActorCommand):
         add.add_argument("--kind", required=True, choices=AlertRule.Kind.values)
         self.add_cluster_argument(add, default="", help="the cluster the rule covers (default: every cluster)")
         add.add_argument("--group", default="*", help="a group id or a pattern such as 'orders-*' (a connector rule: "
-                                                      "connector names)")
+                                                      "connector names; a retention rule: topics)")
         add.add_argument("--status", action="append", default=[], help="WARN, BLOCKED, STOP or ERR (repeat, or "
                                                                        "comma-separated); a connector rule: FAILED "
                                                                        "or NOT_RUNNING")
         add.add_argument("--for-minutes", type=int, default=0, help="how long the condition must hold")
         add.add_argument("--threshold", type=int, help="lag in records (lag), rebalances (rebalances), idle %% (idle), "
-                                                                    "p99 ms (p99_latency), partitions (under_*)")
+                                                                    "p99 ms (p99_latency), partitions (under_*), %% "
+                                                                    "of retention.bytes (retention; default 90)")
         add.add_argument("--window-minutes", type=int, help="the rebalance rule's window")
         add.add_argument("--webhook", default="", help="a channel named in CONSOLE_ALERT_WEBHOOKS")
         add.add_argument("--email", action="append", default=[], help="an address (repeat for more)")

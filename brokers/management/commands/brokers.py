@@ -1,5 +1,7 @@
 """Broker metrics from the shell: `metrics` reads every broker's figures now (JMX, or Prometheus) (the dump an on-call engineer reaches for),
-or with --since/--until the stored history; `source` sets where a cluster's metrics come from."""
+or with --since/--until the stored history; `source` sets where a cluster's metrics come from. A broker's log
+directories: `log-dirs` lists them (cordoned or not, what they hold); `cordon` and `uncordon` change which take new
+replicas (Kafka 4.3, KIP-1066; admin, previewed without --yes, audited)."""
 
 from __future__ import annotations
 
@@ -9,8 +11,11 @@ from datetime import UTC, datetime, timedelta
 
 from django.core.management.base import CommandError
 
+from brokers.log_dirs import broker_log_dirs
 from brokers.selectors import FIGURES, brokers_read_now, metrics_history
-from brokers.services import metrics_source_set
+from brokers.serializers import log_dirs_json
+from brokers.services import (broker_log_dir_cordon, broker_log_dir_uncordon, log_dirs_preview,
+                              metrics_source_set)
 from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
 from console.clusters.selectors import cluster_get
@@ -65,10 +70,21 @@ class Command(ActorCommand):
                                                           "are checked against, inside CONSOLE_CLUSTER_CERT_DIRS")
         source.add_argument("--disable", action="store_true", help="stop sampling this cluster")
         self.add_actor_arguments(source, required=True)
+        log_dirs = sub.add_parser("log-dirs", help="a broker's log directories: cordoned or not, replicas, bytes")
+        log_dirs.add_argument("--broker", type=int, required=True, help="the broker's id")
+        self.add_format_argument(log_dirs, help="table or json")
+        for name, what in (("cordon", "place no new replica in"), ("uncordon", "let new replicas go to")):
+            change = sub.add_parser(name, help=f"{what} log directories of a broker (admin; Kafka 4.3)")
+            change.add_argument("--broker", type=int, required=True, help="the broker's id")
+            change.add_argument("--log-dir", action="append", required=True, dest="log_dir",
+                                help="a directory of the broker's log.dirs (repeatable), or '*' for all of them")
+            self.add_yes_argument(change, help="do it; without --yes only the preview prints")
+            self.add_format_argument(change, help="table or json")
+            self.add_actor_arguments(change, required=False)
 
     def handle(self, *args, **options):
         try:
-            getattr(self, "_" + options["subcommand"])(options)
+            getattr(self, "_" + options["subcommand"].replace("-", "_"))(options)
         except ConsoleError as exc:
             raise CommandError(exc.message) from exc
 
@@ -142,3 +158,49 @@ class Command(ActorCommand):
                                          for k in keys))
         if not rows:
             self.stdout.write("no samples stored in that range")
+
+    def _log_dirs(self, options):
+        state = broker_log_dirs(options["cluster"], options["broker"])
+        if options["format"] == "json":
+            self.stdout.write(json.dumps(log_dirs_json(state), indent=2))
+            return
+        self.stdout.write(f"Broker {state.broker}: cordoned.log.dirs = {state.config or '(none)'!s}"
+                          f"{f' ({state.source})' if state.source else ''}")
+        for d in state.dirs:
+            what = f"ERROR {d.error}" if d.error else "cordoned" if d.cordoned else "takes new replicas"
+            self.stdout.write(f"  {d.path:<40} {what:<20} {d.replicas:>8,} replicas {d.size:>16,} bytes")
+
+    def _cordon(self, options):
+        self._cordoning(options, cordon=True)
+
+    def _uncordon(self, options):
+        self._cordoning(options, cordon=False)
+
+    def _cordoning(self, options, *, cordon: bool):
+        cluster, broker = options["cluster"], options["broker"]
+        if not options["yes"]:
+            plan = log_dirs_preview(cluster=cluster, broker_id=broker, log_dirs=options["log_dir"], cordon=cordon)
+            if options["format"] == "json":
+                self.stdout.write(json.dumps({**plan.as_dict(), "preview": True}, indent=2))
+                return
+            self.stdout.write(f"Would {plan.what} on broker {broker}: cordoned.log.dirs {plan.before or '(none)'!s} -> "
+                              f"{plan.after or '(none)'!s}{' (its override removed)' if plan.remove_override else ''}")
+            for d in plan.affected:
+                self.stdout.write(f"  {d.path}: {d.replicas:,} replicas, {d.size:,} bytes")
+            if cordon:
+                self.stdout.write("New replicas will not be placed there; the replicas there stay and are served."
+                                  + (f" Every directory of broker {broker} is then cordoned: it takes no new replica."
+                                     if plan.all_cordoned_after else ""))
+            else:
+                self.stdout.write("New replicas may be placed there again.")
+            self.stdout.write(f"Add --yes (with --actor and --reason) to {plan.what}.")
+            return
+        actor, reason = self.acting(options, role=Role.ADMIN)
+        change = broker_log_dir_cordon if cordon else broker_log_dir_uncordon
+        done = change(actor=actor, cluster=cluster, broker_id=broker, log_dirs=options["log_dir"], reason=reason)
+        if options["format"] == "json":
+            self.stdout.write(json.dumps(done, indent=2))
+            return
+        self.stdout.write(f"Broker {broker}: cordoned.log.dirs = {done['now']['cordoned.log.dirs'] or '(none)'!s}; "
+                          f"cordoned: {', '.join(done['now']['cordoned']) or 'none'}.")
+

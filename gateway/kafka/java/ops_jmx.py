@@ -15,7 +15,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
-from gateway.kafka.broker_mbeans import MAX_TOPICS, reading_from_attributes, wanted_mbeans
+from gateway.kafka.broker_mbeans import (MAX_PARTITIONS, MAX_TOPICS, RETENTION_SHARE, reading_from_attributes,
+                                         wanted_mbeans)
 from gateway.kafka.errors import InvalidRequest
 from gateway.kafka.java import bridge
 from gateway.kafka.types import GatewayFace
@@ -237,9 +238,16 @@ def _read_attributes(connection, topics: bool) -> dict[str, dict[str, float]]:
     once, as JSON, instead of a round trip per attribute."""
     jvm = bridge.jvm()
     found = jvm.java.util.LinkedHashMap()
-    for name, attributes in wanted_mbeans(topics):
+    wanted_names = wanted_mbeans(topics) + ([(f"{RETENTION_SHARE},*", ("Value",))] if topics else [])
+    for name, attributes in wanted_names:
         pattern = jvm.javax.management.ObjectName(name)
-        if pattern.isPattern():
+        if name.startswith(RETENTION_SHARE):  # the broker keeps only the partitions above 0 (a query it evaluates)
+            query = jvm.javax.management.Query
+            above_zero = query.gt(query.attr("Value"), query.value(0))
+            matched = sorted(str(n) for n in jvm.java.util.ArrayList(connection.queryNames(pattern, above_zero)))
+            matched = [n for n in matched
+                       if TOPIC_NAME.match(n.partition(",topic=")[2].rpartition(",partition=")[0])][:MAX_PARTITIONS]
+        elif pattern.isPattern():
             matched = sorted(str(n) for n in jvm.java.util.ArrayList(connection.queryNames(pattern, None)))
             if name.endswith(",topic=*"):
                 matched = [n for n in matched if TOPIC_NAME.match(n.rpartition(",topic=")[2])][:MAX_TOPICS]

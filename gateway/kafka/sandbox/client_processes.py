@@ -283,7 +283,8 @@ def _child_for(connection: ClusterConnection, settings_key: tuple | None = None)
 JAVA_OPERATIONS = frozenset({
     "list_transactions", "describe_transactions", "describe_producers", "abort_transaction",
     "describe_client_quotas", "alter_client_quotas", "list_reassignments", "alter_reassignments", "describe_quorum",
-    "describe_registered_brokers", "describe_log_dirs", "list_groups_of_every_type", "describe_share_groups",
+    "describe_registered_brokers", "describe_log_dirs", "describe_log_dir_states", "list_groups_of_every_type",
+    "describe_share_groups",
     "share_group_offsets", "alter_share_group_offsets", "delete_share_group_offsets", "delete_share_groups",
     "describe_streams_groups", "streams_group_offsets", "alter_streams_group_offsets", "delete_streams_group_offsets",
     "delete_streams_groups", "group_offsets_batched", "read_jmx", "topic_ids", "describe_group_protocols",

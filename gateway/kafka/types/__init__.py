@@ -16,8 +16,8 @@ from gateway.kafka.types.records import (AppendResult, BatchWritten, CommittedTa
                                          ScanChunk, ScanCursor, ScanFilter, ScanMatch, ScanRequest, SchemaInfo,
                                          SubjectInfo)
 from gateway.kafka.types.topics import (BROKER, EARLIEST, LATEST, STABLE, TOPIC, ConfigEntryInfo, ConfigSynonym,
-                                        ItemFailure, OffsetAt, PartitionMetadata, PartitionRef, ReplicaSize,
-                                        TopicMetadata)
+                                        ItemFailure, LogDirState, OffsetAt, PartitionMetadata, PartitionRef,
+                                        ReplicaSize, TopicMetadata)
 from gateway.kafka.types.transactions import ProducerState, TransactionInfo, TransactionListing
 
 __all__ = [
@@ -34,7 +34,7 @@ __all__ = [
     "AppendResult", "BatchWritten", "CommittedTail", "DecodedPart", "OutgoingRecord", "ProducedRecord",
     "RecordInfo", "ScanChunk", "ScanCursor",
     "ScanFilter", "ScanMatch", "ScanRequest", "SchemaInfo", "SubjectInfo",
-    "BROKER", "EARLIEST", "LATEST", "STABLE", "TOPIC", "ConfigEntryInfo", "ConfigSynonym", "ItemFailure", "OffsetAt",
-    "PartitionMetadata", "PartitionRef", "ReplicaSize", "TopicMetadata",
+    "BROKER", "EARLIEST", "LATEST", "STABLE", "TOPIC", "ConfigEntryInfo", "ConfigSynonym", "ItemFailure", "LogDirState",
+    "OffsetAt", "PartitionMetadata", "PartitionRef", "ReplicaSize", "TopicMetadata",
     "ProducerState", "TransactionInfo", "TransactionListing",
 ]

@@ -53,7 +53,9 @@ class BrokerJmxReading:
     """What one broker's JMX said at `read_at` (Unix seconds), or why it said nothing (`error`, `error_kind`).
 
     `gauges` holds gauge values, percentiles (ms) and idle shares (%); `meters` the broker-wide meters; `topics`
-    each topic's meters on this broker. `attributes` is every attribute read, keyed as Kafka's JmxTool prints them
+    each topic's meters on this broker; `retention_shares` the size of each partition on this broker as a share of
+    its retention.bytes (whole percent, topic -> partition -> %), for the partitions above 0 (KIP-1257's gauge, read
+    over JMX only). `attributes` is every attribute read, keyed as Kafka's JmxTool prints them
     ("object name:attribute"), for a dump and for comparing with that tool."""
 
     broker: int
@@ -62,6 +64,7 @@ class BrokerJmxReading:
     gauges: dict[str, float] = field(default_factory=dict)
     meters: dict[str, MeterReading] = field(default_factory=dict)
     topics: dict[str, dict[str, MeterReading]] = field(default_factory=dict)
+    retention_shares: dict[str, dict[int, int]] = field(default_factory=dict)
     attributes: dict[str, float] = field(default_factory=dict)
     duration_s: float = 0.0
     error: str = ""

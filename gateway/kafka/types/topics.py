@@ -116,6 +116,22 @@ class ReplicaSize:
 
 
 @dataclass(frozen=True)
+class LogDirState:
+    """One log directory of one broker (DescribeLogDirs): whether it is cordoned (KIP-1066, Kafka 4.3: it takes no
+    new replicas), the replicas it holds and their bytes (copies being moved into it not counted), the volume's
+    total and usable bytes where the broker reports them, or the broker's error for a directory it cannot use."""
+
+    broker: int
+    path: str
+    cordoned: bool
+    replicas: int
+    size: int
+    total_bytes: int | None = None
+    usable_bytes: int | None = None
+    error: str = ""
+
+
+@dataclass(frozen=True)
 class ItemFailure:
     """One object of a batched request that Kafka refused (the others went through): a topic or a group."""
 

@@ -1,6 +1,7 @@
 """The JMX reader (gateway/kafka/java/ops_jmx.py) against the session's brokers, whose JMX asks for a password as
-`make run`'s does: the same figures as Kafka's own JmxTool read at the same moment, nothing for a client without
-the password, and a clear reason for a port that refuses, hangs or wants other credentials."""
+`make run`'s does: the same figures as Kafka's own JmxTool read at the same moment (partitions' shares of their
+retention.bytes too), nothing for a client without the password, and a clear reason for a port that refuses, hangs
+or wants other credentials."""
 
 from __future__ import annotations
 
@@ -13,9 +14,10 @@ import pytest
 from devstack.kafka import free_port
 from gateway.kafka.admin import KafkaAdmin
 from gateway.kafka.errors import InvalidRequest
-from gateway.kafka.broker_mbeans import BROKER_MBEANS
+from gateway.kafka.broker_mbeans import BROKER_MBEANS, RETENTION_SHARE
 from gateway.kafka.types import (JMX_CREDENTIALS, JMX_REFUSED, JMX_TIMEOUT, JMX_TLS, ClusterConnection, JmxEndpoint)
-from tests.fixtures.kafka import jmx_endpoint
+from tests.fixtures.kafka import (fill_partition, jmx_endpoint, jmx_tool_values, retention_share_when,
+                                  run_jmx_tool)
 from tests.fixtures.secured_kafka import JMX_PASSWORD_ENV
 
 pytestmark = [pytest.mark.kafka, pytest.mark.parity]
@@ -32,29 +34,6 @@ def _admin(node) -> KafkaAdmin:
     return KafkaAdmin(ClusterConnection("jmx", node.bootstrap), timeout=5.0)
 
 
-def _run_jmx_tool(node, object_names: list[str], *, password: bool = True):
-    args = ["--jmx-url", node.jmx_url, "--one-time", "true", "--report-format", "properties"]
-    if password:
-        args += ["--jmx-auth-prop", f"{node.jmx_security.username}={node.jmx_security.password}"]
-    for name in object_names:
-        args += ["--object-name", name]
-    return node.run_tool("org.apache.kafka.tools.JmxTool", *args, timeout=60)
-
-
-def _jmx_tool(node, object_names: list[str]) -> dict[str, float]:
-    result = _run_jmx_tool(node, object_names)
-    assert result.returncode == 0, result.stderr
-    values = {}
-    for line in result.stdout.splitlines():
-        key, _, value = line.rpartition("=")
-        if ":" in key and not key.startswith("time"):
-            try:
-                values[key] = float(value)
-            except ValueError:  # EventType=bytes, RateUnit=SECONDS
-                pass
-    return values
-
-
 def _close(a: float, b: float) -> bool:
     return abs(a - b) <= RATE_TOLERANCE * max(abs(a), abs(b)) + 1e-9
 
@@ -65,9 +44,9 @@ def test_the_readers_figures_are_jmxtools_at_the_same_moment(kafka_node, topic_f
     admin = _admin(kafka_node)
     endpoint = jmx_endpoint(kafka_node)
     before = admin.read_jmx([endpoint])[0]
-    tool = _jmx_tool(kafka_node, [name for name, _ in BROKER_MBEANS.values()]
-                     + [f"kafka.server:type=BrokerTopicMetrics,name={m},topic={topic}"
-                        for m in ("BytesInPerSec", "MessagesInPerSec")])
+    tool = jmx_tool_values(kafka_node, [name for name, _ in BROKER_MBEANS.values()]
+                           + [f"kafka.server:type=BrokerTopicMetrics,name={m},topic={topic}"
+                              for m in ("BytesInPerSec", "MessagesInPerSec")])
     after = admin.read_jmx([endpoint])[0]
     assert before.ok and after.ok, (before.error, after.error)
     assert before.topics[topic]["messages_in"].count == 300
@@ -93,6 +72,29 @@ def test_the_readers_figures_are_jmxtools_at_the_same_moment(kafka_node, topic_f
     assert 0 <= after.gauges["request_idle_pct"] <= 100
 
 
+def test_retention_shares_are_jmxtools_on_the_same_broker_state(jbod_kafka):
+    """KIP-1257's gauge per partition, on the broker that checks retention every second: the reader's figure is the
+    one JmxTool prints for the same MBean; the broker gives the reader only the partitions above 0, and JmxTool
+    shows 0 for an empty partition and for a topic without retention.bytes (-1), however full."""
+    admin = _admin(jbod_kafka)
+    limited, unlimited = f"share-{uuid.uuid4().hex[:8]}", f"share-free-{uuid.uuid4().hex[:8]}"
+    segment = {"segment.bytes": str(1024 * 1024)}
+    admin.create_topic(limited, partitions=2, replication_factor=1, configs={**segment, "retention.bytes": "2097152"})
+    admin.create_topic(unlimited, partitions=1, replication_factor=1, configs=segment)
+    fill_partition(jbod_kafka, limited, 0, 1500)  # about 1.5 MB of 2 MiB: some 70 %
+    fill_partition(jbod_kafka, unlimited, 0, 1500)
+    share = retention_share_when(jbod_kafka, limited, 0, lambda s: s > 0, "above 0")
+    names = [f"{RETENTION_SHARE},topic={limited},partition=0", f"{RETENTION_SHARE},topic={limited},partition=1",
+             f"{RETENTION_SHARE},topic={unlimited},partition=0"]
+    tool = jmx_tool_values(jbod_kafka, names)  # nothing is written meanwhile: each check computes the same share
+    after = admin.read_jmx([jmx_endpoint(jbod_kafka)], timeout=10)[0]
+    assert tool[f"{names[0]}:Value"] == after.attributes[f"{names[0]}:Value"] == share == \
+        after.retention_shares[limited][0]
+    assert 60 <= share <= 80
+    assert tool[f"{names[1]}:Value"] == tool[f"{names[2]}:Value"] == 0
+    assert f"{names[1]}:Value" not in after.attributes and unlimited not in after.retention_shares
+
+
 def test_closed_silent_and_unknown_ports_say_why_within_the_bound(kafka_node, silent_server):
     admin = _admin(kafka_node)
     silent_port = int(silent_server.rpartition(":")[2])
@@ -113,8 +115,8 @@ def test_closed_silent_and_unknown_ports_say_why_within_the_bound(kafka_node, si
 def test_the_brokers_jmx_answers_no_client_without_the_password(kafka_node):
     """As on `make run`'s brokers: JmxTool, or any JMX client of a user of this host, without the password gets no
     MBean; the console's reader without it, or with another, is told the credentials were refused."""
-    tool = _run_jmx_tool(kafka_node, ["kafka.server:type=ReplicaManager,name=UnderReplicatedPartitions"],
-                         password=False)
+    tool = run_jmx_tool(kafka_node, ["kafka.server:type=ReplicaManager,name=UnderReplicatedPartitions"],
+                        password=False)
     assert tool.returncode != 0 and "UnderReplicatedPartitions" not in tool.stdout
     assert "Authentication failed" in tool.stderr or "SecurityException" in tool.stderr, tool.stderr[-2000:]
     right = jmx_endpoint(kafka_node)

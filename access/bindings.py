@@ -4,6 +4,7 @@ Pure: no Kafka, no database."""
 
 from __future__ import annotations
 
+import ipaddress
 import json
 
 from console.errors import ConsoleError
@@ -28,6 +29,15 @@ SUPPORTED_OPERATIONS = {
     "TRANSACTIONAL_ID": {"DESCRIBE", "WRITE"},
 }
 MSG_UNSUPPORTED = "{operation} is not an operation on a {kind} resource; it accepts {choices}."
+# Kafka 4.3's StandardAuthorizer compares an ACL's host, as text, with the client's address as Java writes it
+# (InetAddress.getHostAddress: IPv6 in full, without '::', and an IPv4-mapped one as IPv4); a name or a range would be
+# stored and never match anyone. Ranges (KIP-1276) are not in 4.3.1's authorizer.
+MSG_HOST = ("An ACL's host is * or one IP address (got {host!r}): the broker compares it with the client's address, "
+            "never with a name.")
+MSG_HOST_RANGE = ("{host!r} is a range of addresses: Kafka 4.3's authorizer compares an ACL's host with the client's "
+                  "address as text, so a range would never match (CIDR ranges, KIP-1276, are not in this broker). "
+                  "Give * or one IP address, one binding per address.")
+MSG_HOST_SCOPED = "{host!r} has a zone (after %): give the address without it."
 
 
 def _choice(value: str, choices: tuple[str, ...], what: str) -> str:
@@ -42,6 +52,28 @@ def principal_checked(principal: str) -> str:
     if not sep or not kind.strip() or not name or kind != kind.strip():
         raise ConsoleError(MSG_PRINCIPAL.format(principal=principal))
     return principal
+
+
+def host_checked(host: str) -> str:
+    """`*`, or one IP address written as the broker will compare it (IPv6 the way Java writes a client's address)."""
+    host = host.strip()
+    if host in ("", "*"):
+        return "*"
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        try:
+            ipaddress.ip_network(host, strict=False)
+        except ValueError:
+            raise ConsoleError(MSG_HOST.format(host=host)) from None
+        raise ConsoleError(MSG_HOST_RANGE.format(host=host)) from None
+    if address.version == 4:
+        return str(address)
+    if address.scope_id:
+        raise ConsoleError(MSG_HOST_SCOPED.format(host=host))
+    if address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)
+    return ":".join(f"{int(group, 16):x}" for group in address.exploded.split(":"))
 
 
 def bindings_for(*, principal: str, resource_type: str, resource_name: str, pattern_type: str,
@@ -66,7 +98,7 @@ def bindings_for(*, principal: str, resource_type: str, resource_name: str, patt
         if operation != "ALL" and operation not in SUPPORTED_OPERATIONS[kind]:
             raise ConsoleError(MSG_UNSUPPORTED.format(operation=operation, kind=kind,
                                                       choices=", ".join(sorted(SUPPORTED_OPERATIONS[kind]))))
-    host = host.strip() or "*"
+    host = host_checked(host)
     return sorted({AclEntry(principal=principal, resource_type=kind, pattern_type=pattern,
                             resource_name=resource_name, operation=op, permission=permission, host=host)
                    for op in chosen})

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from access.bindings import MSG_BAD_BINDING, binding_from_token, binding_token, bindings_for, entry_line, query_for
+from access.bindings import (MSG_BAD_BINDING, MSG_HOST, MSG_HOST_RANGE, MSG_HOST_SCOPED, binding_from_token, binding_token,
+                             bindings_for, entry_line, host_checked, query_for)
 from console.errors import ConsoleError
 from gateway.kafka.types import AclQuery
 
@@ -79,3 +80,33 @@ def test_a_forged_token_is_refused(token, message):
     with pytest.raises(ConsoleError) as refused:
         binding_from_token(token)
     assert type(refused.value) is ConsoleError and refused.value.message.startswith(message), refused.value.message
+
+
+# Java's InetAddress.getHostAddress, read with jshell on the JDK beside Kafka 4.3.1: what the authorizer compares.
+@pytest.mark.parametrize("typed, stored", [
+    ("", "*"), (" * ", "*"), ("10.0.0.1", "10.0.0.1"), ("::1", "0:0:0:0:0:0:0:1"),
+    ("2001:db8::ff00:42:8329", "2001:db8:0:0:0:ff00:42:8329"), ("::ffff:10.0.0.1", "10.0.0.1"),
+    ("2001:DB8::1", "2001:db8:0:0:0:0:0:1"),
+])
+def test_a_host_is_stored_as_the_broker_compares_it(typed, stored):
+    assert host_checked(typed) == stored
+
+
+@pytest.mark.parametrize("typed, message", [
+    ("10.0.0.0/8", MSG_HOST_RANGE), ("2001:db8::/32", MSG_HOST_RANGE), ("10.0.0.1/32", MSG_HOST_RANGE),
+    ("broker.example.com", MSG_HOST), ("10.0.0.*", MSG_HOST), ("fe80::1%eth0", MSG_HOST_SCOPED),
+])
+def test_a_host_the_broker_would_never_match_is_refused_saying_why(typed, message):
+    with pytest.raises(ConsoleError) as refused:
+        bindings_for(principal="User:a", resource_type="TOPIC", resource_name="t", pattern_type="LITERAL",
+                     operations=["READ"], permission="ALLOW", host=typed)
+    assert str(refused.value) == message.format(host=typed.strip())
+
+
+@given(host=st.text(max_size=60))
+def test_any_typed_host_is_either_an_address_or_refused(host):
+    try:
+        stored = host_checked(host)
+    except ConsoleError:
+        return
+    assert stored == "*" or host_checked(stored) == stored  # stored as written back: idempotent

@@ -86,7 +86,9 @@ def test_connectors_as_code(sink, tmp_path, admin, connect_rest):
         ("change", f"local/{NAME}", {"tasks.max": "2"})]
     call_command("config", "apply", str(path), "--if-unchanged", plan["fingerprint"], "--actor", admin.username,
                  "--reason", "two tasks", stdout=io.StringIO())
-    config = connect_rest("GET", "connectors", NAME)[1]["config"]
+    status, answer = connect_rest("GET", "connectors", NAME)
+    assert status == 200, answer
+    config = answer["config"]
     assert config["tasks.max"] == "2" and config["connection.password"] == "hunter2"  # the masked secret was kept
     edit = AuditEvent.objects.get(action="connector.config.edit", outcome="success")
     assert edit.params["change_set"] and "hunter2" not in json.dumps([edit.params, edit.before, edit.after])

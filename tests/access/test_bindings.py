@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from access.bindings import (MSG_BAD_BINDING, MSG_HOST, MSG_HOST_RANGE, MSG_HOST_SCOPED, binding_from_token, binding_token,
-                             bindings_for, entry_line, host_checked, query_for)
+from access.bindings import (MSG_BAD_BINDING, MSG_HOST, MSG_HOST_RANGE, MSG_HOST_SCOPED, binding_from_token,
+                             binding_token, bindings_for, entry_line, host_checked, query_for)
 from console.errors import ConsoleError
 from gateway.kafka.types import AclQuery
 

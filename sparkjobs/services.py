@@ -10,6 +10,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from changes.guard import change_guard
 from console.audit.guarded import MSG_REASON
 from console.audit.actor import Actor
 from console.audit.models import AuditEvent
@@ -38,7 +39,7 @@ MASKED_REFUSALS = {"topic": "a replay into a topic would copy them unmasked",
                    "filter": "a filter could select records by what they hide"}
 
 
-def _mask_check(actor: Actor, cluster: str, topic: str, sink: str, filter_expr: str, reason: str) -> list[dict]:
+def replay_mask_check(actor: Actor, cluster: str, topic: str, sink: str, filter_expr: str, reason: str) -> list[dict]:
     """The rules that mask this topic for the actor, as the job keeps them; an audited refusal for what would
     let masked values out."""
     masker = masker_for(cluster, topic, actor.user)
@@ -66,7 +67,7 @@ def replay_submit(*, actor: Actor, cluster: str, topic: str, partitions: list[in
         raise ConsoleError(f"Unknown sink '{sink}'.")
     if isolation not in ReplayJob.Isolation.values:
         raise ConsoleError(MSG_ISOLATION.format(isolation=isolation))
-    mask_rules = _mask_check(actor, cluster, topic, sink, filter_expr, reason)
+    mask_rules = replay_mask_check(actor, cluster, topic, sink, filter_expr, reason)
     location = None
     if output_uri.strip():
         if sink == ReplayJob.Sink.TOPIC:
@@ -82,6 +83,9 @@ def replay_submit(*, actor: Actor, cluster: str, topic: str, partitions: list[in
             raise ConsoleError(MSG_SAME_TOPIC)
         witness_topic_guard(actor=actor, action="replay.run", cluster=target_cluster, topic=sink_topic,
                             what="replay into", reason=reason, params={"sink": sink, "source": f"{cluster}/{topic}"})
+        # A protected destination takes a replay only as an approved change request (changes/actions/replays.py).
+        change_guard(actor=actor, action="replay.run", cluster=target_cluster, target=f"topic:{sink_topic}",
+                     reason=reason, params={"sink": sink, "source": f"{cluster}/{topic}"})
         from console.clusters.selectors import cluster_admin
 
         cluster_admin(target_cluster).describe_topics([sink_topic])  # TopicNotFound now, not in Spark later

@@ -12,6 +12,7 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseStopPolling
 
+from changes.proposals import proposed_response
 from console.accounts.decorators import role_required
 from console.accounts.roles import Role
 from console.audit.actor import Actor
@@ -20,6 +21,7 @@ from console.errors import ConsoleError, PermissionRefused
 from console.http import HtmxHttpRequest, redirect_after_change, valid_data
 from masking.selectors import masker_for
 from sparkjobs import outputs, services
+from sparkjobs.asking import replay_proposal
 from sparkjobs.forms import ReplayForm, initial_from_query
 from sparkjobs.models import ReplayJob
 from sparkjobs.selectors import replay_choices
@@ -53,6 +55,13 @@ def replay_new(request: HtmxHttpRequest, cluster: str):
     cluster_get(cluster)
     if request.method == "POST":
         data = valid_data(ReplayForm(request.POST))
+        change = replay_proposal(
+            actor=Actor.from_request(request), cluster=cluster, topic=data["topic"], partitions=data["partitions"],
+            start=data["start"], end=data["end"], sink=data["sink"], sink_topic=data["sink_topic"],
+            sink_cluster=data["sink_cluster"], keep_partitions=data["keep_partitions"],
+            filter_expr=data["filter_expr"], isolation=data["isolation"], reason=data["reason"])
+        if change is not None:
+            return proposed_response(request, change)
         job = services.replay_submit(
             actor=Actor.from_request(request), cluster=cluster, topic=data["topic"], partitions=data["partitions"],
             start=data["start"], end=data["end"], sink=data["sink"], sink_topic=data["sink_topic"],

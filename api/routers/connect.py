@@ -7,13 +7,15 @@ from __future__ import annotations
 import json
 from typing import Literal
 
-from ninja import Router, Schema
+from ninja import Router, Schema, Status
 from pydantic import Field
 
 from api.access import allow
 from api.schemas import PROBLEMS, REASON
+from changes.serializers import change_json
 from connect import registration, services
 from connect.connector_offsets import services as offsets
+from connect.connector_offsets.asking import offsets_change_proposal
 from connect.connector_offsets.preview import reset_offsets_preview, sink_offsets_preview, written_offsets_preview
 from connect.connector_offsets.source_input import parse_source_offsets
 from connect.shell_output import connect_clusters_json, masked_entries, masked_info, offsets_preview_json
@@ -111,13 +113,18 @@ def connector_offsets_preview(request, cluster: str, connect: str, name: str, bo
 
 
 @router.post("/clusters/{cluster}/connect/{connect}/connectors/{kafka_name:name}/offsets",
-             response={200: dict, **PROBLEMS}, summary="Change a connector's offsets")
+             response={200: dict, 202: dict, **PROBLEMS}, summary="Change a connector's offsets")
 def connector_offsets_change(request, cluster: str, connect: str, name: str, body: OffsetsExecute):
     """`manage.py connect offsets NAME <change> --yes --if-unchanged FINGERPRINT --format json` (operator): the
     connector must be STOPPED; refused (409, audited) if its offsets moved since the preview. Answers the offsets
-    read back."""
+    read back. On a protected cluster: 202 and the change request made instead."""
     allow(request, role=Role.OPERATOR, cluster=cluster, write=True)
     actor = Actor.from_request(request)
+    change = offsets_change_proposal(actor=actor, cluster=cluster, preview=_preview(cluster, connect, name, body),
+                                     reset=body.reset, reason=body.reason, confirm=name,
+                                     expected_fingerprint=body.fingerprint, revert_of=body.revert)
+    if change is not None:
+        return Status(202, change_json(change))
     if body.reset:
         offsets.connector_offsets_reset(actor=actor, cluster=cluster, connect=connect, name=name, reason=body.reason,
                                         confirm=name, expected_fingerprint=body.fingerprint)

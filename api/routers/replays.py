@@ -12,8 +12,10 @@ from pydantic import Field
 from api.access import allow
 from api.pagination import page_after
 from api.schemas import PROBLEMS, REASON, Page, limit_field
+from changes.serializers import change_json
 from console.accounts.roles import Role
 from console.audit.actor import Actor
+from sparkjobs.asking import replay_proposal
 from sparkjobs.models import ReplayJob
 from sparkjobs.selectors import resolve_range
 from sparkjobs.serializers import replay_json, replay_range_json
@@ -49,12 +51,20 @@ def replay_preview(request, cluster: str, body: ReplayRange):
                                                        isolation=body.isolation))
 
 
-@router.post("/clusters/{cluster}/replays", response={201: dict, **PROBLEMS}, summary="Submit a replay")
+@router.post("/clusters/{cluster}/replays", response={201: dict, 202: dict, **PROBLEMS}, summary="Submit a replay")
 def replay_new(request, cluster: str, body: ReplaySubmit):
-    """`manage.py replay` (operator): bounds resolved to offsets, the job queued for a worker, audited."""
+    """`manage.py replay` (operator): bounds resolved to offsets, the job queued for a worker, audited. Into a
+    protected topic: 202 and the change request made instead (its range pinned to the offsets resolved now)."""
     allow(request, role=Role.OPERATOR, cluster=cluster, write=True)
     if body.sink_cluster:
         allow(request, role=Role.OPERATOR, cluster=body.sink_cluster, write=True)
+    change = replay_proposal(actor=Actor.from_request(request), cluster=cluster, topic=body.topic,
+                             partitions=body.partitions, start=body.start, end=body.end, sink=body.sink,
+                             sink_topic=body.sink_topic, sink_cluster=body.sink_cluster,
+                             keep_partitions=body.keep_partitions, filter_expr=body.filter, isolation=body.isolation,
+                             reason=body.reason)
+    if change is not None:
+        return Status(202, change_json(change))
     job = replay_submit(actor=Actor.from_request(request), cluster=cluster, topic=body.topic,
                         partitions=body.partitions, start=body.start, end=body.end, sink=body.sink,
                         sink_topic=body.sink_topic, sink_cluster=body.sink_cluster,

@@ -1,12 +1,14 @@
 """Changes to a connector's offsets (KIP-875) with the guarantees of a group reset: refused (and the refusal
 audited) unless the connector is STOPPED and its offsets are still those the preview showed; the audit keeps every
 partition's offset before and after; a revert writes an audited "before" back exactly (deleting what had no
-offset). Callers check the role (operator) first."""
+offset). Callers check the role (operator) first. On a protected cluster (changes/guard.py) they run only as an
+approved change request (changes/actions/connectors.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from changes.guard import change_guard
 from connect.connector_offsets.preview import (
     OffsetsPreview, offsets_fingerprint, reset_offsets_preview, written_offsets_preview,
 )
@@ -37,13 +39,15 @@ def _check(actor: Actor, action: str, cluster: str, preview: OffsetsPreview, par
            confirm: str, expected_fingerprint: str | None) -> None:
     change_checked(confirm=confirm, name=preview.connector, what="connector", reason=reason,
                    message=MSG_CONFIRM.format(name=preview.connector))
+    target = f"connector:{preview.connect}/{preview.connector}"
+    change_guard(actor=actor, action=action, cluster=cluster, target=target, reason=reason, params=params)
     refusal = None
     if not preview.allowed:
         refusal = MSG_NOT_STOPPED.format(name=preview.connector, state=preview.state or "not known")
     elif expected_fingerprint is not None and expected_fingerprint != preview.fingerprint:
         refusal = MSG_MOVED.format(name=preview.connector)
-    refuse_if(refusal or "", actor=actor, action=action, cluster=cluster,
-              target=f"connector:{preview.connect}/{preview.connector}", reason=reason, params=params)
+    refuse_if(refusal or "", actor=actor, action=action, cluster=cluster, target=target, reason=reason,
+              params=params)
 
 
 def connector_offsets_alter(*, actor: Actor, cluster: str, preview: OffsetsPreview, reason: str, confirm: str,

@@ -8,7 +8,9 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
+from changes.proposals import proposed_output
 from connect import registration
+from connect.connector_offsets.asking import offsets_change_proposal
 from connect.connector_offsets import services as offsets
 from connect.connector_offsets.preview import reset_offsets_preview, sink_offsets_preview, written_offsets_preview
 from connect.connector_offsets.source_input import parse_source_offsets
@@ -64,6 +66,12 @@ class OffsetsCommands:
             return
         actor, reason = self.acting(options, role=Role.OPERATOR)
         expected = options["if_unchanged"]
+        change = offsets_change_proposal(actor=actor, cluster=cluster, preview=preview, reset=options["reset"],
+                                         reason=reason, confirm=name, expected_fingerprint=expected,
+                                         revert_of=options["revert"])
+        if change is not None:
+            proposed_output(self, options, change)
+            return
         if options["reset"]:
             offsets.connector_offsets_reset(actor=actor, cluster=cluster, connect=found.name, name=name,
                                             reason=reason, confirm=name, expected_fingerprint=expected)

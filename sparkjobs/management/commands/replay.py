@@ -8,10 +8,12 @@ import time
 
 from django.core.management.base import CommandError
 
+from changes.proposals import proposed_output
 from console.accounts.commands import ActorCommand
 from console.accounts.roles import Role
 from console.errors import ConsoleError
 from gateway.kafka.errors import KafkaGatewayError
+from sparkjobs.asking import replay_proposal
 from sparkjobs.models import ReplayJob
 from sparkjobs.serializers import replay_json
 from sparkjobs.services import replay_submit
@@ -56,6 +58,13 @@ class Command(ActorCommand):
         except ValueError as exc:
             raise CommandError("--partitions takes numbers separated by commas") from exc
         try:
+            change = replay_proposal(actor=actor, cluster=options["cluster"], topic=options["topic"],
+                                     partitions=partitions, start=options["start"], end=options["end"],
+                                     keep_partitions=options["keep_partitions"], filter_expr=options["filter"],
+                                     isolation=options["isolation"], reason=reason, **parse_sink(options["sink"]))
+            if change is not None:
+                proposed_output(self, options, change)
+                return
             job = replay_submit(actor=actor, cluster=options["cluster"], topic=options["topic"], partitions=partitions,
                                 start=options["start"], end=options["end"], keep_partitions=options["keep_partitions"],
                                 filter_expr=options["filter"], isolation=options["isolation"], output_uri=options["output"],

@@ -2,7 +2,6 @@
 
 import io
 import json
-import threading
 import time
 import uuid
 
@@ -13,34 +12,9 @@ from console.clusters.selectors import cluster_admin
 from offsets.history import recorder
 from offsets.models import GroupGeneration, RecorderPosition
 from offsets.history.selectors import group_history
+from tests.fixtures.members import Member
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
-
-
-class Member:
-    """A real consumer in its own thread, subscribed until stopped (then it leaves the group cleanly)."""
-
-    def __init__(self, bootstrap, group, topic, client_id, protocol):
-        from confluent_kafka import Consumer
-
-        config = {"bootstrap.servers": bootstrap, "group.id": group, "client.id": client_id,
-                  "group.protocol": protocol, "enable.auto.commit": False}
-        if protocol == "classic":
-            config["session.timeout.ms"] = 6000
-        self.consumer = Consumer(config)
-        self.consumer.subscribe([topic])
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._poll, daemon=True)
-        self.thread.start()
-
-    def _poll(self):
-        while not self.stop.is_set():
-            self.consumer.poll(0.1)
-        self.consumer.close()
-
-    def leave(self):
-        self.stop.set()
-        self.thread.join(20)
 
 
 def wait_members(group, clients, timeout=40.0):

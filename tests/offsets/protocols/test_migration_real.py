@@ -5,7 +5,6 @@ its rebalances before and after; the classic_protocol alert firing before the mo
 
 from __future__ import annotations
 
-import threading
 import time
 import uuid
 from datetime import UTC, datetime
@@ -22,35 +21,9 @@ from gateway.kafka.errors import KafkaGatewayError
 from offsets.history import recorder
 from offsets.lag.sampler import lag_sample
 from offsets.models import GroupTypeChange, GroupTypeSeen
+from tests.fixtures.members import Member
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
-
-
-class Member:
-    """A real consumer polling in its own thread until it leaves (a clean close: LeaveGroup, or the consumer
-    protocol's leave heartbeat)."""
-
-    def __init__(self, bootstrap: str, group: str, topic: str, client_id: str, protocol: str) -> None:
-        from confluent_kafka import Consumer
-
-        config = {"bootstrap.servers": bootstrap, "group.id": group, "client.id": client_id,
-                  "group.protocol": protocol, "enable.auto.commit": False}
-        if protocol == "classic":
-            config["session.timeout.ms"] = 6000
-        self.consumer = Consumer(config)
-        self.consumer.subscribe([topic])
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._poll, daemon=True)
-        self.thread.start()
-
-    def _poll(self) -> None:
-        while not self.stop.is_set():
-            self.consumer.poll(0.1)
-        self.consumer.close()
-
-    def leave(self) -> None:
-        self.stop.set()
-        self.thread.join(30)
 
 
 def wait_protocols(group: str, wanted: dict[str, str], *, group_type: str, timeout: float = 60.0):

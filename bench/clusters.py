@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import (  # noqa: E402
-    bench_client, bench_stack, check, machine, parse_args, summary, timed, wait_for_leaders, write_section)
+    bench_client, bench_stack, check, commit_as_admin, machine, parse_args, summary, timed, wait_for_leaders, write_section)
 
 
 SWEEPER = """
@@ -50,10 +50,9 @@ def seed(bootstrap: str, topics: int, groups: int) -> None:
         for p in range(3):
             producer.produce(name, value=b"x" * 100, partition=p)
     producer.flush(60)
-    for g in range(groups):
-        request = ConsumerGroupTopicPartitions(f"cbench-group-{g:03d}", [TopicPartition(names[g % topics], p, 1)
-                                                                         for p in range(3)])
-        admin.alter_consumer_group_offsets([request])[request.group_id].result()
+    commit_as_admin(admin, [ConsumerGroupTopicPartitions(f"cbench-group-{g:03d}",
+                                                         [TopicPartition(names[g % topics], p, 1) for p in range(3)])
+                            for g in range(groups)])
 
 
 class SilentServer:

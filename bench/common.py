@@ -228,3 +228,30 @@ def produce_filler(producer, topics: list[str], partitions: int, records: int) -
     left = producer.flush(300)
     if left:
         raise RuntimeError(f"{left} records not delivered")
+
+
+def commit_as_admin(admin, requests: list, window: int = 500) -> None:
+    """Commits each group's offsets (`requests`: ConsumerGroupTopicPartitions, sent together) through a
+    confluent-kafka AdminClient; those refused, or answered with a partition error (a fresh broker's first commits
+    say COORDINATOR_LOAD_IN_PROGRESS in a result that succeeds, and are lost), go again. At most `window` awaited
+    together."""
+    for start in range(0, len(requests), window):
+        _commit_window(admin, requests[start:start + window])
+
+
+def _commit_window(admin, requests: list) -> None:
+    for attempt in range(30):
+        sent = [(r, admin.alter_consumer_group_offsets([r], request_timeout=60)[r.group_id]) for r in requests]
+        failed = []
+        for request, future in sent:
+            try:
+                # A commit that succeeded can still have failed for some partitions (a leader not known yet).
+                if any(tp.error for tp in future.result().topic_partitions):
+                    failed.append(request)
+            except Exception:  # noqa: BLE001 - COORDINATOR_LOAD_IN_PROGRESS and the like: asked again below
+                failed.append(request)
+        if not failed:
+            return
+        requests = failed
+        time.sleep(0.5)
+    raise RuntimeError(f"{len(requests)} commits still refused, e.g. {requests[0].group_id}")

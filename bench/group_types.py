@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import (  # noqa: E402
-    bench_client, bench_stack, check, kafka_tool_ms, machine, parse_args, summary, timed, tool_runs, wait_for_leaders,
+    bench_client, bench_stack, check, commit_as_admin, kafka_tool_ms, machine, parse_args, summary, timed, tool_runs, wait_for_leaders,
     write_section)
 
 GROUPS_COMMAND = "org.apache.kafka.tools.GroupsCommand"
@@ -89,9 +89,9 @@ def seed(bootstrap: str, consumer: int, share: int, streams: int) -> float:
     for i in range(300):
         producer.produce(TOPIC, value=b"x" * 100, partition=i % 3)
     producer.flush(60)
-    for g in range(consumer):
-        request = ConsumerGroupTopicPartitions(f"types-consumer-{g:04d}", [TopicPartition(TOPIC, p, 50) for p in range(3)])
-        admin.alter_consumer_group_offsets([request])[request.group_id].result()
+    commit_as_admin(admin, [ConsumerGroupTopicPartitions(f"types-consumer-{g:04d}",
+                                                         [TopicPartition(TOPIC, p, 50) for p in range(3)])
+                            for g in range(consumer)])
     jvm = bridge.jvm()
     state = tempfile.mkdtemp(prefix="bench-streams-")
     with ThreadPoolExecutor(8) as pool:
@@ -125,7 +125,7 @@ def main() -> None:
         for g in listed:
             kinds[g.group_type or g.protocol] = kinds.get(g.group_type or g.protocol, 0) + 1
         check(not problem and len(listed) >= total and kinds.get("share", 0) >= args.share
-              and kinds.get("streams", 0) >= args.streams, f"listed {kinds}, problem: {problem}")
+              and kinds.get("streams", 0) >= args.streams, f"listed {kinds} ({sorted(g.group_id for g in listed)}), problem: {problem}")
         get("/clusters/local/groups/")  # warm: the JVM is up and the clients connected
         share_shown, streams_shown = min(7, args.share - 1), min(7, args.streams - 1)
         rows = {

@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import (  # noqa: E402
-    bench_client, bench_stack, check, kafka_tool_ms, machine, parse_args, summary, timed, tool_runs, wait_for_leaders,
+    bench_client, bench_stack, check, commit_as_admin, kafka_tool_ms, machine, parse_args, summary, timed, tool_runs, wait_for_leaders,
     write_section)
 
 GROUP_COMMAND = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
@@ -52,8 +52,7 @@ def seed(bootstrap: str, groups: int, topics: int, partitions: int, big_partitio
             f"gbench-group-{g:04d}", [TopicPartition(t, p, 3) for t in chosen for p in range(partitions)]))
     requests.append(ConsumerGroupTopicPartitions("gbench-big-group",
                                                  [TopicPartition("gbench-big", p, 4) for p in range(big_partitions)]))
-    for request in requests:  # one group per call: the client allows no more
-        admin.alter_consumer_group_offsets([request])[request.group_id].result()
+    commit_as_admin(admin, requests)
     return time.perf_counter() - started
 
 

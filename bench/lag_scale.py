@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import (  # noqa: E402
-    bench_stack, check, kafka_tool_ms, machine, parse_args, produce_filler, wait_for_leaders, write_section)
+    bench_stack, check, commit_as_admin, kafka_tool_ms, machine, parse_args, produce_filler, wait_for_leaders, write_section)
 
 GROUP_COMMAND = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
 SEED_IN_FLIGHT = 500  # admin commits awaited together (one group per request: the client allows no more)
@@ -57,27 +57,8 @@ def seed(bootstrap: str, groups: int, topics: int, records: int) -> float:
                                               for p in range(PARTITIONS_PER_TOPIC)])
                 for g in range(groups)]
     for start in range(0, groups, SEED_IN_FLIGHT):
-        commit_window(admin, requests[start:start + SEED_IN_FLIGHT])
+        commit_as_admin(admin, requests[start:start + SEED_IN_FLIGHT])
     return time.perf_counter() - started
-
-
-def commit_window(admin, requests: list) -> None:
-    """Sends the window's commits together; those refused while a fresh broker's coordinators load go again."""
-    for attempt in range(30):
-        sent = [(r, admin.alter_consumer_group_offsets([r], request_timeout=60)[r.group_id]) for r in requests]
-        failed = []
-        for request, future in sent:
-            try:
-                # A commit that succeeded can still have failed for some partitions (a leader not known yet).
-                if any(tp.error for tp in future.result().topic_partitions):
-                    failed.append(request)
-            except Exception:  # noqa: BLE001 - COORDINATOR_LOAD_IN_PROGRESS and the like: asked again below
-                failed.append(request)
-        if not failed:
-            return
-        requests = failed
-        time.sleep(0.5)
-    raise RuntimeError(f"{len(requests)} commits still refused, e.g. {requests[0].group_id}")
 
 
 def child_peak_rss_mib() -> float | None:

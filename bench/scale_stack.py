@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from bench.common import ROOT, produce_filler
-from bench.lag_scale import SEED_IN_FLIGHT, commit_window
+from bench.common import ROOT, commit_as_admin, produce_filler
+from bench.lag_scale import SEED_IN_FLIGHT
 
 PARTITIONS = 4
 PYTHON = str(ROOT / ".venv" / "bin" / "python")
@@ -177,7 +177,7 @@ def seed(bootstrap: str, topics: int, groups: int, records: int) -> dict[str, fl
                                                               for p in range(PARTITIONS)])
                 for g in range(groups)]
     for start in range(0, groups, SEED_IN_FLIGHT):
-        commit_window(admin, requests[start:start + SEED_IN_FLIGHT])
+        commit_as_admin(admin, requests[start:start + SEED_IN_FLIGHT])
     took["groups"] = time.perf_counter() - started
     return took
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 
 import pytest
 import yaml
@@ -49,6 +50,13 @@ def test_connectors_answer_as_the_shell(sink, api_as, operator, connect_rest):
     assert listed == shell_json("connect", "list")
     assert listed[NAME]["info"]["config"]["connection.password"] == "********"
     assert api.get(base).json() == shell_json("connect", "describe", NAME)
+    # The sink commits what it wrote a moment after it writes it (offset.flush.interval.ms): the two answers are
+    # compared once the offsets have stopped moving, not while one of them may still be the empty list.
+    deadline = time.monotonic() + 60
+    while connect_rest("GET", "connectors", NAME, "offsets")[1]["offsets"] != [
+            {"partition": {"kafka_topic": topic, "kafka_partition": 0}, "offset": {"kafka_offset": 3}}]:
+        assert time.monotonic() < deadline, "the sink did not commit its three records within 60 s"
+        time.sleep(0.5)
     assert api.get(base + "/offsets").json() == shell_json("connect", "offsets", NAME)
 
     stopped = api.post(base + "/stop", {"reason": "offsets"}).json()

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import time
+
 from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
 from confluent_kafka.admin import AdminClient
 
 from gateway.kafka.errors import MSG_GROUP_NOT_FOUND, ClusterUnavailable, GroupNotFound, KafkaGatewayError
 from gateway.kafka.librdkafka.base import BATCH_OBJECTS, AdminBase
-from gateway.kafka.librdkafka.mapping import kafka_error_to_exception
+from gateway.kafka.librdkafka.mapping import coordinator_moving, kafka_error_to_exception
 from gateway.kafka.types import BrokerInfo, GroupDescription, GroupListing, ItemFailure, MemberInfo, PartitionRef
 
 _STATE_NAMES = {0: "Unknown", 1: "PreparingRebalance", 2: "CompletingRebalance", 3: "Stable", 4: "Dead", 5: "Empty"}
@@ -98,9 +100,20 @@ class GroupOps(AdminBase):
         def run(admin: AdminClient) -> dict[PartitionRef, int]:
             request = ConsumerGroupTopicPartitions(
                 group_id, [TopicPartition(r.topic, r.partition, o) for r, o in sorted(offsets.items())])
-            result = self._wait(admin.alter_consumer_group_offsets([request], request_timeout=self.timeout)[group_id])
-            outcomes = {PartitionRef(tp.topic, tp.partition): tp for tp in result.topic_partitions}
-            failed = {ref: self._partition_error(tp.error) for ref, tp in outcomes.items() if tp.error}
+            deadline, pause = time.monotonic() + self.timeout, 0.1
+            while True:
+                result = self._wait(admin.alter_consumer_group_offsets([request],
+                                                                       request_timeout=self.timeout)[group_id])
+                outcomes = {PartitionRef(tp.topic, tp.partition): tp for tp in result.topic_partitions}
+                failed = {ref: self._partition_error(tp.error) for ref, tp in outcomes.items() if tp.error}
+                # The future succeeds while each partition says COORDINATOR_LOAD_IN_PROGRESS (a cluster's first
+                # commit, while __consumer_offsets is made) and nothing was written: the same commit is sent again,
+                # as Kafka's own tools do, rather than reported as done or failed.
+                moving = failed and all(coordinator_moving(error) for error in failed.values())
+                if not moving or time.monotonic() + pause >= deadline:
+                    break
+                time.sleep(pause)
+                pause = min(pause * 2, 1.0)
             if failed:
                 self._raise_partition_failures(failed)
             return {ref: tp.offset for ref, tp in outcomes.items()}

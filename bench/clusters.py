@@ -22,7 +22,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import (  # noqa: E402
-    bench_client, bench_stack, check, commit_as_admin, machine, parse_args, summary, timed, wait_for_leaders, write_section)
+    bench_client, bench_stack, check, commit_as_admin, machine, parse_args, summary, timed, wait_for_leaders,
+    write_section)
 
 
 SWEEPER = """

@@ -19,8 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import (  # noqa: E402
-    bench_client, bench_stack, check, commit_as_admin, kafka_tool_ms, machine, parse_args, summary, timed, tool_runs, wait_for_leaders,
-    write_section)
+    bench_client, bench_stack, check, commit_as_admin, kafka_tool_ms, machine, parse_args, summary, timed, tool_runs,
+    wait_for_leaders, write_section)
 
 GROUP_COMMAND = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
 

@@ -25,7 +25,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import (  # noqa: E402
-    bench_stack, check, commit_as_admin, kafka_tool_ms, machine, parse_args, produce_filler, wait_for_leaders, write_section)
+    bench_stack, check, commit_as_admin, kafka_tool_ms, machine, parse_args, produce_filler, wait_for_leaders,
+    write_section)
 
 GROUP_COMMAND = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
 SEED_IN_FLIGHT = 500  # admin commits awaited together (one group per request: the client allows no more)

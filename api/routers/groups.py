@@ -12,14 +12,17 @@ from pydantic import Field
 from api.access import allow
 from api.pagination import page_after
 from api.schemas import PROBLEMS, REASON, Page, limit_field
-from changes.actions.offsets import RESET, reset_kwargs
+from changes.actions.offsets import OFFSETS_DELETE, RESET, SHARE_OFFSETS_DELETE, offsets_delete_kwargs, reset_kwargs
 from changes.proposals import propose_if_protected
 from changes.serializers import change_json
 from console.accounts.roles import Role
 from console.audit.actor import Actor
+from console.audit.guarded import change_checked
 from console.errors import ConsoleError
 from offsets.history.selectors import group_history
+from offsets import services as group_services
 from offsets.kinds import kind_for
+from offsets.kinds.share import SHARE
 from offsets.lag.explain import group_lag_explain
 from offsets.lag.selectors import RANGES, group_lag_history, group_statuses
 from offsets.resets import services as resets
@@ -169,3 +172,69 @@ def group_reset(request, cluster: str, group: str, body: ResetExecute):
                                        strategy=strategy, reason=body.reason, confirm=group,
                                        expected_fingerprint=body.fingerprint, revert_of=revert_of, kind=kind)
     return reset_after_json(after)
+
+
+class OffsetsDeleteScope(Schema):
+    topic: str = Field(min_length=1, max_length=249)
+    partitions: list[int] | None = Field(None, description="default: every partition of the topic the group has "
+                                                           "offsets for (share groups: the whole topic only)")
+
+
+class OffsetsDelete(OffsetsDeleteScope):
+    confirm: str = Field(description="the group's id again")
+    reason: str = REASON
+
+
+MSG_SHARE_WHOLE_TOPIC = "A share group's start offsets are deleted for a whole topic: leave partitions out."
+
+
+def _offsets_to_delete(cluster: str, group: str, body: OffsetsDeleteScope) -> tuple[bool, list[dict]]:
+    """(whether the group is a share group, the offsets a deletion would remove: topic, partition, current)."""
+    if kind_for(cluster, group) is SHARE:
+        if body.partitions:
+            raise ConsoleError(MSG_SHARE_WHOLE_TOPIC, field="partitions")
+        starts = [p for p in SHARE.detail(cluster, group).partitions if p.ref.topic == body.topic]
+        if not starts:
+            raise ConsoleError(f"Share group '{group}' has no start offsets in topic '{body.topic}'.", field="topic")
+        return True, [{"topic": p.ref.topic, "partition": p.ref.partition, "current": p.start_offset}
+                      for p in sorted(starts, key=lambda p: p.ref)]
+    chosen = group_services.group_offsets_delete_preview(cluster=cluster, group=group, topic=body.topic,
+                                                         partitions=body.partitions)
+    return False, [{"topic": ref.topic, "partition": ref.partition, "current": offset}
+                   for ref, offset in sorted(chosen.items())]
+
+
+@router.post("/clusters/{cluster}/groups/{kafka_name:group}/offsets/delete/preview",
+             response={200: dict, **PROBLEMS}, summary="Preview deleting a group's offsets for a topic")
+def group_offsets_delete_preview(request, cluster: str, group: str, body: OffsetsDeleteScope):
+    """What `manage.py groups delete-offsets` without --yes lists (admin, as on the group page): the committed
+    offsets (a share group's start offsets) the deletion would remove."""
+    allow(request, role=Role.ADMIN, cluster=cluster)
+    _, rows = _offsets_to_delete(cluster, group, body)
+    return {"group": group, "partitions": rows}
+
+
+@router.post("/clusters/{cluster}/groups/{kafka_name:group}/offsets/delete",
+             response={200: dict, 202: dict, **PROBLEMS}, summary="Delete a group's offsets for a topic")
+def group_offsets_delete(request, cluster: str, group: str, body: OffsetsDelete):
+    """`manage.py groups delete-offsets --yes` (admin), confirmed by the group's id: OffsetDelete (KIP-496), which
+    the broker refuses while the group consumes the topic, or DeleteShareGroupOffsets for a share group; audited
+    with the offsets removed. On a protected group: 202 and the change request made instead."""
+    allow(request, role=Role.ADMIN, cluster=cluster, write=True)
+    actor = Actor.from_request(request)
+    share, rows = _offsets_to_delete(cluster, group, body)
+    change_checked(confirm=body.confirm, name=group, what="group", reason=body.reason,
+                   message=group_services.MSG_CONFIRM_GROUP.format(group=group))
+    action, kwargs = ((SHARE_OFFSETS_DELETE, {"group": group, "topic": body.topic}) if share else
+                      (OFFSETS_DELETE, offsets_delete_kwargs(group=group, topic=body.topic,
+                                                            partitions=body.partitions)))
+    change = propose_if_protected(actor=actor, action=action, cluster=cluster, reason=body.reason, kwargs=kwargs)
+    if change is not None:
+        return Status(202, change_json(change))
+    if share:
+        group_services.share_offsets_delete(actor=actor, cluster=cluster, group=group, topic=body.topic,
+                                            confirm=body.confirm, reason=body.reason)
+    else:
+        group_services.group_offsets_delete(actor=actor, cluster=cluster, group=group, topic=body.topic,
+                                            partitions=body.partitions, confirm=body.confirm, reason=body.reason)
+    return {"group": group, "deleted": rows}

@@ -1,4 +1,5 @@
-"""Topics and their configs: what `manage.py topics` does, on the same selectors and services."""
+"""Topics, their configs and their records' purge: what `manage.py topics` does, on the same selectors and
+services."""
 
 from __future__ import annotations
 
@@ -8,13 +9,13 @@ from pydantic import Field
 from api.access import allow
 from api.pagination import page_after
 from api.schemas import PROBLEMS, REASON, Page, limit_field
-from changes.actions.topics import CONFIG, DELETE, config_kwargs
+from changes.actions.topics import CONFIG, DELETE, PURGE, config_kwargs, purge_kwargs
 from changes.proposals import propose_if_protected
 from changes.serializers import change_json
 from console.accounts.roles import Role
 from console.audit.actor import Actor
 from topics import selectors, services
-from topics.serializers import topic_detail_json, topic_rows_json
+from topics.serializers import purge_rows_json, topic_detail_json, topic_rows_json
 
 router = Router(tags=["topics"])
 
@@ -123,3 +124,40 @@ def topic_delete(request, cluster: str, topic: str, query: Query[TopicDelete]):
     services.topic_delete(actor=Actor.from_request(request), cluster=cluster, topic=topic, confirm=query.confirm,
                           reason=query.reason)
     return {"topic": topic, "deleted": True}
+
+
+class PurgeScope(Schema):
+    partitions: list[int] | None = Field(None, description="default: every partition of the topic")
+    before: int | None = Field(None, ge=0, description="delete the records below this offset (default: every "
+                                                         "record present now)")
+
+
+class PurgeExecute(PurgeScope):
+    reason: str = REASON
+
+
+@router.post("/clusters/{cluster}/topics/{topic}/purge/preview", response={200: list[dict], **PROBLEMS},
+             summary="Preview a purge of records")
+def topic_purge_preview(request, cluster: str, topic: str, body: PurgeScope):
+    """`manage.py topics purge --dry-run --format json` (admin, as on the topic page): per partition its log start
+    and end, the offset the purge would cut below (clamped to the log end) and how many records it would delete."""
+    allow(request, role=Role.ADMIN, cluster=cluster)
+    return purge_rows_json(services.topic_purge_preview(cluster=cluster, topic=topic, partitions=body.partitions,
+                                                        before=body.before))
+
+
+@router.post("/clusters/{cluster}/topics/{topic}/purge", response={200: list[dict], 202: dict, **PROBLEMS},
+             summary="Purge records (DeleteRecords)")
+def topic_purge(request, cluster: str, topic: str, body: PurgeExecute):
+    """`manage.py topics purge --yes --format json` (admin): DeleteRecords up to the planned offsets, audited with
+    each partition's log start before and after; the rows as the preview shows them. On a protected topic: 202 and
+    the change request made instead, holding the plan (GET /changes/{id})."""
+    allow(request, role=Role.ADMIN, cluster=cluster, write=True)
+    actor = Actor.from_request(request)
+    change = propose_if_protected(actor=actor, action=PURGE, cluster=cluster, reason=body.reason,
+                                  kwargs=purge_kwargs(topic=topic, partitions=body.partitions, before=body.before))
+    if change is not None:
+        return Status(202, change_json(change))
+    return purge_rows_json(services.topic_records_purge(actor=actor, cluster=cluster, topic=topic,
+                                                        partitions=body.partitions, before=body.before,
+                                                        reason=body.reason))

@@ -117,6 +117,10 @@ def _forget_bridge(bridge: _Bridge) -> None:
             bridge.gateway.close()
         except Exception:  # noqa: BLE001 - the socket of a dead JVM may fail to close in any way
             pass
+        # py4j's close() leaves the client "connected": every Java object still referenced here then tried to
+        # reach the gone JVM when it was collected (at exit, a traceback per object). Marked disconnected, their
+        # release is skipped, and a call through this bridge fails at once (it is forgotten: none is made).
+        bridge.gateway._gateway_client.is_connected = False
 
 
 def bridge_port() -> int | None:

@@ -15,67 +15,17 @@ from django.urls import reverse
 from console.audit.actor import Actor
 from console.audit.models import AuditEvent
 from console.clusters.selectors import cluster_admin
-from devstack.kafka import java_classpath
-from devstack.tool_jvm import mapped_options, tool_jvm_options
 from console.errors import Conflict, ConsoleError
 from offsets.kinds.share import share_group_detail
 from offsets.resets.planning import ALL_TOPICS, ShiftBy, ToEarliest, ToLatest, TopicScope
 from offsets.resets.preview import reset_preview
 from offsets.resets.services import group_offsets_reset, group_offsets_revert
 from offsets.selectors import group_snapshot_refresh, groups_of_every_type
+from tests.fixtures.share_groups import consume_as_share_group, settled_share_group, twenty_records
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
 
 SHARE_COMMAND = "org.apache.kafka.tools.consumer.group.ShareGroupCommand"
-SHARE_CONSUMER = "org.apache.kafka.tools.VerifiableShareConsumer"
-
-
-def _consume(kafka_node, topic: str, group: str, count: int, *, wait: bool = True) -> subprocess.Popen:
-    classpath = java_classpath(kafka_node.libs)
-
-    def start(jvm: tuple[str, ...]) -> subprocess.Popen:
-        command = ["java", "-Xmx256m", *jvm, "-cp", classpath, SHARE_CONSUMER,
-                   "--bootstrap-server", kafka_node.bootstrap, "--topic", topic, "--group-id", group,
-                   "--offset-reset-strategy", "earliest", "--max-messages", str(count),
-                   # "auto" acknowledges a batch with the next poll, which waits 5 s for records that never come
-                   "--acknowledgement-mode", "sync"]
-        return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-    if not wait:
-        return start(mapped_options(SHARE_CONSUMER, classpath, kafka_node.libs.parent))
-    with tool_jvm_options(SHARE_CONSUMER, classpath, kafka_node.libs.parent) as jvm:
-        process = start(jvm)
-        process.wait(timeout=120)
-    return process
-
-
-def _settled_group(kafka_node, topic: str) -> str:
-    """A share group that consumed the topic's 20 records, then left (Empty)."""
-    group = f"share-{uuid.uuid4().hex[:8]}"
-    _consume(kafka_node, topic, group, 20)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if cluster_admin("local").describe_share_groups([group])[group].state == "Empty":
-            break
-        time.sleep(0.5)
-    return group
-
-
-def _twenty_records(kafka_node) -> str:
-    from confluent_kafka import Producer
-
-    from gateway.kafka.admin import KafkaAdmin
-    from gateway.kafka.types import ClusterConnection
-
-    topic = f"share-{uuid.uuid4().hex[:10]}"
-    KafkaAdmin(ClusterConnection("fixture", kafka_node.bootstrap), timeout=10).create_topic(
-        topic, partitions=2, replication_factor=1, configs={})
-    producer = Producer({"bootstrap.servers": kafka_node.bootstrap})
-    for i in range(20):
-        producer.produce(topic, value=b"v%d" % i, partition=i % 2)
-    assert producer.flush(30) == 0
-    return topic
-
 
 @pytest.fixture(scope="module")
 def _unchanged_share_group(kafka_node, django_db_setup, django_db_blocker):
@@ -84,8 +34,8 @@ def _unchanged_share_group(kafka_node, django_db_setup, django_db_blocker):
         from console.clusters.models import Cluster
         Cluster.objects.update_or_create(name="local", defaults={"bootstrap_servers": kafka_node.bootstrap,
                                                                  "schema_registry_url": ""})
-        topic = _twenty_records(kafka_node)
-        return topic, _settled_group(kafka_node, topic)
+        topic = twenty_records(kafka_node)
+        return topic, settled_share_group(kafka_node, topic)
 
 
 @pytest.fixture
@@ -97,8 +47,8 @@ def unchanged_share_group(_unchanged_share_group, local_cluster):
 @pytest.fixture
 def share_group(kafka_node, local_cluster):
     """A share group of its own, for a test that changes it."""
-    topic = _twenty_records(kafka_node)
-    return topic, _settled_group(kafka_node, topic)
+    topic = twenty_records(kafka_node)
+    return topic, settled_share_group(kafka_node, topic)
 
 
 def _tool(kafka_node, *args: str) -> list[list[str]]:
@@ -141,7 +91,7 @@ def test_reset_refused_while_consuming_then_done_audited_and_reverted(share_grou
     before = {p.ref: p.start_offset for p in share_group_detail("local", group).partitions}
     with pytest.raises(ConsoleError, match="--to-earliest"):
         reset_preview("local", group, ALL_TOPICS, ShiftBy(-1))
-    running = _consume(kafka_node, topic, group, 10_000, wait=False)
+    running = consume_as_share_group(kafka_node, topic, group, 10_000, wait=False)
     try:
         deadline = time.monotonic() + 60
         while not cluster_admin("local").describe_share_groups([group])[group].members:

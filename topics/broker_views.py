@@ -13,6 +13,9 @@ from replication.selectors import brokers_overview
 from topics import forms, selectors, services
 from gateway.kafka.types import BROKER
 
+SHOW_CHANGED, SHOW_ALL = "changed", "all"
+SHOW_CHOICES = (SHOW_CHANGED, SHOW_ALL)
+
 
 @require_GET
 @role_required(Role.VIEWER)
@@ -26,10 +29,12 @@ def broker_list(request: HtmxHttpRequest, cluster: str):
 def broker_detail(request: HtmxHttpRequest, cluster: str, broker_id: int):
     rows = selectors.broker_config_rows(cluster, broker_id)
     q = request.GET.get("q", "").strip().lower()
-    overridden = request.GET.get("overridden") == "1"
-    shown = [r for r in rows if q in r.name and (not overridden or r.source != "default")]
+    # A broker has some 340 configs and most are Kafka's defaults: the page opens on those set for this broker or
+    # cluster (server.properties, dynamic), which is what a person comes to check; all of them are one choice away.
+    show = request.GET.get("show") if request.GET.get("show") in SHOW_CHOICES else SHOW_CHANGED
+    shown = [r for r in rows if q in r.name and (show == SHOW_ALL or r.source != "default")]
     context = {"cluster": cluster, "broker_id": broker_id, "rows": shown, "total": len(rows), "q": q,
-               "overridden": overridden, "config_form": forms.ConfigChangeForm()}
+               "show": show, "config_form": forms.ConfigChangeForm()}
     return render(request, "topics/broker.html#broker-configs" if request.htmx else "topics/broker.html", context)
 
 

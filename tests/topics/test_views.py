@@ -205,5 +205,9 @@ def test_brokers_page_and_broker_configs(client_for, viewer):
     client = client_for(viewer)
 
     assert "configs" in client.get("/clusters/local/brokers/").content.decode()
-    body = client.get("/clusters/local/brokers/1/?q=log.retention.hours").content.decode()
+    body = client.get("/clusters/local/brokers/1/?q=log.retention.hours&show=all").content.decode()
     assert "log.retention.hours" in body and "(7 days)" in body and "read-only" in body
+    # It opens on the configs set for the broker (the test broker's server.properties): no Kafka default among them.
+    opened = client.get("/clusters/local/brokers/1/").content.decode()
+    assert "<code>offsets.topic.num.partitions</code>" in opened and "<code>log.retention.hours</code>" not in opened
+    assert "Show all" in opened

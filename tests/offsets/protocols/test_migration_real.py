@@ -1,7 +1,9 @@
 """The protocol migration on the session broker: a classic group of two real members, shown as classic with its
 members and a verdict; a rolling restart of its members onto group.protocol=consumer (Kafka's online upgrade),
 shown as a consumer group with a classic member in between and as moved at the end, with the time of the move and
-its rebalances before and after; the classic_protocol alert firing before the move and resolving after it."""
+its rebalances before and after; the classic_protocol alert firing before the move and resolving after it. And on a
+broker of its own whose migration policy is 'disabled', a group with a static member and another assignor is shown
+blocked, with each reason."""
 
 from __future__ import annotations
 
@@ -129,3 +131,39 @@ def test_a_classic_group_moves_online_and_the_page_follows(local_cluster, kafka_
     finally:
         for member in members:
             member.leave()
+
+
+def test_a_disabled_policy_blocks_and_a_static_member_is_named(tmp_path, client_for, viewer):
+    from console.clusters.models import Cluster
+    from devstack.kafka import KafkaNode, free_ports
+
+    port, controller = free_ports(2)
+    node = KafkaNode(home=tmp_path / "kafka", port=port, controller_port=controller, heap=("-Xms128m", "-Xmx256m"),
+                     offsets_partitions=1, properties={"group.consumer.migration.policy": "disabled"})
+    with open(tmp_path / "broker.log", "w") as log:
+        node.start(stdout=log)
+    member = None
+    try:
+        node.wait_ready()
+        Cluster.objects.create(name="strict", bootstrap_servers=node.bootstrap)
+        cluster_admin("strict").create_topic("orders", partitions=2, replication_factor=1, configs={})
+        group = f"static-{uuid.uuid4().hex[:6]}"
+        member = Member(node.bootstrap, group, "orders", "billing-1", "classic",
+                        extra={"group.instance.id": "billing-host-1", "partition.assignment.strategy": "roundrobin"})
+        deadline = time.monotonic() + 60
+        while (seen := cluster_admin("strict").describe_group_protocols([group])[group]).state != "Stable":
+            assert time.monotonic() < deadline, seen
+            time.sleep(0.5)
+
+        page = client_for(viewer).get("/clusters/strict/protocol-migration/")
+        assert page.status_code == 200
+        article = _article(page.content.decode(), group)
+        assert 'data-verdict="blocked"' in article, article
+        assert "group.consumer.migration.policy is &#x27;disabled&#x27;" in article
+        assert "1 of 1 members are static (group.instance.id)" in article
+        assert "Client-side assignor &#x27;roundrobin&#x27; is one of Kafka&#x27;s own" in article
+        assert "billing-host-1" in article or "billing-1" in article
+    finally:
+        if member is not None:
+            member.leave()
+        node.stop(kill=True)

@@ -30,13 +30,13 @@ class Command(ActorCommand):
     def add_arguments(self, parser):
         sub = self.add_subcommands(parser, dest="action")
 
-        def command(name: str, help_text: str, *, mutating: bool, topic: bool = True):
+        def command(name: str, help_text: str, *, mutating: bool, topic: bool = True, actor_required: bool = True):
             p = sub.add_parser(name, help=help_text)
             self.add_format_argument(p)
             if topic:
                 p.add_argument("--topic", required=True)
             if mutating:
-                self.add_actor_arguments(p)
+                self.add_actor_arguments(p, required=actor_required)
             return p
 
         listing = command("list", "topics with partitions, replication and message counts", mutating=False, topic=False)
@@ -58,7 +58,8 @@ class Command(ActorCommand):
                            help="go ahead although topic policies refuse it (admins; audited with --reason)")
         delete = command("delete", "delete a topic", mutating=True)
         self.add_yes_argument(delete, help="confirm the deletion (without it, nothing is deleted)")
-        purge = command("purge", "delete records below an offset (DeleteRecords)", mutating=True)
+        # --dry-run changes nothing, so it asks for no --actor (a purge without --dry-run does).
+        purge = command("purge", "delete records below an offset (DeleteRecords)", mutating=True, actor_required=False)
         purge.add_argument("--partition", action="append", default=[], metavar="P[,P]", help="default: all")
         purge.add_argument("--offset", type=int, help="delete below this offset (default: everything now present)")
         purge.add_argument("--dry-run", action="store_true", help="show what would be deleted and stop")

@@ -87,6 +87,11 @@ class Stack:
                 pass
         for pid in self.client_pids():
             os.kill(pid, signal.SIGKILL)
+        # The host's Java Admin JVM is detached too, and only its client processes (killed above) would have
+        # stopped it: left alone, it outlived the run with nobody able to find it.
+        from gateway.kafka.java import host_jvm
+
+        host_jvm.stop(self.client_dir)
 
 
 def start_postgres(folder: Path) -> str:

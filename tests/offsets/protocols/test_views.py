@@ -3,7 +3,6 @@ real classic group with a member on the session broker, shown as text and linked
 
 from __future__ import annotations
 
-import threading
 import time
 import uuid
 from urllib.parse import unquote
@@ -15,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from console.clusters.selectors import cluster_admin
+from tests.fixtures.members import Member
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
 
@@ -45,26 +45,6 @@ def test_the_menu_puts_it_beside_the_consumer_groups_for_a_viewer():
     assert consumers.items[1]["url"] == "/clusters/c1/protocol-migration/" and consumers.items[1]["active"]
 
 
-class Member:
-    """One classic-protocol member, polling until stopped."""
-
-    def __init__(self, bootstrap: str, group: str, topic: str) -> None:
-        from confluent_kafka import Consumer
-
-        self.consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group, "group.protocol": "classic",
-                                  "session.timeout.ms": 6000, "enable.auto.commit": False,
-                                  "client.id": "hostile-client"})
-        self.consumer.subscribe([topic])
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._poll, daemon=True)
-        self.thread.start()
-
-    def _poll(self) -> None:
-        while not self.stop.is_set():
-            self.consumer.poll(0.1)
-        self.consumer.close()
-
-
 def _stable(group: str, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -84,13 +64,12 @@ GROUP_IDS = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1
 def test_hostile_group_ids_are_text_on_the_page_and_link_to_their_group(local_cluster, kafka_node, topic_factory,
                                                                         viewer, client_for, name):
     group = f"{name}{uuid.uuid4().hex[:6]}"
-    member = Member(kafka_node.bootstrap, group, topic_factory("hostile"))
+    member = Member(kafka_node.bootstrap, group, topic_factory("hostile"), "hostile-client", "classic")
     try:
         _stable(group)
         body = client_for(viewer).get(PAGE).content.decode()
     finally:
-        member.stop.set()
-        member.thread.join(20)
+        member.leave()
     assert f'data-group="{escape(group)}" data-verdict=' in body
     assert "<b>ü" not in body.replace("&lt;b&gt;ü", "")  # never markup
     link = reverse("offsets:detail", args=["local", group])

@@ -115,7 +115,7 @@ def test_the_sampler_the_pages_and_the_shell_read_through_prometheus(local_clust
 
 
 def test_every_fault_is_said_on_its_brokers_tile_within_the_bound(local_cluster, kafka_node, prometheus, admin,
-                                                                  silent_server, monkeypatch, settings):
+                                                                  closed_port, silent_server, monkeypatch, settings):
     settings.BROKER_METRICS_TIMEOUT_S = 2.0
     monkeypatch.setenv(PASSWORD_ENV, "not-" + prometheus.password)
     actor = Actor(user=admin, source="cli")
@@ -141,7 +141,7 @@ def test_every_fault_is_said_on_its_brokers_tile_within_the_bound(local_cluster,
     assert states[2].error_kind == JMX_REFUSED and "cannot scrape the exporter" in states[2].last_error
     assert states[3].error_kind == JMX_FAILED and "does not scrape the exporter" in states[3].last_error
 
-    closed = sample(f"http://127.0.0.1:{free_port()}", f"1=127.0.0.1:{kafka_node.exporter.port}")
+    closed = sample(f"http://127.0.0.1:{closed_port}", f"1=127.0.0.1:{kafka_node.exporter.port}")
     assert closed[1].error_kind == JMX_REFUSED and "refused the connection" in closed[1].last_error
     silent = sample(f"http://{silent_server}", f"1=127.0.0.1:{kafka_node.exporter.port}")
     assert silent[1].error_kind == JMX_TIMEOUT and "did not answer within" in silent[1].last_error

@@ -23,7 +23,6 @@ from brokers.sampler import broker_metrics_sample_all
 from brokers.services import metrics_source_set
 from console.audit.actor import Actor
 from console.audit.models import AuditEvent
-from devstack.kafka import free_port
 from console.metrics.sources import ScrapeOptions
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
@@ -86,9 +85,9 @@ def test_a_produce_burst_and_a_reset_show_on_the_topics_chart(local_cluster, kaf
 
 
 def test_refused_and_silent_jmx_ports_show_why_and_pages_stay_fast(local_cluster, kafka_node, admin, viewer,
-                                                                   client_for, silent_server, settings):
+                                                                   client_for, closed_port, silent_server, settings):
     settings.BROKER_METRICS_TIMEOUT_S = 2.0
-    _source(admin, f"1=127.0.0.1:{kafka_node.jmx_port},2=127.0.0.1:{free_port()},3={silent_server}")
+    _source(admin, f"1=127.0.0.1:{kafka_node.jmx_port},2=127.0.0.1:{closed_port},3={silent_server}")
     began = time.monotonic()
     outcome = broker_metrics_sample_all()
     assert time.monotonic() - began < 5

@@ -65,14 +65,20 @@ def _kafka_port() -> int:
     raise RuntimeError("no free ports for a broker and its JMX")
 
 
-def _wait(check, what: str, processes: list[subprocess.Popen], timeout: float = 150.0):
+def _tails(logs: list[Path], lines: int = 40) -> str:
+    """What the started processes printed last: a wait that fails says why (a port taken, a JVM refused, ...)."""
+    return "\n".join(f"--- {log.name}\n" + "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
+                     for log in logs if log.exists())
+
+
+def _wait(check, what: str, processes: list[subprocess.Popen], logs: list[Path], timeout: float = 150.0):
     deadline = time.monotonic() + timeout
     while True:
         found = check()
         if found:
             return found
-        assert all(p.poll() is None for p in processes), f"a process exited while waiting for {what}"
-        assert time.monotonic() < deadline, f"{what} within {timeout:.0f} s"
+        assert all(p.poll() is None for p in processes), f"a process exited while waiting for {what}\n{_tails(logs)}"
+        assert time.monotonic() < deadline, f"{what} within {timeout:.0f} s\n{_tails(logs)}"
         time.sleep(1)
 
 
@@ -91,6 +97,7 @@ def test_a_make_run_start_from_a_loose_shell_keeps_every_file_private(tmp_path):
            "KAFKA_HEAP": "256m", "DATABASE_URL": f"sqlite:///{data / 'console.sqlite3'}", "DJANGO_ENV_FILE": "",
            "KAFKA_BOOTSTRAP_SERVERS": f"127.0.0.1:{port}", "BROKER_METRICS_LOCAL_JMX": ""}
     python = sys.executable
+    logs = [tmp_path / "kafka.out", tmp_path / "registry.out"]
     # As the Makefile's `migrate` and the Procfile run them, each from a shell with umask 022.
     assert _as_a_loose_shell(f"{python} -m devstack.private_data {data}", env=env).returncode == 0
     migrated = _as_a_loose_shell(f"{python} manage.py migrate --noinput", env=env)
@@ -100,9 +107,9 @@ def test_a_make_run_start_from_a_loose_shell_keeps_every_file_private(tmp_path):
                                 stderr=subprocess.STDOUT, start_new_session=True)
                for name, command, log in (
                    ("kafka", f"devstack.kafka run --home {data / 'kafka'} --port {port} "
-                             f"--controller-port {port + 1}", open(tmp_path / "kafka.out", "w")),
+                             f"--controller-port {port + 1}", open(logs[0], "w")),
                    ("registry", f"devstack.schema_registry --port {registry_port} --home {data / 'registry'} "
-                                f"--tls-dir {data / 'certs' / 'registry'}", open(tmp_path / "registry.out", "w")))]
+                                f"--tls-dir {data / 'certs' / 'registry'}", open(logs[1], "w")))]
     try:
         admin = KafkaAdmin(ClusterConnection("loose", f"127.0.0.1:{port}"), timeout=5.0, unreachable_backoff=0.0)
 
@@ -112,7 +119,7 @@ def test_a_make_run_start_from_a_loose_shell_keeps_every_file_private(tmp_path):
             except KafkaGatewayError:
                 return None
 
-        _wait(answers, "the broker to answer", started)
+        _wait(answers, "the broker to answer", started, logs)
         admin.create_topic("private-segments", partitions=1, replication_factor=1, configs={})
         from confluent_kafka import Producer
 
@@ -123,7 +130,7 @@ def test_a_make_run_start_from_a_loose_shell_keeps_every_file_private(tmp_path):
         del producer
         registry = SchemaRegistry(home=data / "registry", port=registry_port,
                                   tls=RegistryTls(data / "certs" / "registry"))
-        _wait(lambda: registry.tls.ca.exists() and registry.ready(), "the registry to answer", started)
+        _wait(lambda: registry.tls.ca.exists() and registry.ready(), "the registry to answer", started, logs)
         assert not registry.ready(certificate=False)
 
         jmx = JmxEndpoint(1, "127.0.0.1", port + DEV_JMX_PORT_OFFSET)

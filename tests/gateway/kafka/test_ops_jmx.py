@@ -11,7 +11,6 @@ import uuid
 
 import pytest
 
-from devstack.kafka import free_port
 from gateway.kafka.admin import KafkaAdmin
 from gateway.kafka.errors import InvalidRequest
 from gateway.kafka.broker_mbeans import BROKER_MBEANS, RETENTION_SHARE
@@ -95,17 +94,17 @@ def test_retention_shares_are_jmxtools_on_the_same_broker_state(jbod_kafka):
     assert f"{names[1]}:Value" not in after.attributes and unlimited not in after.retention_shares
 
 
-def test_closed_silent_and_unknown_ports_say_why_within_the_bound(kafka_node, silent_server):
+def test_closed_silent_and_unknown_ports_say_why_within_the_bound(kafka_node, closed_port, silent_server):
     admin = _admin(kafka_node)
     silent_port = int(silent_server.rpartition(":")[2])
     began = time.monotonic()
     # A bound a real JMX read meets on a busy machine too: under the whole suite's load 2 s was not always enough.
     good, closed, silent = admin.read_jmx([jmx_endpoint(kafka_node),
-                                           JmxEndpoint(2, "127.0.0.1", free_port()),
+                                           JmxEndpoint(2, "127.0.0.1", closed_port),
                                            JmxEndpoint(3, "127.0.0.1", silent_port)], timeout=5.0)
     assert time.monotonic() - began < 7
     assert good.ok and good.gauges, good.error
-    assert closed.error_kind == JMX_REFUSED and "refused the connection" in closed.error
+    assert closed.error_kind == JMX_REFUSED and "refused the connection" in closed.error, closed.error
     assert silent.error_kind == JMX_TIMEOUT and "did not answer within 5 s" in silent.error
     # While the silent port still holds the earlier read, the next one is not queued behind it.
     again = admin.read_jmx([JmxEndpoint(3, "127.0.0.1", silent_port)], timeout=2.0)[0]

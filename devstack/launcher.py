@@ -60,6 +60,28 @@ def free_ports(count: int) -> list[int]:
     return [free_port() for _ in range(count)]  # a crowded range: the kernel's choice, as before
 
 
+def free_port_with(offsets: tuple[int, ...]) -> int:
+    """A free port p, below the kernel's ephemeral range as free_ports() gives, with p + each offset free and below
+    it too: a broker at p takes its controller and JMX ports at fixed distances (`make run`'s convention), and a port
+    inside the range can be handed to any outgoing connection while the broker's JVM is still starting."""
+    low, top = _ephemeral_low(), max(offsets, default=0)
+    span = range(max(1024, low - 12000), low - top)
+    for port in random.sample(span, min(len(span), 400)):
+        held: list[socket.socket] = []
+        try:
+            for offset in (0, *offsets):
+                s = socket.socket()
+                held.append(s)
+                s.bind(("127.0.0.1", port + offset))
+            return port
+        except OSError:
+            continue
+        finally:
+            for s in held:
+                s.close()
+    raise RuntimeError(f"no free port with {offsets} free beside it below {low}")
+
+
 def maven_jars(libs: Path, pattern: str, missing: str) -> list[Path]:
     """The jars in `libs` whose names match `pattern`, sorted by name; exits with `missing` (which says which
     `make` target fetches them) when there are none."""

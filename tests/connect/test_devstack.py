@@ -58,9 +58,9 @@ def test_make_runs_connect_process_asks_for_its_password_and_stops_on_sigterm(ka
 
     from gateway.kafka_connect import ConnectClient, ConnectEndpoint
     from devstack.connect import LOCAL_PASSWORD_ENV, LOCAL_USER
-    from devstack.kafka import free_port
+    from devstack.kafka import free_ports
 
-    port, password = free_port(), "make-run-connect-password"
+    port, password = free_ports(1)[0], "make-run-connect-password"
     process = subprocess.Popen([sys.executable, "-m", "devstack.connect", "run", "--port", str(port),
                                 "--bootstrap", kafka_node.bootstrap, "--home", str(tmp_path / "connect")],
                                env={**os.environ, LOCAL_PASSWORD_ENV: password},

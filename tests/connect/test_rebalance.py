@@ -11,7 +11,7 @@ import pytest
 from django.urls import reverse
 
 from connect import selectors
-from devstack.kafka import free_port
+from devstack.kafka import free_ports
 from tests.connect.conftest import FILE_SINK
 from tests.fixtures.connect import CONNECT_PASSWORD_ENV, CONNECT_USER
 
@@ -23,7 +23,7 @@ NAME = "spread sink"
 def second_worker(connect_worker, kafka_node, tmp_path):
     from devstack.connect import ConnectWorker
 
-    worker = ConnectWorker(home=tmp_path / "second", bootstrap=kafka_node.bootstrap, port=free_port(),
+    worker = ConnectWorker(home=tmp_path / "second", bootstrap=kafka_node.bootstrap, port=free_ports(1)[0],
                            group_id=connect_worker.group_id, topic_prefix=connect_worker.topic_prefix,
                            basic_auth={CONNECT_USER: os.environ[CONNECT_PASSWORD_ENV]},
                            secrets_dir=connect_worker.secrets_dir, rebalance_delay_ms=2000)

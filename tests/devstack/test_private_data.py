@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -17,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from devstack.kafka_jmx import DEV_JMX_PASSWORD_ENV, DEV_JMX_PORT_OFFSET, DEV_JMX_USER
-from devstack.launcher import free_port
+from devstack.launcher import free_port_with, free_ports
 from console.paths import PROJECT_DIR
 from console.private_files import MSG_TIGHTENED
 
@@ -50,19 +49,9 @@ def test_an_old_data_folder_is_tightened_at_start_with_a_line_saying_so(tmp_path
 
 
 def _kafka_port() -> int:
-    """A port with the next one free, and the one DEV_JMX_PORT_OFFSET above it (never 9092..9097: a `make run`)."""
-    for _ in range(200):
-        port = free_port()
-        if 9086 <= port <= 9097 or port + 1 + DEV_JMX_PORT_OFFSET > 65535:
-            continue
-        try:
-            with socket.socket() as a, socket.socket() as b:
-                a.bind(("127.0.0.1", port + 1))
-                b.bind(("127.0.0.1", port + DEV_JMX_PORT_OFFSET))
-            return port
-        except OSError:
-            continue
-    raise RuntimeError("no free ports for a broker and its JMX")
+    """A port with the next one free, and the one DEV_JMX_PORT_OFFSET above it (never 9092..9097: a `make run`,
+    which is far above the span these come from)."""
+    return free_port_with((1, DEV_JMX_PORT_OFFSET))
 
 
 def _tails(logs: list[Path], lines: int = 40) -> str:
@@ -91,7 +80,7 @@ def test_a_make_run_start_from_a_loose_shell_keeps_every_file_private(tmp_path):
     from gateway.kafka.errors import KafkaGatewayError
     from gateway.kafka.types import JMX_CREDENTIALS, ClusterConnection, JmxEndpoint
 
-    data, port, registry_port = tmp_path / ".data", _kafka_port(), free_port()
+    data, port, registry_port = tmp_path / ".data", _kafka_port(), free_ports(1)[0]
     password = "jmx-" + os.urandom(8).hex()
     env = {**os.environ, "PROCESS_STATUS_DIR": str(data / "processes"), DEV_JMX_PASSWORD_ENV: password,
            "KAFKA_HEAP": "256m", "DATABASE_URL": f"sqlite:///{data / 'console.sqlite3'}", "DJANGO_ENV_FILE": "",

@@ -14,7 +14,7 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from devstack.kafka import free_port
+from devstack.kafka import free_ports
 from console.paths import PROJECT_DIR
 from devstack.redis import redis_url
 
@@ -42,7 +42,7 @@ def test_the_session_redis_asks_for_its_password(redis_node):
 
 
 def test_the_redis_make_run_starts_asks_for_the_password_from_its_environment(tmp_path):
-    port, password = free_port(), "p@ss/w:rd?" + os.urandom(6).hex()
+    port, password = free_ports(1)[0], "p@ss/w:rd?" + os.urandom(6).hex()
     process = subprocess.Popen([sys.executable, "-m", "devstack.redis", "run", "--home", str(tmp_path),
                                 "--port", str(port)], cwd=PROJECT_DIR, env={**os.environ, "REDIS_PASSWORD": password},
                                stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
@@ -66,6 +66,6 @@ def test_the_redis_make_run_starts_asks_for_the_password_from_its_environment(tm
 def test_without_a_password_it_does_not_start_open(tmp_path):
     environment = {k: v for k, v in os.environ.items() if k != "REDIS_PASSWORD"}
     done = subprocess.run([sys.executable, "-m", "devstack.redis", "run", "--home", str(tmp_path),
-                           "--port", str(free_port())], cwd=PROJECT_DIR, env=environment, capture_output=True,
+                           "--port", str(free_ports(1)[0])], cwd=PROJECT_DIR, env=environment, capture_output=True,
                           text=True, timeout=30)
     assert done.returncode != 0 and "REDIS_PASSWORD is not set" in done.stderr

@@ -11,7 +11,7 @@ import urllib.request
 
 import pytest
 
-from devstack.kafka import free_port
+from devstack.kafka import free_ports
 from devstack.schema_registry import SchemaRegistry
 from devstack.registry_tls import ensure_registry_tls
 from devstack.tls import make_tls_files
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def tls_registry(tmp_path_factory):
     home = tmp_path_factory.mktemp("registry-tls")
-    registry = SchemaRegistry(home=home / "registry", port=free_port(), persistent=True,
+    registry = SchemaRegistry(home=home / "registry", port=free_ports(1)[0], persistent=True,
                               tls=ensure_registry_tls(home / "certs" / "registry"))
     registry.start()
     try:

@@ -23,9 +23,9 @@ pytestmark = [pytest.mark.django_db]
 def identity_provider(tmp_path_factory):
     """This module's own provider (the `sso` fixture takes it): one test restarts it."""
     from devstack.identity import IdentityProvider
-    from devstack.kafka import free_port
+    from devstack.kafka import free_ports
 
-    provider = IdentityProvider(home=tmp_path_factory.mktemp("identity-recheck"), port=free_port())
+    provider = IdentityProvider(home=tmp_path_factory.mktemp("identity-recheck"), port=free_ports(1)[0])
     provider.start()
     provider.wait_ready()
     yield provider

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 import pytest
 
 from devstack.burrow import BurrowServer, burrow_binary
-from devstack.launcher import free_port
+from devstack.launcher import free_ports
 from offsets.history.recorder import record_from_topic
 from offsets.lag.sampler import lag_sample
 from offsets.models import GroupLagStatus
@@ -98,7 +98,7 @@ def burrow(kafka_node, tmp_path):
     if binary is None:
         pytest.skip(f"Burrow could not be built: {why}")
     prefix = f"burrow-parity-{uuid.uuid4().hex[:8]}-"
-    server = BurrowServer(binary=binary, home=tmp_path / "burrow", port=free_port(), bootstrap=kafka_node.bootstrap,
+    server = BurrowServer(binary=binary, home=tmp_path / "burrow", port=free_ports(1)[0], bootstrap=kafka_node.bootstrap,
                           group_allowlist=f"^{prefix}", intervals=INTERVALS, offset_refresh_s=OFFSET_REFRESH_S)
     server.start()
     try:

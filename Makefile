@@ -143,6 +143,7 @@ $(REGISTRY_APP): devstack/registry-pom.xml .data/.system-run
 .data/.system-test: .data/.system-run Makefile
 	@command -v chromium >/dev/null || bash devstack/apt_install.sh chromium fonts-dejavu-core
 	@command -v prometheus >/dev/null || bash devstack/apt_install.sh prometheus
+	@command -v javac >/dev/null || bash devstack/apt_install.sh default-jdk-headless  # a test's own client-side assignor
 	@touch $@
 
 # Written once, never overwritten, git-ignored: development mode and a generated SECRET_KEY, which settings read,

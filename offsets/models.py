@@ -57,6 +57,8 @@ class GroupGeneration(models.Model):
     # [{"member_id", "client_id", "host", "instance_id", "assignment": [[topic, partition], ...]}]
     members = models.JSONField(default=list)
     sampled = models.BooleanField(default=False)  # from polling DescribeGroups, not from the internal topic
+    # Consumer and share protocols: when every member reported this epoch reconciled (offsets/history/timeline.py).
+    settled_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["time", "id"]

@@ -22,6 +22,7 @@ pytest_plugins = [
     "tests.fixtures.users",
     "tests.fixtures.browser",
     "tests.fixtures.web",
+    "tests.fixtures.java_members",
 ]
 
 # Broker tests whose point is what they store (lag samples and statuses, history, audit and its witness, alerts,

@@ -91,7 +91,7 @@ def group_status(request, cluster: str, group: str):
             summary="A group's rebalance history")
 def group_rebalances(request, cluster: str, group: str):
     """`manage.py group_history --format json`: generations (classic) or epochs (consumer), oldest first, with who
-    joined, who left, how many partitions moved, and bursts."""
+    joined, who left, how many partitions moved, bursts, and how long each consumer-protocol epoch took to settle."""
     allow(request, cluster=cluster)
     return group_history(cluster, group)
 

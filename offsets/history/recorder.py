@@ -15,7 +15,7 @@ from console.clusters.models import Cluster
 from console.clusters.selectors import cluster_admin, cluster_connection, cluster_get
 from gateway.kafka.errors import ClusterUnavailable, NotAuthorized, TopicNotFound
 from gateway.kafka.records_io.reader import TailBatch, TopicTail
-from offsets.history.timeline import Snapshot, apply_record
+from offsets.history.timeline import Settled, Snapshot, apply_record
 from offsets.models import GROUP_ID_MAX_STORED, ConsumerGroupState, GroupCommitStat, GroupGeneration, RecorderPosition, RecorderStatus
 from offsets.history.records import (ClassicGroup, OffsetCommit, RecordDecodeError, commit_group, commit_timestamp,
                                      decode_record)
@@ -101,7 +101,7 @@ def store_batch(cluster: str, batch: TailBatch, states: dict[str, dict], names: 
     for seen in by_key.values():
         if seen is not None and seen[0]:
             _tally_commit(tally, seen[2], seen[1], seen[0])
-    snapshots: list[Snapshot] = []
+    snapshots: list[Snapshot | Settled] = []
     touched: set[str] = set()
     for index in others:
         partition, offset, timestamp, key, value = batch.record(index)
@@ -127,12 +127,14 @@ def store_batch(cluster: str, batch: TailBatch, states: dict[str, dict], names: 
         # Commits dominate the topic, so these two are a statement or two per batch, not one per group.
         _store_commit_stats(cluster, commits)
         _store_positions(cluster, batch.positions)
-    return len(snapshots)
+    return sum(1 for snap in snapshots if isinstance(snap, Snapshot))
 
 
-def _store_snapshots(cluster: str, snapshots: list[Snapshot]) -> None:
-    """One upsert for the batch's generations; a generation seen twice in a batch is saved as it was last."""
-    latest = {(snap.group, snap.protocol, snap.generation): snap for snap in snapshots}
+def _store_snapshots(cluster: str, snapshots: list[Snapshot | Settled]) -> None:
+    """One upsert for the batch's generations; a generation seen twice in a batch is saved as it was last. Then the
+    epochs that settled, after the upsert that may have made their rows (one statement each: an epoch settles once
+    per rebalance, a few per batch against the thousands of commits)."""
+    latest = {(snap.group, snap.protocol, snap.generation): snap for snap in snapshots if isinstance(snap, Snapshot)}
     if latest:
         GroupGeneration.objects.bulk_create(
             [GroupGeneration(cluster=cluster, group=snap.group, protocol=snap.protocol, generation=snap.generation,
@@ -140,6 +142,10 @@ def _store_snapshots(cluster: str, snapshots: list[Snapshot]) -> None:
                              leader=snap.leader) for snap in latest.values()],
             update_conflicts=True, unique_fields=["cluster", "group", "protocol", "generation", "sampled"],
             update_fields=["time", "members", "assignor", "leader"], batch_size=ROWS_PER_STATEMENT)
+    for settled in (snap for snap in snapshots if isinstance(snap, Settled)):
+        GroupGeneration.objects.filter(cluster=cluster, group=settled.group, protocol=settled.protocol,
+                                       generation=settled.generation, sampled=False).update(
+            settled_at=_time(settled.time_ms))
 
 
 def _store_states(cluster: str, touched: set[str], states: dict[str, dict]) -> None:

@@ -12,7 +12,9 @@ from offsets.models import GroupGeneration, RecorderStatus
 def group_timeline(cluster: str, group: str):
     rows = GroupGeneration.objects.filter(cluster=cluster, group=group).order_by("time", "id")
     return timeline([{"generation": r.generation, "protocol": r.protocol, "time_ms": int(r.time.timestamp() * 1000),
-                      "members": r.members, "sampled": r.sampled} for r in rows])
+                      "members": r.members, "sampled": r.sampled,
+                      "settled_ms": None if r.settled_at is None else int(r.settled_at.timestamp() * 1000)}
+                     for r in rows])
 
 
 def group_history(cluster: str, group: str) -> list[dict]:
@@ -26,6 +28,7 @@ def group_history(cluster: str, group: str) -> list[dict]:
             "members": [{"member_id": m["member_id"], "client_id": m["client_id"], "host": m["host"],
                          "instance_id": m.get("instance_id"), "assignment": m["assignment"]} for m in e.members],
             "joined": e.joined, "left": e.left, "moved": len(e.moved), "sampled": e.sampled, "burst": e.burst,
+            "settled_in_s": e.settle_s,
         })
     return history
 

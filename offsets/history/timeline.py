@@ -3,7 +3,10 @@
 Classic groups write one GroupMetadata record per completed generation, so each is a snapshot. KIP-848 groups
 spread the same facts over several records (group epoch, member metadata, target assignment per member, and the
 assignment epoch last), so their state is accumulated and a snapshot is taken when an assignment epoch is
-written, or when the last member leaves.
+written, or when the last member leaves. Each member then writes its current assignment as it reconciles; when the
+last member of an epoch reports that epoch with nothing left to revoke or to wait for, the epoch has settled, and its
+time from the assignment epoch record is how long the rebalance took. A classic group's record is written once its
+members have synced, and nothing is written when its rebalance begins, so classic rebalances have no duration here.
 """
 
 from __future__ import annotations
@@ -28,13 +31,41 @@ class Snapshot:
     leader: str = ""
 
 
+@dataclass(frozen=True)
+class Settled:
+    """The consumer-protocol assignment epoch `generation` of `group` reached by every member at `time_ms`."""
+
+    group: str
+    protocol: str
+    generation: int
+    time_ms: int
+
+
+MEMBER_STABLE = 0  # ConsumerGroupCurrentMemberAssignmentValue.State: reconciled, nothing to revoke or wait for
+
+
+def _settled(group: str, state: dict, protocol: str, time_ms: int) -> list[Settled]:
+    """The pending epoch as settled, if every member now reports it stable."""
+    pending = state.get("pending")
+    if pending is None or not state["members"]:
+        return []
+    current = state.get("current", {})
+    if any(current.get(m, (-1, -1))[0] < pending or current.get(m, (-1, -1))[1] != MEMBER_STABLE
+           for m in state["members"]):
+        return []
+    state["pending"] = None
+    return [Settled(group, protocol, pending, time_ms)]
+
+
 def _member(member_id: str, client_id: str, host: str, instance_id: str | None, assignment) -> dict:
     return {"member_id": member_id, "client_id": client_id, "host": host, "instance_id": instance_id,
             "assignment": [list(pair) for pair in sorted(assignment)]}
 
 
-def apply_record(record, states: dict[str, dict], topic_name: Callable[[str], str], time_ms: int) -> list[Snapshot]:
-    """Updates `states` (consumer-protocol groups, JSON-safe) and returns the snapshots this record completes."""
+def apply_record(record, states: dict[str, dict], topic_name: Callable[[str], str],
+                 time_ms: int) -> list[Snapshot | Settled]:
+    """Updates `states` (consumer-protocol groups, JSON-safe) and returns the snapshots this record completes, and
+    the epoch it settles, if any."""
     if isinstance(record, ClassicGroup):
         if record.tombstone or record.generation is None:
             return []
@@ -61,9 +92,10 @@ def apply_record(record, states: dict[str, dict], topic_name: Callable[[str], st
     if isinstance(record, MemberMetadata):
         if record.tombstone:
             state["members"].pop(record.member_id, None)
-        else:
-            state["members"][record.member_id] = {"client_id": record.client_id, "host": record.host,
-                                                  "instance_id": record.instance_id}
+            state.setdefault("current", {}).pop(record.member_id, None)
+            return _settled(record.group, state, protocol, time_ms)  # the member it waited for has left
+        state["members"][record.member_id] = {"client_id": record.client_id, "host": record.host,
+                                              "instance_id": record.instance_id}
         return []
     if isinstance(record, MemberPartitions):
         if record.kind == "target":
@@ -71,7 +103,13 @@ def apply_record(record, states: dict[str, dict], topic_name: Callable[[str], st
                 state["target"].pop(record.member_id, None)
             else:
                 state["target"][record.member_id] = [list(pair) for pair in record.partitions]
-        return []
+            return []
+        current = state.setdefault("current", {})
+        if record.tombstone or record.member_epoch is None:
+            current.pop(record.member_id, None)
+            return []
+        current[record.member_id] = [record.member_epoch, record.state]
+        return _settled(record.group, state, protocol, time_ms)
     if record.epoch is None:
         return []
     members = []
@@ -79,7 +117,9 @@ def apply_record(record, states: dict[str, dict], topic_name: Callable[[str], st
         assignment = [(topic_name(topic_id), p) for topic_id, p in state["target"].get(member_id, [])]
         members.append(_member(member_id, info["client_id"], info["host"], info["instance_id"], assignment))
     state["last_size"] = len(members)
-    return [Snapshot(record.group, protocol, record.epoch, time_ms, members)]
+    state["pending"] = record.epoch if members else None
+    return [Snapshot(record.group, protocol, record.epoch, time_ms, members),
+            *_settled(record.group, state, protocol, time_ms)]
 
 
 @dataclass(frozen=True)
@@ -94,6 +134,7 @@ class TimelineEntry:
     since_previous_s: float | None = None
     burst: bool = False
     sampled: bool = False
+    settle_s: float | None = None  # consumer and share epochs: until every member reported it reconciled
 
 
 def _who(member: dict) -> dict:
@@ -108,7 +149,8 @@ def _owners(members: list[dict]) -> dict[tuple[str, int], str]:
 def timeline(generations: list[dict]) -> list[TimelineEntry]:
     """Oldest first: for each generation, who joined and left since the previous one and which partitions moved.
 
-    `generations` are dicts with generation, protocol, time_ms, members and sampled. Three or more within
+    `generations` are dicts with generation, protocol, time_ms, members, sampled and settled_ms (None when not
+    seen settling, or classic). Three or more within
     BURST_WINDOW_S seconds are marked as a burst (a rebalance storm)."""
     entries: list[TimelineEntry] = []
     previous: dict | None = None
@@ -130,6 +172,7 @@ def timeline(generations: list[dict]) -> list[TimelineEntry]:
             moved=moved,
             since_previous_s=None if previous is None else (gen["time_ms"] - previous["time_ms"]) / 1000,
             burst=len(recent) >= BURST_SIZE, sampled=gen.get("sampled", False),
+            settle_s=None if gen.get("settled_ms") is None else (gen["settled_ms"] - gen["time_ms"]) / 1000,
         ))
         previous = gen
     return entries

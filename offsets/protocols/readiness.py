@@ -7,8 +7,9 @@
   With `disabled`, the classic-protocol members of a group that is already a consumer group are refused when
   they next rejoin.
 - The conversion rebuilds each member's assignment from the classic one, and refuses a group whose assignment
-  carries user data "from a custom assignor" (it would be lost): the consumer protocol assigns on the broker
-  (`group.consumer.assignors`, uniform and range by default). Kafka's own client-side assignors are range,
+  carries user data "from a custom assignor" (it would be lost): the joining member's heartbeat is answered
+  GROUP_ID_NOT_FOUND (tests/offsets/protocols/test_custom_assignor_real.py). The consumer protocol assigns on the
+  broker (`group.consumer.assignors`, uniform and range by default). Kafka's own client-side assignors are range,
   roundrobin, sticky and cooperative-sticky.
 - Static members (group.instance.id) exist in both protocols.
 The client versions that speak the consumer protocol are not in the jars; they are the projects' release notes'
@@ -45,8 +46,9 @@ MSG_POLICY_REJOIN = ("The policy is 'disabled': the remaining classic-protocol m
                      "rejoin; move them to the consumer protocol.")
 MSG_CUSTOM_ASSIGNOR = ("Client-side assignor '{assignor}' is not one of Kafka's (range, roundrobin, sticky, "
                        "cooperative-sticky). The consumer protocol assigns on the broker, and the broker refuses to "
-                       "convert a group whose assignments carry a custom assignor's user data: switch to a built-in "
-                       "assignor first.")
+                       "convert a group whose assignments carry a custom assignor's user data: a member joining on "
+                       "the consumer protocol is told the group id does not exist (fatal for librdkafka clients). "
+                       "Switch to a built-in assignor first.")
 MSG_ASSIGNOR_OK = "Client-side assignor '{assignor}' is one of Kafka's own; the broker's assignor takes over."
 MSG_STATIC = ("{static} of {members} members are static (group.instance.id): restart each with the same instance id, "
               "one at a time, and expect its partitions to wait for it as they do today.")

@@ -37,11 +37,16 @@ class GroupToMove:
 @dataclass(frozen=True)
 class RebalanceStats:
     """Generations (classic) or assignment epochs (consumer) the recorder stored in a window, and the mean time
-    between them. The recorder stores when each one completed, not when its rebalance began."""
+    between them; for assignment epochs also how long their members took to reconcile (from the new target
+    assignment until the last member reported it), where the recorder saw them settle. Kafka writes nothing when a
+    classic rebalance begins, so classic generations have no duration."""
 
     count: int
     window_s: float
     mean_gap_s: float | None
+    settled: int = 0
+    mean_settle_s: float | None = None
+    max_settle_s: float | None = None
 
     @property
     def window_words(self) -> str:
@@ -97,10 +102,13 @@ def migration_policy(cluster: str) -> tuple[str | None, str]:
     return (value, "") if value in POLICIES else (None, f"unknown value '{value}'")
 
 
-def _stats(times: list[datetime], start: datetime, end: datetime) -> RebalanceStats:
-    inside = sorted(t for t in times if start <= t < end)
-    gaps = [(b - a).total_seconds() for a, b in zip(inside, inside[1:])]
-    return RebalanceStats(len(inside), (end - start).total_seconds(), sum(gaps) / len(gaps) if gaps else None)
+def _stats(times: list[tuple[datetime, datetime | None]], start: datetime, end: datetime) -> RebalanceStats:
+    """`times`: when each generation or epoch was written, and when it settled (None: not seen settling)."""
+    inside = sorted(t for t in times if start <= t[0] < end)
+    gaps = [(b[0] - a[0]).total_seconds() for a, b in zip(inside, inside[1:])]
+    took = [(settled - at).total_seconds() for at, settled in inside if settled is not None]
+    return RebalanceStats(len(inside), (end - start).total_seconds(), sum(gaps) / len(gaps) if gaps else None,
+                          len(took), sum(took) / len(took) if took else None, max(took, default=None))
 
 
 def group_moves(cluster: str, *, now: datetime | None = None, limit: int = 100) -> list[Move]:
@@ -109,16 +117,17 @@ def group_moves(cluster: str, *, now: datetime | None = None, limit: int = 100) 
     The spans differ while the move is recent, so the page gives each span with its count."""
     now = now or datetime.now(UTC)
     changes = list(GroupTypeChange.objects.filter(cluster=cluster, before="classic", after="consumer")[:limit])
-    generations: dict[str, list[tuple[str, datetime]]] = {}
-    for group, protocol, at in (GroupGeneration.objects.filter(cluster=cluster, group__in={c.group for c in changes})
-                                .values_list("group", "protocol", "time")):
-        generations.setdefault(group, []).append((protocol, at))
+    generations: dict[str, list[tuple[str, datetime, datetime | None]]] = {}
+    for group, protocol, at, settled in (
+            GroupGeneration.objects.filter(cluster=cluster, group__in={c.group for c in changes})
+            .values_list("group", "protocol", "time", "settled_at")):
+        generations.setdefault(group, []).append((protocol, at, settled))
     moves = []
     for change in changes:
-        classic = [t for p, t in generations.get(change.group, ()) if p == "classic"]
-        consumer = [t for p, t in generations.get(change.group, ()) if p == "consumer"]
-        last_classic = max((t for t in classic if t <= change.at), default=None)
-        recorded = min((t for t in consumer if last_classic is None or t >= last_classic), default=None)
+        classic = [(t, None) for p, t, _ in generations.get(change.group, ()) if p == "classic"]
+        consumer = [(t, settled) for p, t, settled in generations.get(change.group, ()) if p == "consumer"]
+        last_classic = max((t for t, _ in classic if t <= change.at), default=None)
+        recorded = min((t for t, _ in consumer if last_classic is None or t >= last_classic), default=None)
         pivot = recorded or change.at
         after = min(HISTORY_WINDOW, max(now - pivot, timedelta(seconds=1)))
         moves.append(Move(change.group, change.before, change.after, change.at, change.previous_sweep_at, recorded,

@@ -91,6 +91,14 @@ def test_recorded_history_matches_the_script(kafka_node, topic_factory, local_cl
     # A KIP-848 epoch may first assign nothing (topic metadata still resolving); the settled one covers all.
     for members, owned in last_of_each_membership.items():
         assert owned == ([(topic, p) for p in range(4)] if members else [])
+    # Each membership of the script was waited on until Stable, so its last epoch settled, in seconds (every member
+    # reported it at a heartbeat); classic generations have no duration: Kafka records no start of a rebalance.
+    last_epochs = {tuple(sorted(m["client_id"] for m in e["members"])): e for e in history if e["members"]}
+    settles = [e["settled_in_s"] for e in last_epochs.values()]
+    if protocol == "consumer":
+        assert all(s is not None and 0 <= s < 30 for s in settles), settles
+    else:
+        assert all(e["settled_in_s"] is None for e in history)
 
 
 def test_a_restart_mid_stream_loses_and_duplicates_nothing(kafka_node, topic_factory, local_cluster):
@@ -131,7 +139,7 @@ def test_group_history_command_and_timeline_on_the_group_page(kafka_node, topic_
     call_command("group_history", group, "--format", "json", stdout=out)
     history = json.loads(out.getvalue())
     assert [len(e["members"]) for e in history] == [1, 2, 1, 0]
-    assert set(history[0]) == {"generation", "time", "protocol", "members", "joined", "left", "moved", "sampled",
+    assert set(history[0]) == {"generation", "time", "protocol", "members", "joined", "left", "moved", "sampled", "settled_in_s",
                                "burst"}
     page = client_for(viewer).get(f"/clusters/local/groups/{group}/", {"tab": "history"}).content.decode()
     assert "Rebalance history" in page and "app-b@" in page

@@ -23,6 +23,7 @@ from gateway.kafka.errors import KafkaGatewayError
 from offsets.history import recorder
 from offsets.lag.sampler import lag_sample
 from offsets.models import GroupTypeChange, GroupTypeSeen
+from tests.fixtures.java_members import JavaMember
 from tests.fixtures.members import Member
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
@@ -128,6 +129,57 @@ def test_a_classic_group_moves_online_and_the_page_follows(local_cluster, kafka_
         before, after = int(cells[4].split()[0]), int(cells[5].split()[0])
         assert before >= 1 and after >= 1  # the classic generations of a and b, and the consumer epochs since
         assert "in 7 days" in cells[4]
+        # the consumer epochs' reconciliation was recorded: each member reported the last one, so it settled
+        assert "settled in" in cells[5] and "settled in" not in cells[4]
+    finally:
+        for member in members:
+            member.leave()
+
+
+def test_a_group_of_kafkas_java_consumers_moves_online_too(local_cluster, kafka_node, topic_factory, admin, viewer,
+                                                          client_for, tmp_path):
+    """The same rolling restart with Kafka's own Java consumer (VerifiableConsumer from the jars), the client the
+    consumer protocol was first made for: each step on the page, and every partition held by one member at the end."""
+    metrics_source_set(actor=Actor(user=admin, source="cli"), cluster="local", jmx=f"1=127.0.0.1:{kafka_node.jmx_port}",
+                       username=LOCAL_JMX_USER, password_env=LOCAL_JMX_PASSWORD_ENV, reason="client software")
+    topic = topic_factory("java-mig", partitions=4)
+    group = f"java-mig-{uuid.uuid4().hex[:8]}"
+    members = [JavaMember(kafka_node.bootstrap, group, topic, name, "classic", home=tmp_path)
+               for name in ("java-a", "java-b")]
+    try:
+        wait_protocols(group, {"java-a": "classic", "java-b": "classic"}, group_type="classic", timeout=90)
+        lag_sample(cluster="local")  # a sweep sees it classic: the move is then seen by the next one
+        client = client_for(viewer)
+        article = _article(_page(client), group)
+        assert 'data-verdict="ready"' in article, article
+        assert "assignor range" in article and "java-a" in article and "java-b" in article
+        software = _page(client)
+        software = software[software.index('id="client-software"'):software.index('id="classic-groups"')]
+        assert "apache-kafka-java" in software and "4.3.1" in software, software
+
+        for moved, name in enumerate(("java-a", "java-b"), start=1):
+            old = next(m for m in members if m.client_id == name and m.protocol == "classic")
+            old.leave()
+            members.append(JavaMember(kafka_node.bootstrap, group, topic, name, "consumer", home=tmp_path))
+            wanted = {"java-a": "consumer", "java-b": "consumer" if moved == 2 else "classic"}
+            wait_protocols(group, wanted, group_type="consumer", timeout=90)
+            page = _page(client)
+            if moved == 1:
+                assert "1 of 2 members still use the classic protocol" in _article(page, group)
+        assert f'data-group="{group}" data-verdict=' not in page  # neither classic nor mixed any more
+
+        running = [m for m in members if m.process.poll() is None]
+        deadline = time.monotonic() + 30  # the tool prints its assignment a moment after the broker says Stable
+        while time.monotonic() < deadline:
+            held = sorted(p for m in running for p in m.assigned())
+            if held == [(topic, n) for n in range(4)]:
+                break
+            time.sleep(0.5)
+        assert held == [(topic, n) for n in range(4)], [m.events()[-3:] for m in running]
+
+        lag_sample(cluster="local")
+        change = GroupTypeChange.objects.get(cluster="local", group=group)
+        assert (change.before, change.after) == ("classic", "consumer")
     finally:
         for member in members:
             member.leave()

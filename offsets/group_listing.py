@@ -27,3 +27,27 @@ def groups_of_every_type_of(admin) -> tuple[list[GroupListing], str]:
         raise
     except KafkaGatewayError as exc:
         return admin.list_groups(), MSG_ONLY_CONSUMER_GROUPS.format(error=exc.message)
+
+
+CONFIRM_MISSING_AT_MOST = 500  # groups missing since the last list, asked about in one DescribeGroups
+CONFIRMED_KINDS = ("classic", "consumer")  # what DescribeGroups answers for; share and streams groups are not asked
+MSG_LISTING_LOST_GROUPS = ("ListGroups left out {count} group(s) that still exist ('{example}' among them): a broker "
+                           "is shutting down or a group coordinator is moving. The last list is kept.")
+
+
+def confirm_missing_gone(admin, listings: list[GroupListing], known: dict[str, str]) -> None:
+    """Raises ClusterUnavailable when classic or consumer groups of the last list (`known`: group id -> kind) are
+    missing from `listings` while Kafka still describes them. A broker in its controlled shutdown answers
+    ListGroups with an empty list and no error for a moment, which would read as every group deleted; a group
+    really deleted describes as Dead. The describe raises too when the cluster does not answer or a coordinator is
+    moving, so a list taken then is not published either."""
+    listed = {g.group_id for g in listings}
+    missing = sorted(g for g, kind in known.items() if kind in CONFIRMED_KINDS and g not in listed)
+    if not missing:
+        return
+    described = admin.describe_groups(missing[:CONFIRM_MISSING_AT_MOST])
+    alive = sorted(g for g, d in described.items() if d.state != "Dead")
+    if alive:
+        raise ClusterUnavailable(MSG_LISTING_LOST_GROUPS.format(count=len(alive), example=alive[0]),
+                                 cluster=admin.cluster)
+

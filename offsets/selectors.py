@@ -18,7 +18,7 @@ from console.shared_table import Snapshot, connection_version
 from console.timing import in_request
 from offsets import group_table
 from offsets.committed import committed_offsets
-from offsets.group_listing import OTHER_TYPES, groups_of_every_type_of
+from offsets.group_listing import OTHER_TYPES, confirm_missing_gone, groups_of_every_type_of
 from offsets.lag.selectors import group_status_briefs
 
 log = logging.getLogger(__name__)
@@ -170,10 +170,23 @@ def group_snapshot_from_listing(cluster: str, listings: list[GroupListing], prob
                                 taken_at: float) -> Snapshot | None:
     """After a lag sweep: the cluster's list rebuilt from the listing the sweep made (no ListGroups of its own)
     and the statuses the sweep just stored. None when another process is rebuilding it."""
-    version = connection_version(cluster_admin(cluster).connection)
+    admin = cluster_admin(cluster)
+    version = connection_version(admin.connection)
+    try:
+        _confirm_listing(admin, version, listings)
+    except KafkaGatewayError as exc:
+        log.warning("Not publishing the groups list of %s from the lag sweep: %s", cluster, exc.message)
+        return None
     return group_table.TABLE.refresh(cluster, version, lambda: Snapshot(
         rows=group_table.entries(listings, group_status_briefs(cluster)), taken_at=taken_at,
         complete=not problem, note=problem))
+
+
+def _confirm_listing(admin, version: str, listings: list[GroupListing]) -> None:
+    """The new listing against the list published before it (offsets/group_listing.py: confirm_missing_gone)."""
+    found = group_table.TABLE.read(admin.cluster, version)
+    if found is not None:
+        confirm_missing_gone(admin, listings, {row.group_id: row.kind for row in found.rows})
 
 
 def _patient(admin):
@@ -188,6 +201,7 @@ def _build_group_table(admin) -> Snapshot:
     taken_at = time.time()
     check_answering(admin)
     listings, problem = groups_of_every_type_of(admin)
+    _confirm_listing(admin, connection_version(admin.connection), listings)
     rows = group_table.entries(listings, group_status_briefs(admin.cluster))
     return Snapshot(rows=rows, taken_at=taken_at, complete=not problem, note=problem)
 

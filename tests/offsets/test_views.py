@@ -31,7 +31,8 @@ def test_groups_list_and_filters(client_for, viewer, seeded, local_cluster):
             break
         time.sleep(0.5)
     assert seeded["group"] in body, "the group was never listed"
-    row = body[body.index(seeded["group"]):]
+    table = body[body.index('id="group-table"'):]
+    row = table[table.index(seeded["group"]):]
     assert "<td>15</td>" in row[:row.find("</tr>")], row[:row.find("</tr>")]  # total lag 12 + 3
     assert seeded["group"] not in client.get("/clusters/local/groups/?state=Stable").content.decode()
 

@@ -154,6 +154,12 @@ def _read_one(endpoint: JmxEndpoint, topics: bool, key: tuple) -> BrokerJmxReadi
         kind, message = _explain(exc.java_exception, endpoint)
         return _failed(endpoint, at, time.monotonic() - began, kind, message)
     except Py4JError as exc:
+        # Once a SparkContext has run in this process, pyspark's exception converter sits in py4j's module-wide
+        # get_return_value and fails on the Java exceptions of this bridge's JVM; the exception it failed on is
+        # the one Java threw, and says what happened.
+        if isinstance(exc.__context__, Py4JJavaError):
+            kind, message = _explain(exc.__context__.java_exception, endpoint)
+            return _failed(endpoint, at, time.monotonic() - began, kind, message)
         return _failed(endpoint, at, time.monotonic() - began, JMX_FAILED,
                        f"The console's JVM bridge failed while reading JMX at {endpoint.address}: {exc}")
     finally:

@@ -11,26 +11,12 @@ import uuid
 
 import pytest
 
-from console.clusters.selectors import cluster_admin
-from gateway.kafka.errors import KafkaGatewayError
 from tests.fixtures.java_members import PINNED_ASSIGNOR, JavaMember
 from tests.fixtures.members import Member
-from tests.offsets.protocols.test_migration_real import _article, _page
+from tests.offsets.protocols.test_migration_real import _article, _page, wait_protocols
 
 pytestmark = [pytest.mark.kafka, pytest.mark.django_db]
-
-
-def _stable(group: str, members: int, timeout: float = 90.0):
-    deadline, seen = time.monotonic() + timeout, None
-    while time.monotonic() < deadline:
-        try:
-            seen = cluster_admin("local").describe_group_protocols([group])[group]
-        except KafkaGatewayError:
-            seen = None
-        if seen and seen.state == "Stable" and len(seen.members) == members:
-            return seen
-        time.sleep(0.5)
-    raise AssertionError(f"{group} never stable with {members} members; last seen {seen}")
+CLASSIC = {"ledger-1": "classic", "ledger-2": "classic"}
 
 
 def _rebalances(member: JavaMember) -> list[tuple[str, list[tuple[str, int]]]]:
@@ -52,7 +38,7 @@ def test_a_custom_assignor_is_shown_blocked_and_the_broker_refuses_the_move(loca
                        assignor=PINNED_ASSIGNOR, classes=pinned_assignor) for n in (1, 2)]
     newcomer = None
     try:
-        before = _stable(group, 2)
+        before = wait_protocols(group, CLASSIC, group_type="classic", timeout=90)
         assert before.group_type == "classic" and before.assignor == "pinned", before
         assert sorted(m.client_id for m in before.members) == ["ledger-1", "ledger-2"]
 
@@ -77,7 +63,7 @@ def test_a_custom_assignor_is_shown_blocked_and_the_broker_refuses_the_move(loca
         # Kafka 4.3.1 answers the heartbeat with GROUP_ID_NOT_FOUND, which librdkafka takes as fatal for the consumer
         told = [str(e) for e in [*heard, *newcomer.errors]]
         assert any("group id does not exist" in e for e in told), told
-        after = _stable(group, 2)
+        after = wait_protocols(group, CLASSIC, group_type="classic", timeout=90)
         assert after.group_type == "classic" and after.assignor == "pinned"
         assert sorted(m.client_id for m in after.members) == ["ledger-1", "ledger-2"]
         # Nothing moved: neither Java member was asked to give up or take partitions since the refusal.

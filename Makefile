@@ -5,6 +5,9 @@ SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
 KAFKA_JARS := .cache/kafka-4.3.1/.fetched
+# Kafka 4.4.0, for the tests only: CIDR ranges in ACL hosts (KIP-1276) came with 4.4 (metadata.version 4.4-IV1), not
+# with 4.3.1, whose authorizer compares a host as text; tests/access/test_acl_ranges_real.py runs a 4.4.0 broker.
+KAFKA_NEXT_JARS := .cache/kafka-4.4.0/.fetched
 SPARK_JARS := .cache/spark-kafka/.fetched
 SPARK_S3A_JARS := .cache/spark-s3a/.fetched
 SPARK_AVRO_JARS := .cache/spark-avro/.fetched
@@ -91,6 +94,11 @@ $(VENV)/.deps-test: pyproject.toml $(VENV)/.deps-run
 
 $(KAFKA_JARS): devstack/kafka-pom.xml .data/.system-run
 	@echo "Fetching Apache Kafka 4.3.1 jars with Maven into $(@D)/libs"
+	@rm -rf $(@D)/libs && $(MVN) -f $< dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(@D)/libs
+	@touch $@
+
+$(KAFKA_NEXT_JARS): devstack/kafka-next-pom.xml .data/.system-run
+	@echo "Fetching Apache Kafka 4.4.0 jars with Maven into $(@D)/libs (tests of CIDR ACL hosts)"
 	@rm -rf $(@D)/libs && $(MVN) -f $< dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(@D)/libs
 	@touch $@
 
@@ -195,7 +203,7 @@ deps: .env .data/.audit-key .data/.redis-password .data/.connect-password .data/
 	$(KAFKA_JARS) $(SPARK_JARS) $(SPARK_S3A_JARS) $(SPARK_AVRO_JARS) $(REGISTRY_APP) \
 	$(CONNECT_JARS) .data/.system-run
 
-test-deps: deps $(VENV)/.deps-test .data/.system-test $(IDENTITY_JARS) $(S3PROXY_JAR) $(JMX_EXPORTER) $(AXE_CORE) burrow
+test-deps: deps $(VENV)/.deps-test .data/.system-test $(KAFKA_NEXT_JARS) $(IDENTITY_JARS) $(S3PROXY_JAR) $(JMX_EXPORTER) $(AXE_CORE) burrow
 
 # LinkedIn's Burrow, the oracle of the lag status rules (tests/offsets/lag/test_burrow_parity.py); the Go module proxy
 # refuses it, so it is built from a checkout of its source when there is one (devstack/burrow.sh), and the test is

@@ -26,7 +26,7 @@ class AclCreateForm(forms.Form):
     pattern_type = forms.ChoiceField(choices=_choices(ACL_PATTERN_TYPES))
     operations = forms.MultipleChoiceField(choices=_choices(ACL_OPERATIONS), widget=forms.CheckboxSelectMultiple)
     permission = forms.ChoiceField(choices=_choices(ACL_PERMISSIONS))
-    host = forms.CharField(required=False, max_length=255, initial="*", help_text="* or one IP address")
+    host = forms.CharField(required=False, max_length=255, initial="*", help_text="*, one IP address, or a CIDR range (clusters at metadata.version 4.4-IV1 or later)")
     reason = forms.CharField(required=False, max_length=1000)
 
 

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from access.bindings import entry_json
+from access.bindings import entry_json, range_refusal
 from access.selectors import acls_list, scram_user_get
 from changes.guard import change_guard
 from console.audit.actor import Actor
@@ -58,7 +58,20 @@ def acl_change_target(entries) -> str:
     return "acl:" + _target(entries)
 
 
+def _ranges_allowed(cluster: str, entries: list[AclEntry]) -> None:
+    """A range host goes only to a cluster whose authorizer matches ranges: elsewhere it would be kept as text that
+    no client address equals, and the binding would look in force while it never applies."""
+    ranged = sorted({e.host for e in entries if "/" in e.host})
+    if not ranged:
+        return
+    level = cluster_admin(cluster).finalized_features().level("metadata.version")
+    refusal = range_refusal(ranged[0], cluster=cluster, metadata_level=level)
+    if refusal:
+        raise ConsoleError(refusal, field="host")
+
+
 def acls_create_preview(*, cluster: str, entries: list[AclEntry]) -> AclChange:
+    _ranges_allowed(cluster, entries)
     present = _present(cluster, entries)
     return AclChange(changed=tuple(sorted(set(entries) - present)), unchanged=tuple(sorted(present)))
 
@@ -66,6 +79,7 @@ def acls_create_preview(*, cluster: str, entries: list[AclEntry]) -> AclChange:
 def acls_create(*, actor: Actor, cluster: str, entries: list[AclEntry], reason: str) -> AclChange:
     if not reason.strip():
         raise ConsoleError(MSG_REASON)
+    _ranges_allowed(cluster, entries)
     change_guard(actor=actor, action="acl.create", cluster=cluster, target=acl_change_target(entries), reason=reason,
                  params={"bindings": [entry_json(e) for e in entries]})
     change = acls_create_preview(cluster=cluster, entries=entries)

@@ -4,12 +4,13 @@ protected (access/services.py acl_change_target)."""
 from __future__ import annotations
 
 from access import services as access_services
-from access.bindings import bindings_for, entry_json
+from access.bindings import bindings_for, entry_json, stored_binding
 from changes.registry import ChangeAction, Plan, fingerprint_of
 from console.accounts.roles import Role
 from console.errors import ConsoleError
 
 CREATE, DELETE = "acl.create", "acl.delete"
+_FIELDS = ("principal", "resource_type", "resource_name", "pattern_type", "operation", "permission", "host")
 
 
 def acl_kwargs(entries) -> dict:
@@ -21,6 +22,11 @@ def _entries(kwargs: dict):
                          resource_name=b["resource_name"], pattern_type=b["pattern_type"],
                          operations=[b["operation"]], permission=b["permission"], host=b["host"])[0]
             for b in kwargs["bindings"]]
+
+
+def _stored_entries(kwargs: dict):
+    """The bindings a delete names, hosts as the authorizer holds them (access.bindings.stored_binding)."""
+    return [stored_binding(**{key: b[key] for key in _FIELDS}) for b in kwargs["bindings"]]
 
 
 def _plan(change, empty_message: str) -> Plan:
@@ -42,12 +48,12 @@ def _create_run(*, actor, cluster: str, kwargs: dict, reason: str, fingerprint: 
 
 
 def _delete_plan(cluster: str, kwargs: dict) -> Plan:
-    return _plan(access_services.acls_delete_preview(cluster=cluster, entries=_entries(kwargs)),
+    return _plan(access_services.acls_delete_preview(cluster=cluster, entries=_stored_entries(kwargs)),
                  access_services.MSG_NOTHING_TO_DELETE)
 
 
 def _delete_run(*, actor, cluster: str, kwargs: dict, reason: str, fingerprint: str):
-    entries = _entries(kwargs)
+    entries = _stored_entries(kwargs)
     # The count the requester confirmed: the plan's, unchanged since (execution checked its fingerprint).
     count = len(access_services.acls_delete_preview(cluster=cluster, entries=entries).changed)
     deleted = access_services.acls_delete(actor=actor, cluster=cluster, entries=entries, confirm=str(count),
@@ -56,7 +62,7 @@ def _delete_run(*, actor, cluster: str, kwargs: dict, reason: str, fingerprint: 
 
 
 def _target(kwargs: dict) -> str:
-    return access_services.acl_change_target(_entries(kwargs))
+    return access_services.acl_change_target(_stored_entries(kwargs))
 
 
 ACTIONS = (

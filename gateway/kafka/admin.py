@@ -4,6 +4,7 @@ serves it (librdkafka, or Kafka's Java Admin client where librdkafka has no such
 from __future__ import annotations
 
 from gateway.kafka.java.ops_client_software import ClientSoftwareOps
+from gateway.kafka.java.ops_features import FeatureOps
 from gateway.kafka.java.ops_group_offsets import GroupOffsetBatchOps
 from gateway.kafka.java.ops_group_protocols import GroupProtocolOps
 from gateway.kafka.java.ops_group_types import GroupTypeOps, StreamsGroupOps
@@ -27,7 +28,7 @@ from gateway.kafka.records_io.ops_records import RecordOps
 
 class KafkaAdmin(ClusterOps, TopicOps, OffsetOps, ConfigOps, GroupOps, GroupOffsetBatchOps, GroupTypeOps,
                  StreamsGroupOps, LogDirOps, RecordOps, AppendOps, TransactionOps, AclOps, ScramOps, QuotaOps,
-                 ElectionOps, ReplicationOps, JmxOps, TopicIdOps, GroupProtocolOps, ClientSoftwareOps):
+                 ElectionOps, ReplicationOps, JmxOps, TopicIdOps, GroupProtocolOps, ClientSoftwareOps, FeatureOps):
     """Composes an AdminClient (never exposes it); returns frozen dataclasses; raises gateway.kafka.errors only.
 
     This runs librdkafka in the calling process; gateway.kafka.isolated.IsolatedKafkaAdmin has the same face and

@@ -9,9 +9,9 @@ from __future__ import annotations
 from gateway.kafka.sandbox import call
 from gateway.kafka.types import (
     AclEntry, AclQuery, AppendResult, BatchWritten, BrokerJmxReading, ClientQuota, ClientSoftwareReading,
-    ClusterDescription, CommittedTail, ConfigEntryInfo, DecodedPart, GroupDescription, GroupListing, ItemFailure,
-    JmxEndpoint, LogDirState, OffsetAt, OutgoingRecord, PartitionRef, ProducedRecord, ProducerState,
-    ProtocolGroupDescription, QuorumInfo, Reassignment, RecordInfo, RegisteredBroker, ReplicaSize, ScanChunk,
+    ClusterDescription, CommittedTail, ConfigEntryInfo, DecodedPart, FinalizedFeatures, GroupDescription,
+    GroupListing, ItemFailure, JmxEndpoint, LogDirState, OffsetAt, OutgoingRecord, PartitionRef, ProducedRecord,
+    ProducerState, ProtocolGroupDescription, QuorumInfo, Reassignment, RecordInfo, RegisteredBroker, ReplicaSize, ScanChunk,
     ScanRequest, SchemaInfo, ScramUser, ShareGroupDescription, SharePartitionOffset, StreamsGroupDescription,
     SubjectInfo, TopicMetadata, TransactionInfo, TransactionListing,
 )
@@ -208,6 +208,10 @@ class IsolatedKafkaAdmin(GatewayFace):
     def elect_preferred_leaders(self, refs: list[PartitionRef]) -> dict[PartitionRef, str | None]:
         """Preferred leader election for these partitions: each one's error, or None where it now leads (or…"""
         return self._call("elect_preferred_leaders", {"refs": refs})
+
+    def finalized_features(self) -> FinalizedFeatures:
+        """Every finalized feature's level, metadata.version's among them (one DescribeFeatures request)."""
+        return self._call("finalized_features", {})
 
     def group_offsets(self, group_ids: list[str], *, skip_failed: bool = False) -> dict[str, dict[PartitionRef, int]]:
         """OffsetFetch for each group (the client allows one group per request), all sent before any is awaited.…"""

@@ -59,7 +59,8 @@ class Command(ActorCommand):
         add.add_argument("--pattern-type", default="LITERAL", choices=ACL_PATTERN_TYPES)
         add.add_argument("--operation", action="append", required=True, choices=ACL_OPERATIONS)
         add.add_argument("--permission", default="ALLOW", choices=ACL_PERMISSIONS)
-        add.add_argument("--host", default="*")
+        add.add_argument("--host", default="*", help="*, one IP address, or a CIDR range such as 10.0.0.0/8 "
+                         "(a cluster at metadata.version 4.4-IV1 or later: Kafka 4.4)")
         self.add_yes_argument(add, confirm=True, help="create them; without it only the preview prints")
         remove.add_argument("--confirm", default="", metavar="COUNT",
                             help="the number of bindings the preview listed; without it only the preview prints")

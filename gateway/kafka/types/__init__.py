@@ -4,8 +4,9 @@ names callers pass it. One module per concern; every name is also importable fro
 
 from gateway.kafka.types.access import (ACL_OPERATIONS, ACL_PATTERN_TYPES, ACL_PERMISSIONS, ACL_RESOURCE_TYPES,
                                         SCRAM_MECHANISMS, AclEntry, AclQuery, ClientQuota, ScramCredential, ScramUser)
-from gateway.kafka.types.cluster import (BACKGROUND, BrokerInfo, ClusterConnection, ClusterDescription, GatewayFace,
-                                         QuorumInfo, QuorumReplica, Reassignment, RegisteredBroker)
+from gateway.kafka.types.cluster import (BACKGROUND, BrokerInfo, ClusterConnection, ClusterDescription,
+                                         FinalizedFeatures, GatewayFace, QuorumInfo, QuorumReplica, Reassignment,
+                                         RegisteredBroker)
 from gateway.kafka.types.groups import (INACTIVE_GROUP_STATES, GroupDescription, GroupListing, MemberInfo,
                                         ProtocolGroupDescription, ProtocolMember, ShareGroupDescription, ShareMember,
                                         SharePartitionOffset, StreamsGroupDescription, StreamsMember, StreamsSubtopology)
@@ -23,7 +24,7 @@ from gateway.kafka.types.transactions import ProducerState, TransactionInfo, Tra
 __all__ = [
     "ACL_OPERATIONS", "ACL_PATTERN_TYPES", "ACL_PERMISSIONS", "ACL_RESOURCE_TYPES", "SCRAM_MECHANISMS", "AclEntry",
     "AclQuery", "ClientQuota", "ScramCredential", "ScramUser",
-    "BACKGROUND", "BrokerInfo", "ClusterConnection", "ClusterDescription", "GatewayFace", "QuorumInfo",
+    "BACKGROUND", "BrokerInfo", "ClusterConnection", "ClusterDescription", "FinalizedFeatures", "GatewayFace", "QuorumInfo",
     "QuorumReplica", "Reassignment", "RegisteredBroker",
     "INACTIVE_GROUP_STATES", "GroupDescription", "GroupListing", "MemberInfo", "ProtocolGroupDescription",
     "ProtocolMember", "ShareGroupDescription", "ShareMember",

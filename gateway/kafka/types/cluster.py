@@ -100,3 +100,14 @@ class Reassignment:
     replicas: tuple[int, ...]
     adding: tuple[int, ...]
     removing: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class FinalizedFeatures:
+    """The feature levels the cluster has finalized (DescribeFeatures): what every broker of it now does, whatever
+    their software could do. metadata.version's level decides, for one, whether an ACL host may be a CIDR range."""
+
+    levels: Mapping[str, int]
+
+    def level(self, feature: str) -> int | None:
+        return self.levels.get(feature)

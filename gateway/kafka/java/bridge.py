@@ -265,7 +265,7 @@ def _close_idle_admins(bridge: _Bridge) -> None:
 def wait(future, *, cluster: str, timeout: float, admin=None):
     """The value of a KafkaFuture, or a gateway error; never waits longer than `timeout` (plus WARMUP_S for the
     first answer of `admin`)."""
-    from py4j.protocol import Py4JError, Py4JJavaError
+    from py4j.protocol import Py4JError
 
     cold = admin is not None and id(admin) not in _answered
     bridge = _bridge  # the JVM the future lives in; a dead one must not be replaced before it is reported
@@ -277,13 +277,27 @@ def wait(future, *, cluster: str, timeout: float, admin=None):
         if cold:
             _answered.add(id(admin))
         return value
-    except Py4JJavaError as exc:
-        error = java_error(exc.java_exception, cluster=cluster, timeout=timeout)
+    except Py4JError as exc:
+        thrown = java_thrown(exc)
+        if thrown is None:
+            raise bridge_failure(exc, cluster=cluster, bridge=bridge) from None
+        error = java_error(thrown, cluster=cluster, timeout=timeout)
         if admin is not None and any(gone in error.message for gone in MSG_ADMIN_GONE):
             _forget(admin)  # a closed or dead client never answers again: the next call makes a new one
         raise error from None
-    except Py4JError as exc:
-        raise bridge_failure(exc, cluster=cluster, bridge=bridge) from None
+
+
+def java_thrown(exc: Exception):
+    """The Java exception behind a py4j error, or None where the bridge itself failed. Once a SparkSession has run
+    in a process, pyspark's exception converter wraps py4j's module-wide get_return_value and looks Java exceptions
+    up in Spark's JVM by object id; for this bridge's JVM that fails with a Py4JError raised while handling the
+    Py4JJavaError, which still holds what Java threw."""
+    from py4j.protocol import Py4JJavaError
+
+    for candidate in (exc, exc.__context__):
+        if isinstance(candidate, Py4JJavaError):
+            return candidate.java_exception
+    return None
 
 
 def _forget(admin) -> None:
@@ -361,17 +375,18 @@ class JavaCalls(GatewayFace):
     """For operation groups that use the Java Admin: one bounded call with the cluster's client."""
 
     def _java(self, call):
-        from py4j.protocol import Py4JError, Py4JJavaError
+        from py4j.protocol import Py4JError
 
         check_not_known_unreachable(self.connection)  # before starting a JVM for it
         bridge = _current()
         try:
             admin = java_admin(self.connection, self.timeout)
             future = call(admin, bridge.gateway.jvm)
-        except Py4JJavaError as exc:
-            raise java_error(exc.java_exception, cluster=self.cluster, timeout=self.timeout) from None
         except Py4JError as exc:
-            raise bridge_failure(exc, cluster=self.cluster, bridge=bridge) from None
+            thrown = java_thrown(exc)
+            if thrown is None:
+                raise bridge_failure(exc, cluster=self.cluster, bridge=bridge) from None
+            raise java_error(thrown, cluster=self.cluster, timeout=self.timeout) from None
         return wait(future, cluster=self.cluster, timeout=self.timeout, admin=admin)
 
 

@@ -42,21 +42,21 @@ def _unquoted(jvm, value) -> str:
 
 
 def _read_one(endpoint: JmxEndpoint) -> ClientSoftwareReading:
-    from py4j.protocol import Py4JError, Py4JJavaError
+    from py4j.protocol import Py4JError
 
     for attempt in (1, 2):
         try:
             return ClientSoftwareReading(endpoint.broker, endpoint.address, _counts(ops_jmx.connection_for(endpoint)))
-        except Py4JJavaError as exc:
-            ops_jmx.drop_connection(endpoint)
-            if attempt == 2:  # the first failure may only be a kept connection gone stale (a broker restart)
-                kind, message = ops_jmx.explain_failure(exc.java_exception, endpoint)
-                return ClientSoftwareReading(endpoint.broker, endpoint.address, error=message, error_kind=kind)
         except Py4JError as exc:
             ops_jmx.drop_connection(endpoint)
-            if attempt == 2:
-                return ClientSoftwareReading(endpoint.broker, endpoint.address, error_kind=JMX_FAILED, error=(
-                    f"The console's JVM bridge failed while reading JMX at {endpoint.address}: {exc}"))
+            if attempt == 1:  # the first failure may only be a kept connection gone stale (a broker restart)
+                continue
+            thrown = bridge.java_thrown(exc)
+            if thrown is not None:
+                kind, message = ops_jmx.explain_failure(thrown, endpoint)
+                return ClientSoftwareReading(endpoint.broker, endpoint.address, error=message, error_kind=kind)
+            return ClientSoftwareReading(endpoint.broker, endpoint.address, error_kind=JMX_FAILED, error=(
+                f"The console's JVM bridge failed while reading JMX at {endpoint.address}: {exc}"))
     raise AssertionError("unreachable")
 
 

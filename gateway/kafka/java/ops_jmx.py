@@ -136,7 +136,7 @@ def _failed(endpoint: JmxEndpoint, at: float, took: float, kind: str, message: s
 
 
 def _read_one(endpoint: JmxEndpoint, topics: bool, key: tuple) -> BrokerJmxReading:
-    from py4j.protocol import Py4JError, Py4JJavaError
+    from py4j.protocol import Py4JError
 
     at, began = time.time(), time.monotonic()
     try:
@@ -146,19 +146,14 @@ def _read_one(endpoint: JmxEndpoint, topics: bool, key: tuple) -> BrokerJmxReadi
             try:
                 attributes = _read_attributes(_connection(endpoint), topics)
                 break
-            except (Py4JJavaError, Py4JError):
+            except Py4JError:
                 _drop(endpoint)
                 if not kept or attempt == 2:  # a kept connection may only be stale (the broker restarted)
                     raise
-    except Py4JJavaError as exc:
-        kind, message = _explain(exc.java_exception, endpoint)
-        return _failed(endpoint, at, time.monotonic() - began, kind, message)
     except Py4JError as exc:
-        # Once a SparkContext has run in this process, pyspark's exception converter sits in py4j's module-wide
-        # get_return_value and fails on the Java exceptions of this bridge's JVM; the exception it failed on is
-        # the one Java threw, and says what happened.
-        if isinstance(exc.__context__, Py4JJavaError):
-            kind, message = _explain(exc.__context__.java_exception, endpoint)
+        thrown = bridge.java_thrown(exc)  # what Java threw, also where pyspark's converter failed on it
+        if thrown is not None:
+            kind, message = _explain(thrown, endpoint)
             return _failed(endpoint, at, time.monotonic() - began, kind, message)
         return _failed(endpoint, at, time.monotonic() - began, JMX_FAILED,
                        f"The console's JVM bridge failed while reading JMX at {endpoint.address}: {exc}")

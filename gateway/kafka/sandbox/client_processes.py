@@ -288,7 +288,7 @@ JAVA_OPERATIONS = frozenset({
     "share_group_offsets", "alter_share_group_offsets", "delete_share_group_offsets", "delete_share_groups",
     "describe_streams_groups", "streams_group_offsets", "alter_streams_group_offsets", "delete_streams_group_offsets",
     "delete_streams_groups", "group_offsets_batched", "read_jmx", "topic_ids", "describe_group_protocols",
-    "read_client_software",
+    "read_client_software", "finalized_features",
 })
 JVM_START_S = 5.0
 

@@ -50,7 +50,8 @@ class AclCreate(Schema):
     pattern_type: str = "LITERAL"
     operations: list[str] = Field(min_length=1)
     permission: str = "ALLOW"
-    host: str = "*"
+    host: str = Field("*", description="*, one IP address, or a CIDR range such as 10.0.0.0/8 (a cluster at "
+                      "metadata.version 4.4-IV1 or later: Kafka 4.4)")
     reason: str = REASON
 
 

@@ -61,14 +61,20 @@ def test_the_three_broker_entry_point_starts_answers_and_reports_a_dead_node(tmp
                                start_new_session=True)
     try:
         admin = KafkaAdmin(ClusterConnection("three", bootstrap), timeout=3.0, unreachable_backoff=0.0)
-        deadline = time.monotonic() + 150
-        brokers = []
+        # 20 to 35 s alone; twice on CI the client listed no 3 brokers within 150 s although the log showed the
+        # quorum active two minutes before that (cause not known: the message now says what the client saw).
+        deadline = time.monotonic() + 240
+        brokers, seen = [], "nothing yet"
         while len(brokers) < 3:
             assert run.poll() is None, log_path.read_text()
-            assert time.monotonic() < deadline, log_path.read_text()
+            # What the client saw last goes with the log: the cluster was up long before one such failure ended.
+            assert time.monotonic() < deadline, f"{log_path.read_text()}\nlast seen by the client: {seen}"
             try:
                 brokers = admin.describe_cluster().brokers
-            except KafkaGatewayError:
+                seen = f"brokers {[b.id for b in brokers]} at {time.strftime('%H:%M:%S')}"
+            except KafkaGatewayError as exc:
+                seen = f"{exc.code}: {exc.message} at {time.strftime('%H:%M:%S')}"
+            if len(brokers) < 3:
                 time.sleep(1)
         assert sorted((b.id, b.port, b.rack) for b in brokers) == [
             (1, ports[0][0], "rack-a"), (2, ports[1][0], "rack-b"), (3, ports[2][0], "rack-c")]

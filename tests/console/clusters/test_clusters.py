@@ -1,4 +1,5 @@
 import json
+import threading
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -120,6 +121,11 @@ def test_stop_clients_stops_this_hosts_client_processes_and_the_next_call_starts
     from console.clusters.selectors import cluster_admin
     from gateway.kafka.sandbox import child_pids, stop_all
 
+    # Shared-table rebuilds an earlier test left in flight in this process would start client processes of their
+    # own in this test's folder (CI saw one for another cluster between the two stop-clients): they end first.
+    for thread in threading.enumerate():
+        if "-table-" in thread.name:
+            thread.join(60)
     # A folder of this test's own, so the session's client processes are left alone.
     settings.KAFKA_CLIENT_SOCKET_DIR = str(tmp_path / "clients")
     stop_all()

@@ -151,26 +151,15 @@ def test_a_cluster_just_found_down_fails_at_once_through_the_jvm_too():
         reachability.mark_reachable(down.connection)
 
 
-def test_a_brokers_refusal_is_reported_as_such_when_a_process_wide_converter_fails_on_it(kafka_node, monkeypatch):
+def test_a_brokers_refusal_is_reported_as_such_when_a_process_wide_converter_fails_on_it(kafka_node,
+                                                                                         spark_converter_failing):
     """Once a SparkSession has run in a process, pyspark's converter wraps py4j's module-wide get_return_value and
     looks Java exceptions up in Spark's JVM by object id, failing with a Py4JError for this bridge's (seen on CI for
     JMX readings). The same failure, made certain here: the Admin call still reports what the broker said, not a
     broken bridge."""
-    import py4j.java_gateway
-    from py4j.protocol import Py4JJavaError
-
     from gateway.kafka.errors import KafkaRequestFailed
 
-    original = py4j.java_gateway.get_return_value
-
-    def converter_that_fails(*args, **kwargs):
-        try:
-            return original(*args, **kwargs)
-        except Py4JJavaError:
-            raise Py4JError("An error occurred while calling z:org.apache.spark.util.Utils.exceptionString")
-
     admin = KafkaAdmin(ClusterConnection("converter", kafka_node.bootstrap), timeout=10)
-    monkeypatch.setattr(py4j.java_gateway, "get_return_value", converter_that_fails)
     with pytest.raises(KafkaRequestFailed) as refused:
         admin.alter_client_quotas(user="converter-test", client_id=None, set_values={"no.such.quota": 1.0},
                                   delete=[])

@@ -171,22 +171,10 @@ def test_a_tls_agent_with_a_password_takes_its_ca_and_the_right_password_only(se
 
 
 def test_a_closed_port_reads_as_refused_when_a_process_wide_converter_fails_on_the_bridges_exception(
-        kafka_node, closed_port, monkeypatch):
+        kafka_node, closed_port, spark_converter_failing):
     """Once a SparkSession has run in a process, pyspark's converter wraps py4j's module-wide get_return_value
     and looks the bridge's Java exceptions up in Spark's JVM by object id; where that id names another object
     there, it fails with a Py4JError (seen on CI: "exceptionString([class …JavaSparkContext]) does not exist").
     The same failure, made certain here: the reading still says the connection was refused."""
-    import py4j.java_gateway
-    from py4j.protocol import Py4JError, Py4JJavaError
-
-    original = py4j.java_gateway.get_return_value
-
-    def converter_that_fails(*args, **kwargs):
-        try:
-            return original(*args, **kwargs)
-        except Py4JJavaError:
-            raise Py4JError("An error occurred while calling z:org.apache.spark.util.Utils.exceptionString")
-
-    monkeypatch.setattr(py4j.java_gateway, "get_return_value", converter_that_fails)
     closed = _admin(kafka_node).read_jmx([JmxEndpoint(2, "127.0.0.1", closed_port)], timeout=10.0)[0]
     assert closed.error_kind == JMX_REFUSED and "refused the connection" in closed.error, closed.error
